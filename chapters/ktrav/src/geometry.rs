@@ -1,0 +1,181 @@
+//! Launch geometry: how many blocks of what shape cover a 2D extent.
+//!
+//! The convention used throughout the book is CUDA's: `x` runs along
+//! columns (the contiguous axis of a row-major matrix) and `y` along rows.
+
+use std::fmt;
+
+/// CUDA's limit on `gridDim.x` (2^31 - 1).
+pub const MAX_GRID_X: u64 = (1 << 31) - 1;
+/// CUDA's limit on `gridDim.y` and `gridDim.z`.
+pub const MAX_GRID_Y: u64 = 65_535;
+/// CUDA's limit on threads per block.
+pub const MAX_THREADS_PER_BLOCK: u64 = 1024;
+
+/// A two-dimensional size or index, as in CUDA's `dim3` with `z = 1`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Dim2 {
+    pub x: u32,
+    pub y: u32,
+}
+
+impl Dim2 {
+    pub const fn new(x: u32, y: u32) -> Self {
+        Dim2 { x, y }
+    }
+
+    /// Number of points in an `x` by `y` box.
+    pub const fn count(self) -> u64 {
+        self.x as u64 * self.y as u64
+    }
+}
+
+impl fmt::Display for Dim2 {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}x{}", self.x, self.y)
+    }
+}
+
+/// `ceil(n / d)`: the number of blocks of size `d` needed to cover `n`.
+///
+/// # Panics
+/// Panics if `d == 0`; callers validate block sizes first.
+pub const fn ceil_div(n: u64, d: u64) -> u64 {
+    n.div_ceil(d)
+}
+
+/// Why a launch configuration could not be formed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum GeometryError {
+    ZeroExtent,
+    ZeroBlock,
+    BlockTooLarge { threads: u64 },
+    GridTooLarge { axis: char, blocks: u64, limit: u64 },
+}
+
+impl fmt::Display for GeometryError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            GeometryError::ZeroExtent => write!(f, "a matrix dimension is zero"),
+            GeometryError::ZeroBlock => write!(f, "a block dimension is zero"),
+            GeometryError::BlockTooLarge { threads } => write!(
+                f,
+                "a block of {threads} threads exceeds CUDA's limit of {MAX_THREADS_PER_BLOCK}"
+            ),
+            GeometryError::GridTooLarge { axis, blocks, limit } => write!(
+                f,
+                "the grid needs {blocks} blocks along {axis}, more than CUDA's limit of {limit}"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for GeometryError {}
+
+/// Threads launched beyond the extent they cover, per axis and in total.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Waste {
+    /// Surplus threads along x in one row of threads.
+    pub x: u64,
+    /// Surplus threads along y in one column of threads.
+    pub y: u64,
+    /// Every launched thread that maps outside the extent.
+    pub total: u64,
+}
+
+/// A 2D grid of 2D blocks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LaunchConfig {
+    pub grid: Dim2,
+    pub block: Dim2,
+}
+
+impl LaunchConfig {
+    /// Checks a block shape against CUDA's per-block limit.
+    pub fn check_block(block: Dim2) -> Result<(), GeometryError> {
+        if block.x == 0 || block.y == 0 {
+            return Err(GeometryError::ZeroBlock);
+        }
+        if block.count() > MAX_THREADS_PER_BLOCK {
+            return Err(GeometryError::BlockTooLarge { threads: block.count() });
+        }
+        Ok(())
+    }
+
+    /// The smallest grid of `block`-shaped blocks covering `extent_x` by
+    /// `extent_y` points: one ceiling division per axis.
+    pub fn covering(extent_x: u64, extent_y: u64, block: Dim2) -> Result<Self, GeometryError> {
+        Self::check_block(block)?;
+        if extent_x == 0 || extent_y == 0 {
+            return Err(GeometryError::ZeroExtent);
+        }
+        let gx = ceil_div(extent_x, block.x as u64);
+        let gy = ceil_div(extent_y, block.y as u64);
+        if gx > MAX_GRID_X {
+            return Err(GeometryError::GridTooLarge { axis: 'x', blocks: gx, limit: MAX_GRID_X });
+        }
+        if gy > MAX_GRID_Y {
+            return Err(GeometryError::GridTooLarge { axis: 'y', blocks: gy, limit: MAX_GRID_Y });
+        }
+        Ok(LaunchConfig { grid: Dim2::new(gx as u32, gy as u32), block })
+    }
+
+    /// The conventional matrix launch: x covers columns, y covers rows.
+    pub fn for_matrix(rows: u64, cols: u64, block: Dim2) -> Result<Self, GeometryError> {
+        Self::covering(cols, rows, block)
+    }
+
+    /// Threads launched along x (`gridDim.x * blockDim.x`).
+    pub fn threads_x(&self) -> u64 {
+        self.grid.x as u64 * self.block.x as u64
+    }
+
+    /// Threads launched along y (`gridDim.y * blockDim.y`).
+    pub fn threads_y(&self) -> u64 {
+        self.grid.y as u64 * self.block.y as u64
+    }
+
+    /// Every thread the launch creates.
+    pub fn total_threads(&self) -> u64 {
+        self.threads_x() * self.threads_y()
+    }
+
+    /// Number of blocks in the grid.
+    pub fn blocks(&self) -> u64 {
+        self.grid.count()
+    }
+
+    /// Threads that fall outside an `extent_x` by `extent_y` region.
+    pub fn waste(&self, extent_x: u64, extent_y: u64) -> Waste {
+        Waste {
+            x: self.threads_x().saturating_sub(extent_x),
+            y: self.threads_y().saturating_sub(extent_y),
+            total: self.total_threads().saturating_sub(extent_x.saturating_mul(extent_y)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ceiling_division_covers_exactly() {
+        let cfg = LaunchConfig::for_matrix(37, 61, Dim2::new(16, 16)).unwrap();
+        assert_eq!(cfg.grid, Dim2::new(4, 3));
+        let w = cfg.waste(61, 37);
+        assert_eq!((w.x, w.y, w.total), (3, 11, 64 * 48 - 61 * 37));
+    }
+
+    #[test]
+    fn limits_are_enforced() {
+        assert_eq!(
+            LaunchConfig::covering(1, 65_536, Dim2::new(1, 1)),
+            Err(GeometryError::GridTooLarge { axis: 'y', blocks: 65_536, limit: MAX_GRID_Y })
+        );
+        assert!(LaunchConfig::covering(1 << 26, 1, Dim2::new(256, 1)).is_ok());
+        assert_eq!(LaunchConfig::check_block(Dim2::new(64, 32)), Err(GeometryError::BlockTooLarge { threads: 2048 }));
+        assert_eq!(LaunchConfig::covering(0, 3, Dim2::new(1, 1)), Err(GeometryError::ZeroExtent));
+        assert_eq!(LaunchConfig::covering(3, 3, Dim2::new(0, 1)), Err(GeometryError::ZeroBlock));
+    }
+}

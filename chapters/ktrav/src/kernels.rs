@@ -1,0 +1,98 @@
+//! The CUDA kernels of `kernels/`, compiled at build time and embedded.
+//!
+//! The build script runs the pinned nvcc (see `scripts/install-nvcc`) on every
+//! `kernels/*.cu` and embeds a fatbin holding sm_80 and sm_90 machine code
+//! and compute_80 PTX, so a machine with only a driver can launch them. It
+//! also keeps ptxas's resource report, which tests read to check what the
+//! book claims about shared memory, registers and spills.
+
+/// One `kernels/NAME.cu` file.
+#[derive(Debug)]
+pub struct EmbeddedKernel {
+    /// The file stem, such as `k2_transpose`.
+    pub name: &'static str,
+    /// The CUDA source, always embedded (the book shows it).
+    pub source: &'static str,
+    /// The compiled fatbin, when nvcc was found at build time.
+    pub fatbin: Option<&'static [u8]>,
+    /// ptxas's `-v` report, when nvcc was found at build time.
+    pub ptxas_report: Option<&'static str>,
+}
+
+include!(concat!(env!("OUT_DIR"), "/kernels.rs"));
+
+/// The kernel file called `name`, if the workspace has one.
+pub fn find(name: &str) -> Option<&'static EmbeddedKernel> {
+    KERNELS.iter().find(|k| k.name == name)
+}
+
+/// What ptxas reported for one entry function on one architecture.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Resources {
+    pub function: String,
+    pub arch: String,
+    pub registers: u32,
+    pub shared_bytes: u32,
+    pub local_bytes: u32,
+    pub stack_frame_bytes: u32,
+    pub spill_store_bytes: u32,
+    pub spill_load_bytes: u32,
+}
+
+/// Parses ptxas's `-v` output into one record per (function, architecture).
+pub fn parse_ptxas(report: &str) -> Vec<Resources> {
+    let mut all: Vec<Resources> = Vec::new();
+    for line in report.lines() {
+        let line = line.trim().trim_start_matches("ptxas info    :").trim();
+        if let Some(rest) = line.strip_prefix("Compiling entry function '") {
+            let (function, tail) = rest.split_once('\'').unwrap_or((rest, ""));
+            let arch = tail.rsplit('\'').nth(1).unwrap_or("").to_string();
+            all.push(Resources { function: function.to_string(), arch, ..Default::default() });
+        } else if let Some(cur) = all.last_mut() {
+            let number_before = |unit: &str| -> Option<u32> {
+                let idx = line.find(unit)?;
+                line[..idx].split_whitespace().last()?.parse().ok()
+            };
+            if line.contains("stack frame") {
+                cur.stack_frame_bytes = number_before("bytes stack frame").unwrap_or(0);
+                cur.spill_store_bytes = number_before("bytes spill stores").unwrap_or(0);
+                cur.spill_load_bytes = number_before("bytes spill loads").unwrap_or(0);
+            } else if line.starts_with("Used ") {
+                cur.registers = number_before(" registers").unwrap_or(0);
+                cur.shared_bytes = number_before(" bytes smem").unwrap_or(0);
+                cur.local_bytes = number_before(" bytes lmem").unwrap_or(0);
+            }
+        }
+    }
+    all
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SAMPLE: &str = "ptxas info    : 0 bytes gmem
+ptxas info    : Compiling entry function 'tile_copy' for 'sm_90'
+ptxas info    : Function properties for tile_copy
+    8 bytes stack frame, 4 bytes spill stores, 4 bytes spill loads
+ptxas info    : Used 16 registers, used 1 barriers, 16 bytes lmem, 4224 bytes smem
+";
+
+    #[test]
+    fn ptxas_report_is_parsed() {
+        let r = parse_ptxas(SAMPLE);
+        assert_eq!(
+            r,
+            vec![Resources {
+                function: "tile_copy".into(),
+                arch: "sm_90".into(),
+                registers: 16,
+                shared_bytes: 4224,
+                local_bytes: 16,
+                stack_frame_bytes: 8,
+                spill_store_bytes: 4,
+                spill_load_bytes: 4,
+            }]
+        );
+    }
+}

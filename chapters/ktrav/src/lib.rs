@@ -1,0 +1,22 @@
+//! `ktrav` holds what every chapter of Appendix K needs, written once:
+//!
+//! * [`geometry`]: 2D launch dimensions and ceiling-division launch configs;
+//! * [`sim`]: the grid simulator, the single place where the
+//!   block/thread loop nest lives, with block orders and barriers;
+//! * [`layout`]: storage orders and the one matrix type built on them;
+//! * [`kernels`]: the CUDA kernels compiled at build time and embedded;
+//! * [`gpu`]: a probe for a real GPU that never panics;
+//! * [`report`]: formatting shared by every chapter's printed report;
+//! * [`cli`]: argument parsing that fails with one line and exit code 2.
+
+pub mod cli;
+pub mod geometry;
+pub mod gpu;
+pub mod kernels;
+pub mod layout;
+pub mod report;
+pub mod sim;
+
+pub use layout::{Matrix, StorageOrder};
+pub use geometry::{ceil_div, Dim2, GeometryError, LaunchConfig, Waste};
+pub use sim::{launch, launch_phased, BlockOrder, Thread};
