@@ -27,6 +27,7 @@ fn main() {
     println!("cargo:rerun-if-changed={}", kernels_dir.display());
     println!("cargo:rerun-if-env-changed=NVCC");
     println!("cargo:rerun-if-env-changed=PATH");
+    println!("cargo:rerun-if-changed={}", root.join(".cuda-venv/pyvenv.cfg").display());
 
     let mut sources: Vec<PathBuf> = std::fs::read_dir(&kernels_dir)
         .map(|rd| rd.filter_map(|e| e.ok()).map(|e| e.path()).collect())

@@ -7,8 +7,10 @@
 //! * [`kernels`]: the CUDA kernels compiled at build time and embedded;
 //! * [`gpu`]: a probe for a real GPU that never panics;
 //! * [`report`]: formatting shared by every chapter's printed report;
+//! * [`book`]: the check that ties each shown output to the code;
 //! * [`cli`]: argument parsing that fails with one line and exit code 2.
 
+pub mod book;
 pub mod cli;
 pub mod geometry;
 pub mod gpu;

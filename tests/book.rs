@@ -1,0 +1,160 @@
+//! The book as a whole: every page listed, every include and anchor present,
+//! every shown output asserted, and the whole book building with mdbook.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn pages() -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(root().join("book"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "md") && !p.to_string_lossy().ends_with(".skt.md"))
+        .collect();
+    v.sort();
+    v
+}
+
+/// Every `{{#include path[:anchor]}}` of a page, as (path, anchor).
+fn includes(text: &str) -> Vec<(String, Option<String>)> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(at) = rest.find("{{#") {
+        let tail = &rest[at + 3..];
+        let end = tail.find("}}").expect("unclosed {{# directive");
+        let directive = tail[..end].trim();
+        let (verb, arg) = directive.split_once(char::is_whitespace).unwrap_or((directive, ""));
+        assert!(
+            matches!(verb, "include" | "rustdoc_include"),
+            "unknown mdbook directive {{{{#{verb}}}}}"
+        );
+        let arg = arg.trim();
+        match arg.split_once(':') {
+            Some((p, a)) => out.push((p.to_string(), Some(a.to_string()))),
+            None => out.push((arg.to_string(), None)),
+        }
+        rest = &tail[end..];
+    }
+    out
+}
+
+#[test]
+fn every_include_and_anchor_exists() {
+    let mut problems = Vec::new();
+    for page in pages() {
+        let text = std::fs::read_to_string(&page).unwrap();
+        for (path, anchor) in includes(&text) {
+            let file = page.parent().unwrap().join(&path);
+            let Ok(body) = std::fs::read_to_string(&file) else {
+                problems.push(format!("{}: missing file {path}", page.display()));
+                continue;
+            };
+            if let Some(anchor) = anchor {
+                let is_lines = anchor.chars().all(|c| c.is_ascii_digit() || c == ':');
+                let start = body.lines().any(|l| l.trim().ends_with(&format!("ANCHOR: {anchor}")));
+                let end = body.lines().any(|l| l.trim().ends_with(&format!("ANCHOR_END: {anchor}")));
+                if !is_lines && !(start && end) {
+                    problems.push(format!("{}: {path} has no anchor '{anchor}'", page.display()));
+                }
+            } else if body.trim().is_empty() {
+                problems.push(format!("{}: {path} is empty", page.display()));
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn summary_lists_every_page() {
+    let summary = std::fs::read_to_string(root().join("book/SUMMARY.md")).unwrap();
+    let linked: BTreeSet<String> = summary
+        .split("](")
+        .skip(1)
+        .map(|s| s.split(')').next().unwrap().to_string())
+        .collect();
+    for l in &linked {
+        assert!(root().join("book").join(l).is_file(), "SUMMARY.md links to missing page {l}");
+    }
+    for p in pages() {
+        let name = p.file_name().unwrap().to_string_lossy().to_string();
+        if name != "SUMMARY.md" {
+            assert!(linked.contains(&name), "page {name} is not listed in SUMMARY.md");
+        }
+    }
+}
+
+/// Each file under book/outputs is shown on some page and asserted by a
+/// `check_shown` call on that same page, so no output block goes unchecked.
+#[test]
+fn every_shown_output_is_asserted() {
+    let outputs = root().join("book/outputs");
+    let mut names: Vec<String> = std::fs::read_dir(&outputs)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
+        .collect();
+    names.sort();
+    assert!(!names.is_empty());
+    let texts: Vec<String> = pages().iter().map(|p| std::fs::read_to_string(p).unwrap()).collect();
+    for name in names {
+        let shown = format!("{{{{#include outputs/{name}}}}}");
+        let checked = format!("check_shown(\"{name}\"");
+        assert!(
+            texts.iter().any(|t| t.contains(&shown) && t.contains(&checked)),
+            "book/outputs/{name} must be both included and checked by one page"
+        );
+    }
+    // And no page shows a text block of output that is not one of those files:
+    // every ```text block is an include.
+    for (page, text) in pages().iter().zip(&texts) {
+        let mut in_text = false;
+        for line in text.lines() {
+            if line.trim_start().starts_with("```") {
+                if in_text {
+                    in_text = false;
+                } else if line.trim_start() == "```text" {
+                    in_text = true;
+                }
+                continue;
+            }
+            if in_text {
+                assert!(
+                    line.contains("{{#include outputs/"),
+                    "{}: a ```text block must only include a checked output file, found: {line}",
+                    page.display()
+                );
+            }
+        }
+    }
+}
+
+fn mdbook() -> Option<PathBuf> {
+    let candidates = [
+        std::env::var_os("MDBOOK").map(PathBuf::from),
+        Some(PathBuf::from("mdbook")),
+        std::env::var_os("HOME").map(|h| Path::new(&h).join(".cargo/bin/mdbook")),
+    ];
+    candidates.into_iter().flatten().find(|c| Command::new(c).arg("--version").output().is_ok_and(|o| o.status.success()))
+}
+
+#[test]
+fn book_builds_without_warnings() {
+    let Some(mdbook) = mdbook() else {
+        assert!(std::env::var_os("CI").is_none(), "mdbook is required in CI (cargo install mdbook --locked)");
+        eprintln!("skipped: mdbook is not installed (cargo install mdbook --locked)");
+        return;
+    };
+    let dest = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("book-html");
+    let _ = std::fs::remove_dir_all(&dest);
+    let out = Command::new(mdbook).arg("build").arg("-d").arg(&dest).arg(root()).output().unwrap();
+    let log = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "mdbook build failed:\n{log}");
+    assert!(!log.contains("WARN") && !log.contains("ERROR"), "mdbook build complained:\n{log}");
+    let k1 = std::fs::read_to_string(dest.join("k1-row-col-major.html")).unwrap();
+    assert!(k1.contains("130816.0"), "K.1's page does not show its worked example");
+    assert!(k1.contains("pub struct CacheConfig"), "K.1's page does not show the included code");
+    assert!(!k1.contains("{{#include"), "an include directive survived into the HTML");
+}
