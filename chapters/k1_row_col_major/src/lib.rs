@@ -458,3 +458,8 @@ mod tests {
         }
     }
 }
+
+/// Every output the K.1 page shows, by file name under `book/outputs/`.
+pub fn shown_outputs() -> Vec<(&'static str, String)> {
+    vec![("k1_row_col_major.txt", worked_example())]
+}

@@ -1,0 +1,19 @@
+//! The root package: the registry of chapters, used by the all-chapters
+//! runner (`cargo run`) and by `scripts/refresh-outputs`.
+
+/// One chapter: its section label, its worked example, and every output
+/// file its book page shows (file name under `book/outputs/`, text).
+pub struct Chapter {
+    pub section: &'static str,
+    pub worked_example: fn() -> String,
+    pub shown_outputs: fn() -> Vec<(&'static str, String)>,
+}
+
+/// Every chapter, in book order.
+pub fn chapters() -> Vec<Chapter> {
+    vec![Chapter {
+        section: "K.1",
+        worked_example: k1_row_col_major::worked_example,
+        shown_outputs: k1_row_col_major::shown_outputs,
+    }]
+}
