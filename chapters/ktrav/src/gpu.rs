@@ -5,7 +5,13 @@
 //! panic from the driver bindings. Every failure becomes one line of text
 //! that a chapter prints before carrying on with its simulated results.
 
-use cudarc::driver::{sys, CudaContext};
+use crate::geometry::LaunchConfig;
+use crate::kernels;
+use cudarc::driver::{sys, CudaContext, CudaFunction, CudaSlice, CudaStream, DevicePtrMut, DeviceRepr, LaunchArgs};
+use cudarc::nvrtc::Ptx;
+
+/// Chapters push kernel arguments with `.arg(..)`, which this trait provides.
+pub use cudarc::driver::PushKernelArg;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
@@ -54,7 +60,11 @@ impl Probe {
 
 /// Looks for device 0. Never panics.
 pub fn probe() -> Probe {
-    if std::env::var_os(DISABLE_ENV).is_some() {
+    probe_unless(std::env::var_os(DISABLE_ENV).is_some())
+}
+
+fn probe_unless(disabled: bool) -> Probe {
+    if disabled {
         return Probe::Unavailable { reason: format!("{DISABLE_ENV} is set") };
     }
     // SAFETY: only tries to dlopen the driver library by its usual names.
@@ -85,6 +95,191 @@ fn open_device() -> Result<Probe, String> {
     Ok(Probe::Available { ctx, info: DeviceInfo { name, compute_capability, driver_version } })
 }
 
+// ANCHOR: runner
+/// An open device with one stream: what every chapter's GPU section uses
+/// to load the embedded kernels, move data and launch.
+pub struct Gpu {
+    pub ctx: Arc<CudaContext>,
+    pub stream: Arc<CudaStream>,
+    pub info: DeviceInfo,
+}
+
+/// A 32-bit pattern written over every output buffer before a launch. As an
+/// `f32` it is a NaN, as an `i32` it is 2143346349: an element still holding
+/// it after the launch is one the kernel never wrote.
+pub const POISON_WORD: u32 = 0x7FC0_DEAD;
+
+/// Opens device 0, or says in one line why not.
+pub fn open() -> Result<Gpu, String> {
+    match probe() {
+        Probe::Available { ctx, info } => {
+            let stream = ctx.default_stream();
+            Ok(Gpu { ctx, stream, info })
+        }
+        Probe::Unavailable { reason } => Err(reason),
+    }
+}
+
+impl Gpu {
+    /// Loads `kernels/<file>.cu`'s embedded fatbin and returns its kernel
+    /// `function`. The driver picks the sm_80 or sm_90 machine code, or JIT
+    /// compiles the compute_80 PTX on any other architecture.
+    pub fn function(&self, file: &str, function: &str) -> Result<CudaFunction, String> {
+        let kernel = kernels::find(file).ok_or_else(|| format!("there is no kernels/{file}.cu"))?;
+        let fatbin = kernel.fatbin.ok_or_else(|| {
+            "kernels not embedded: this binary was built without nvcc (run scripts/install-nvcc, then rebuild)"
+                .to_string()
+        })?;
+        let module = self
+            .ctx
+            .load_module(Ptx::from_binary(fatbin.to_vec()))
+            .map_err(|e| format!("loading kernels/{file}.cu failed ({e})"))?;
+        module.load_function(function).map_err(|e| format!("kernels/{file}.cu has no kernel {function} ({e})"))
+    }
+
+    /// Copies a host slice to a new device buffer.
+    pub fn upload<T: DeviceRepr>(&self, host: &[T]) -> Result<CudaSlice<T>, String> {
+        self.stream.clone_htod(host).map_err(|e| format!("copy to device failed ({e})"))
+    }
+
+    /// A new device buffer of `len` elements, every 32-bit word set to
+    /// [`POISON_WORD`].
+    pub fn poisoned<T: DeviceRepr>(&self, len: usize) -> Result<CudaSlice<T>, String> {
+        // SAFETY: the buffer is filled by `poison` before anyone reads it.
+        let mut buf = unsafe { self.stream.alloc::<T>(len) }.map_err(|e| format!("device allocation of {len} elements failed ({e})"))?;
+        self.poison(&mut buf)?;
+        Ok(buf)
+    }
+
+    /// Overwrites every 32-bit word of `buf` with [`POISON_WORD`].
+    pub fn poison<T: DeviceRepr>(&self, buf: &mut CudaSlice<T>) -> Result<(), String> {
+        assert!(std::mem::size_of::<T>() % 4 == 0, "poisoning needs elements made of 32-bit words");
+        let words = buf.len() * std::mem::size_of::<T>() / 4;
+        let (ptr, _sync) = buf.device_ptr_mut(&self.stream);
+        // SAFETY: `ptr` addresses `words` 32-bit words owned by `buf`.
+        let status = unsafe { sys::cuMemsetD32Async(ptr, POISON_WORD, words, self.stream.cu_stream()) };
+        check(status, "poisoning the output buffer")
+    }
+
+    /// Copies a device buffer back to the host (waits for the stream).
+    pub fn download<T: DeviceRepr>(&self, dev: &CudaSlice<T>) -> Result<Vec<T>, String> {
+        self.stream.clone_dtoh(dev).map_err(|e| format!("copy from device failed ({e})"))
+    }
+
+    /// Starts a launch of `function`; push its arguments with `.arg(..)`
+    /// and hand the builder to [`Gpu::launch`].
+    pub fn args<'a>(&'a self, function: &'a CudaFunction) -> LaunchArgs<'a> {
+        self.stream.launch_builder(function)
+    }
+
+    /// Launches with the book's launch configuration, waits for the kernel
+    /// to finish and checks both the launch and the execution for errors.
+    /// Returns the kernel's time in milliseconds, from device events.
+    pub fn launch(&self, mut args: LaunchArgs<'_>, cfg: &LaunchConfig, shared_bytes: u32) -> Result<f32, String> {
+        let timing = Some(sys::CUevent_flags::CU_EVENT_DEFAULT);
+        let start = self.stream.record_event(timing).map_err(|e| format!("event failed ({e})"))?;
+        let launch = cudarc::driver::LaunchConfig {
+            grid_dim: (cfg.grid.x, cfg.grid.y, 1),
+            block_dim: (cfg.block.x, cfg.block.y, 1),
+            shared_mem_bytes: shared_bytes,
+        };
+        // SAFETY: each chapter pushes the arguments its kernel declares, in
+        // order and with matching types; buffers outlive the synchronisation
+        // below.
+        unsafe { args.launch(launch) }.map_err(|e| format!("kernel launch failed ({e})"))?;
+        let end = self.stream.record_event(timing).map_err(|e| format!("event failed ({e})"))?;
+        self.stream.synchronize().map_err(|e| format!("kernel execution failed ({e})"))?;
+        start.elapsed_ms(&end).map_err(|e| format!("timing failed ({e})"))
+    }
+
+    /// Median time in milliseconds of a device-to-device copy of `bytes`
+    /// bytes: the bandwidth yardstick chapters print their kernels against.
+    pub fn copy_ms(&self, bytes: usize, repeats: usize) -> Result<f32, String> {
+        let src = self.poisoned::<u32>(bytes / 4)?;
+        let mut dst = self.poisoned::<u32>(bytes / 4)?;
+        let mut times = Vec::with_capacity(repeats);
+        for _ in 0..repeats.max(1) {
+            let timing = Some(sys::CUevent_flags::CU_EVENT_DEFAULT);
+            let start = self.stream.record_event(timing).map_err(|e| e.to_string())?;
+            self.stream.memcpy_dtod(&src, &mut dst).map_err(|e| format!("copy failed ({e})"))?;
+            let end = self.stream.record_event(timing).map_err(|e| e.to_string())?;
+            times.push(start.elapsed_ms(&end).map_err(|e| e.to_string())?);
+        }
+        times.sort_by(f32::total_cmp);
+        Ok(times[times.len() / 2])
+    }
+}
+// ANCHOR_END: runner
+
+fn check(status: sys::CUresult, what: &str) -> Result<(), String> {
+    if status == sys::CUresult::CUDA_SUCCESS {
+        Ok(())
+    } else {
+        Err(format!("{what} failed ({status:?})"))
+    }
+}
+
+/// How a GPU result compares with its simulator, element by element.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Agreement {
+    pub elements: usize,
+    /// Elements still holding the poison pattern: never written.
+    pub unwritten: usize,
+    /// Written elements that differ from the reference.
+    pub mismatched: usize,
+    /// The first index that is unwritten or wrong.
+    pub first_bad: Option<usize>,
+}
+
+impl Agreement {
+    pub fn ok(&self) -> bool {
+        self.unwritten == 0 && self.mismatched == 0
+    }
+
+    /// `16777216 elements: all match` or the counts of what went wrong.
+    pub fn describe(&self) -> String {
+        if self.ok() {
+            format!("{} elements, all match", self.elements)
+        } else {
+            format!(
+                "{} elements: {} unwritten, {} wrong (first at index {})",
+                self.elements,
+                self.unwritten,
+                self.mismatched,
+                self.first_bad.unwrap_or(0)
+            )
+        }
+    }
+}
+
+/// Compares a downloaded GPU buffer with the reference, telling poisoned
+/// (unwritten) elements apart from wrong ones. Elements are compared by bit
+/// pattern, so the comparison is exact.
+pub fn compare<T: Copy>(gpu: &[T], reference: &[T]) -> Agreement {
+    assert_eq!(gpu.len(), reference.len(), "GPU and reference lengths differ");
+    let size = std::mem::size_of::<T>();
+    assert!(size % 4 == 0, "comparison needs elements made of 32-bit words");
+    let bytes = |x: &T| -> Vec<u8> {
+        // SAFETY: reads the `size` bytes of a `Copy` value.
+        unsafe { std::slice::from_raw_parts(x as *const T as *const u8, size) }.to_vec()
+    };
+    let poison: Vec<u8> = POISON_WORD.to_ne_bytes().repeat(size / 4);
+    let mut a = Agreement { elements: gpu.len(), unwritten: 0, mismatched: 0, first_bad: None };
+    for (i, (g, r)) in gpu.iter().zip(reference).enumerate() {
+        let (gb, rb) = (bytes(g), bytes(r));
+        if gb == rb {
+            continue;
+        }
+        if gb == poison {
+            a.unwritten += 1;
+        } else {
+            a.mismatched += 1;
+        }
+        a.first_bad.get_or_insert(i);
+    }
+    a
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -101,11 +296,50 @@ mod tests {
     }
 
     #[test]
+    fn comparison_tells_unwritten_from_wrong() {
+        let poison = f32::from_bits(POISON_WORD);
+        let a = compare(&[1.0f32, poison, 3.5, 4.0], &[1.0, 2.0, 3.0, 4.0]);
+        assert_eq!(a, Agreement { elements: 4, unwritten: 1, mismatched: 1, first_bad: Some(1) });
+        assert!(!a.ok());
+        assert!(compare(&[7i32, 8], &[7, 8]).ok());
+        // Exact: NaN compares equal to the same NaN, and 0.0 differs from -0.0.
+        assert!(compare(&[f32::NAN], &[f32::NAN]).ok());
+        assert!(!compare(&[0.0f32], &[-0.0]).ok());
+    }
+
+    /// Runs on a real GPU when there is one; says it was skipped otherwise.
+    #[test]
+    fn runner_launches_poisons_and_compares() {
+        let gpu = match open() {
+            Ok(gpu) => gpu,
+            Err(reason) => {
+                eprintln!("skipped: no GPU ({reason})");
+                return;
+            }
+        };
+        let (rows, cols) = (37u64, 61u64);
+        let expect: Vec<i32> = (0..rows).flat_map(|r| (0..cols).map(move |c| (r * 1000 + c) as i32)).collect();
+        let f = gpu.function("ktrav_selftest", "fill_coords").unwrap();
+        let run = |cfg: LaunchConfig| -> Agreement {
+            let mut out = gpu.poisoned::<i32>((rows * cols) as usize).unwrap();
+            let (r, c) = (rows as i64, cols as i64);
+            let mut args = gpu.args(&f);
+            args.arg(&mut out).arg(&r).arg(&c);
+            gpu.launch(args, &cfg, 0).unwrap();
+            compare(&gpu.download(&out).unwrap(), &expect)
+        };
+        let full = LaunchConfig::for_matrix(rows, cols, crate::Dim2::new(16, 16)).unwrap();
+        assert!(run(full).ok());
+        // One block column short: the last 61 - 48 = 13 columns stay poisoned.
+        let short = LaunchConfig { grid: crate::Dim2::new(full.grid.x - 1, full.grid.y), ..full };
+        let a = run(short);
+        assert_eq!((a.unwritten, a.mismatched, a.first_bad), ((13 * rows) as usize, 0, Some(48)));
+        eprintln!("ran on {}", gpu.info.describe());
+    }
+
+    #[test]
     fn disabling_variable_is_honoured() {
-        // Serialised by being the only test touching this variable.
-        std::env::set_var(DISABLE_ENV, "1");
-        let p = probe();
-        std::env::remove_var(DISABLE_ENV);
+        let p = probe_unless(true);
         assert_eq!(p.skip_line().unwrap(), format!("GPU section skipped: {DISABLE_ENV} is set."));
     }
 }
