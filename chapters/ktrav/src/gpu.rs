@@ -280,6 +280,113 @@ pub fn compare<T: Copy>(gpu: &[T], reference: &[T]) -> Agreement {
     a
 }
 
+// ANCHOR: section
+/// The "on this GPU" section a chapter prints after its worked example:
+/// one line per cross-check, each ending in a coloured verdict.
+pub struct GpuSection {
+    report: crate::report::Report,
+    failures: usize,
+}
+
+impl GpuSection {
+    fn new(gpu: &Gpu) -> Self {
+        let mut report = crate::report::Report::new();
+        report.heading(&format!("On this GPU: {}", gpu.info.describe()));
+        GpuSection { report, failures: 0 }
+    }
+
+    /// Records one cross-check; `ms` is the kernel time, printed for
+    /// interest only (it is never part of asserted output).
+    pub fn check(&mut self, label: &str, agreement: &Agreement, ms: Option<f32>) {
+        self.verdict(label, &agreement.describe(), agreement.ok(), ms);
+    }
+
+    /// Records a check of any kind: `label: detail ... verdict`.
+    pub fn verdict(&mut self, label: &str, detail: &str, ok: bool, ms: Option<f32>) {
+        if !ok {
+            self.failures += 1;
+        }
+        let time = ms.map(|ms| format!(" [{ms:.3} ms]")).unwrap_or_default();
+        self.report.line(format!("  {label}: {detail}{time}: {}", crate::report::flag(ok, if ok { "agrees" } else { "DISAGREES" })));
+    }
+
+    /// A line of commentary.
+    pub fn line(&mut self, text: impl AsRef<str>) {
+        self.report.line(text);
+    }
+
+    pub fn failures(&self) -> usize {
+        self.failures
+    }
+}
+
+/// What became of a chapter's GPU section.
+pub enum SectionOutcome {
+    /// No usable GPU: the one line that says why.
+    Skipped(String),
+    /// The checks ran; `failures` of them disagreed.
+    Ran { text: String, failures: usize },
+    /// A CUDA call failed part-way (the text so far, then the error).
+    Failed(String),
+}
+
+impl SectionOutcome {
+    pub fn text(&self) -> String {
+        match self {
+            SectionOutcome::Skipped(line) => format!("{line}\n"),
+            SectionOutcome::Ran { text, .. } | SectionOutcome::Failed(text) => text.clone(),
+        }
+    }
+
+    /// 0 when skipped or all checks agreed, 1 otherwise.
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            SectionOutcome::Skipped(_) | SectionOutcome::Ran { failures: 0, .. } => 0,
+            _ => 1,
+        }
+    }
+}
+
+/// Opens the GPU and runs a chapter's cross-checks on it, or explains in
+/// one line why the section was skipped.
+pub fn section(checks: impl FnOnce(&Gpu, &mut GpuSection) -> Result<(), String>) -> SectionOutcome {
+    let gpu = match open() {
+        Ok(gpu) => gpu,
+        Err(reason) => return SectionOutcome::Skipped(format!("GPU section skipped: {reason}.")),
+    };
+    let mut sec = GpuSection::new(&gpu);
+    match checks(&gpu, &mut sec) {
+        Ok(()) => SectionOutcome::Ran { text: sec.report.into_string(), failures: sec.failures },
+        Err(e) => {
+            sec.line(format!("  {}: {e}", crate::report::flag(false, "CUDA error")));
+            SectionOutcome::Failed(sec.report.into_string())
+        }
+    }
+}
+
+/// For a chapter's `main`: prints the section and exits non-zero if a
+/// check disagreed or CUDA failed.
+pub fn print_section(checks: impl FnOnce(&Gpu, &mut GpuSection) -> Result<(), String>) {
+    let outcome = section(checks);
+    anstream::println!();
+    anstream::print!("{}", outcome.text());
+    if outcome.exit_code() != 0 {
+        std::process::exit(outcome.exit_code());
+    }
+}
+
+/// For a GPU test: passes when every check agreed, fails when one did not
+/// or CUDA failed, and prints `skipped: no GPU (...)` when there is no GPU,
+/// so a machine without one never passes silently.
+pub fn assert_section(name: &str, checks: impl FnOnce(&Gpu, &mut GpuSection) -> Result<(), String>) {
+    match section(checks) {
+        SectionOutcome::Skipped(line) => eprintln!("{name}: skipped: no GPU ({line})"),
+        SectionOutcome::Ran { text, failures: 0 } => eprintln!("{name}:\n{}", crate::report::plain(&text)),
+        other => panic!("{name} failed on the GPU:\n{}", crate::report::plain(&other.text())),
+    }
+}
+// ANCHOR_END: section
+
 #[cfg(test)]
 mod tests {
     use super::*;
