@@ -102,6 +102,7 @@ impl LaunchConfig {
         Ok(())
     }
 
+    // ANCHOR: covering
     /// The smallest grid of `block`-shaped blocks covering `extent_x` by
     /// `extent_y` points: one ceiling division per axis.
     pub fn covering(extent_x: u64, extent_y: u64, block: Dim2) -> Result<Self, GeometryError> {
@@ -119,6 +120,7 @@ impl LaunchConfig {
         }
         Ok(LaunchConfig { grid: Dim2::new(gx as u32, gy as u32), block })
     }
+    // ANCHOR_END: covering
 
     /// The conventional matrix launch: x covers columns, y covers rows.
     pub fn for_matrix(rows: u64, cols: u64, block: Dim2) -> Result<Self, GeometryError> {

@@ -23,6 +23,7 @@ use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
+// ANCHOR: thread
 /// What a kernel body knows about itself: CUDA's four built-in variables.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Thread {
@@ -54,6 +55,7 @@ impl Thread {
         self.block_idx.y as u64 * self.grid_dim.x as u64 + self.block_idx.x as u64
     }
 }
+// ANCHOR_END: thread
 
 /// The order in which the simulator runs a grid's blocks.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -109,6 +111,7 @@ pub fn launch(cfg: &LaunchConfig, order: &BlockOrder, mut kernel: impl FnMut(Thr
 /// For each block (in `order`): `shared()` creates the block's shared
 /// memory, then phase 0 runs for every thread of the block, then phase 1 for
 /// every thread, and so on. The phase boundary is exactly a `__syncthreads()`.
+// ANCHOR: launch_phased
 pub fn launch_phased<S>(
     cfg: &LaunchConfig,
     order: &BlockOrder,
@@ -131,6 +134,7 @@ pub fn launch_phased<S>(
         }
     }
 }
+// ANCHOR_END: launch_phased
 
 #[cfg(test)]
 mod tests {
