@@ -371,9 +371,10 @@ pub fn worked_example() -> String {
     let list: Vec<String> = shapes.iter().map(|(r, c)| format!("{r}x{c}")).collect();
     writeln!(out, "with boundary tiles ({}, tile 32), {checked} warp requests checked:", list.join(", ")).unwrap();
     out.line("  the guard only switches lanes off; the padded tile stays conflict-free and the square");
+    let ok = naive_banks == 1 && padded_banks == 32 && guards_ok;
     out.line(format!(
         "  tile's column read still lands every active lane in one bank: {}",
-        report::flag(naive_banks == 1 && padded_banks == 32 && guards_ok, if guards_ok { "confirmed" } else { "MISMATCH" })
+        report::flag(ok, if ok { "confirmed" } else { "MISMATCH" })
     ));
     out.into_string()
 }

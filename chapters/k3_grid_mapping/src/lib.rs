@@ -99,9 +99,15 @@ impl Coverage {
 /// Runs every (block, thread) of the mapping's launch and counts the
 /// touches of every element.
 pub fn coverage(mapping: Mapping, rows: u64, cols: u64, cfg: &LaunchConfig) -> Coverage {
+    coverage_of(rows, cols, cfg, |t| mapping.element(t, rows, cols))
+}
+
+/// The same count for any index rule: `element` gives the flat offset a
+/// thread touches, or `None` if its guard switches it off.
+pub fn coverage_of(rows: u64, cols: u64, cfg: &LaunchConfig, element: impl Fn(&Thread) -> Option<u64>) -> Coverage {
     let mut touches = vec![0u32; (rows * cols) as usize];
     ktrav::launch(cfg, &BlockOrder::Forward, |t| {
-        if let Some(i) = mapping.element(&t, rows, cols) {
+        if let Some(i) = element(&t) {
             touches[i as usize] += 1;
         }
     });
@@ -458,17 +464,18 @@ mod tests {
 
     #[test]
     fn a_broken_guard_is_caught() {
-        // Guarding only the rows: the boundary threads wrap onto the next row.
+        // Guarding the flat index instead of each axis: the threads past the
+        // last column wrap onto the next row, so some elements are touched
+        // twice. The coverage count must say so.
         let (rows, cols) = (37u64, 61u64);
         let cfg = validate(rows, cols, Dim2::new(16, 16)).unwrap();
-        let mut touches = vec![0u32; (rows * cols) as usize];
-        ktrav::launch(&cfg, &BlockOrder::Forward, |t| {
+        let broken = coverage_of(rows, cols, &cfg, |t| {
             let i = t.global_y() * cols + t.global_x();
-            if t.global_y() < rows && i < rows * cols {
-                touches[i as usize] += 1;
-            }
+            (i < rows * cols).then_some(i)
         });
-        assert!(touches.iter().any(|&n| n > 1));
+        assert!(!broken.exact(rows, cols));
+        assert_eq!(broken.never, 0);
+        assert!(broken.more > 0);
         assert!(coverage(Mapping::XToCol, rows, cols, &cfg).exact(rows, cols));
     }
 
