@@ -11,9 +11,21 @@ pub struct Chapter {
 
 /// Every chapter, in book order.
 pub fn chapters() -> Vec<Chapter> {
-    vec![Chapter {
-        section: "K.1",
-        worked_example: k1_row_col_major::worked_example,
-        shown_outputs: k1_row_col_major::shown_outputs,
-    }]
+    vec![
+        Chapter {
+            section: "K.1",
+            worked_example: k1_row_col_major::worked_example,
+            shown_outputs: k1_row_col_major::shown_outputs,
+        },
+        Chapter {
+            section: "K.2",
+            worked_example: k2_transpose::worked_example,
+            shown_outputs: k2_transpose::shown_outputs,
+        },
+        Chapter {
+            section: "K.3",
+            worked_example: k3_grid_mapping::worked_example,
+            shown_outputs: k3_grid_mapping::shown_outputs,
+        },
+    ]
 }

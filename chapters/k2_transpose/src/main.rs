@@ -1,0 +1,32 @@
+//! `cargo run -p k2_transpose`: prints the K.2 worked example. With
+//! `--rows`, `--cols` or `--tile` it checks the tiled transpose on that
+//! shape and traces both tiles' shared-memory banks there.
+
+use clap::Parser;
+use k2_transpose::{experiment_report, worked_example};
+use ktrav::cli::{self, size_in};
+
+#[derive(Parser, Debug)]
+#[command(about = "Appendix K.2: a tiled transpose, bank conflicts and boundary checks")]
+struct Args {
+    /// Input rows for a custom run (default 70)
+    #[arg(long, value_parser = size_in(1 << 24))]
+    rows: Option<u64>,
+    /// Input columns for a custom run (default 45)
+    #[arg(long, value_parser = size_in(1 << 24))]
+    cols: Option<u64>,
+    /// Tile width, also the block's side: at most 32, since a block holds 1024 threads (default 32)
+    #[arg(long, value_parser = size_in(1 << 16))]
+    tile: Option<u64>,
+}
+
+fn main() {
+    let args: Args = cli::parse_or_exit();
+    if args.rows.is_none() && args.cols.is_none() && args.tile.is_none() {
+        anstream::print!("{}", worked_example());
+        return;
+    }
+    let tile = args.tile.unwrap_or(32) as u32; // size_in caps it at 2^16
+    let report = experiment_report(args.rows.unwrap_or(70), args.cols.unwrap_or(45), tile);
+    anstream::print!("{}", cli::or_exit(report));
+}
