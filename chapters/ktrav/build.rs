@@ -88,7 +88,7 @@ fn main() {
 }
 
 fn find_nvcc(root: &Path) -> Option<PathBuf> {
-    if let Some(n) = env::var_os("NVCC") {
+    if let Some(n) = env::var_os("NVCC").filter(|n| !n.is_empty()) {
         return Some(PathBuf::from(n));
     }
     if let Some(paths) = env::var_os("PATH") {

@@ -84,15 +84,22 @@ impl SharedTile {
 // ANCHOR_END: tile
 
 // ANCHOR: body
-/// The kernel's body for one thread: phase 0 runs before the barrier,
-/// phase 1 after it. Same lines as `transpose_body` in the `.cu` file.
-/// `input` is `rows x cols`, `output` is `cols x rows`, both row-major;
-/// the block is `w x w` threads and the tile `w` rows of words.
+/// The kernel's body for one thread. Same lines as `transpose_body` in the
+/// `.cu` file. `input` is `rows x cols`, `output` is `cols x rows`, both
+/// row-major; the block is `w x w` threads and the tile `w` rows of words.
+///
+/// The kernel walks its rows of tiles in a grid-stride loop (gridDim.y is
+/// capped at 65 535), with two barriers per round. Phases `2k` and `2k + 1`
+/// are round `k`: before and after the first barrier; the second barrier
+/// lies between phase `2k + 1` and phase `2k + 2`.
 pub fn transpose_body(t: Thread, phase: usize, tile: &mut SharedTile, input: &[f32], output: &mut [f32], rows: u64, cols: u64) {
     let w = t.block_dim.x as u64;
     let (tx, ty) = (t.thread_idx.x as u64, t.thread_idx.y as u64);
-    if phase == 0 {
-        let in_row = t.global_y();
+    let Some(by) = t.strided_block_rows(rows).nth(phase / 2) else {
+        return; // this block has no round `phase / 2`
+    };
+    if phase % 2 == 0 {
+        let in_row = by * w + ty;
         let in_col = t.global_x();
         if in_row < rows && in_col < cols {
             tile.store(ty, tx, input[(in_row * cols + in_col) as usize]);
@@ -100,7 +107,7 @@ pub fn transpose_body(t: Thread, phase: usize, tile: &mut SharedTile, input: &[f
     } else {
         // __syncthreads() lies between the phases.
         let out_row = t.block_idx.x as u64 * w + ty;
-        let out_col = t.block_idx.y as u64 * w + tx;
+        let out_col = by * w + tx;
         if out_row < cols && out_col < rows {
             output[(out_row * rows + out_col) as usize] = tile.load(tx, ty);
         }
@@ -134,10 +141,12 @@ pub fn tiled_transpose(input: &Matrix<f32>, width: u32, layout: TileLayout, orde
     let cfg = validate(rows, cols, width)?;
     let mut output = vec![0.0f32; (rows * cols) as usize];
     let mut trace = Vec::new();
-    ktrav::launch_phased(&cfg, order, 2, || SharedTile::new(width, layout), |t, phase, tile| {
+    let phases = 2 * cfg.rounds(rows) as usize;
+    ktrav::launch_phased(&cfg, order, phases, || SharedTile::new(width, layout), |t, phase, tile| {
         transpose_body(t, phase, tile, input.as_slice(), &mut output, rows, cols);
         let warp = t.linear_in_block() / WARP;
-        trace.extend(tile.touched.drain(..).map(|word| SharedAccess { block: t.linear_block(), phase, warp, word }));
+        let step = phase % 2; // 0: the store into the tile, 1: the load from it
+        trace.extend(tile.touched.drain(..).map(|word| SharedAccess { block: t.linear_block(), phase: step, warp, word }));
     });
     Ok(TransposeRun { cfg, output: Matrix::from_vec(cols, rows, StorageOrder::RowMajor, output), trace })
 }
@@ -158,7 +167,7 @@ pub fn numbered(rows: u64, cols: u64) -> Matrix<f32> {
 /// The launch for a `rows x cols` input and a `width`-wide tile, or why
 /// there can be none.
 pub fn validate(rows: u64, cols: u64, width: u32) -> Result<LaunchConfig, String> {
-    let cfg = LaunchConfig::for_matrix(rows, cols, Dim2::new(width, width)).map_err(|e| e.to_string())?;
+    let cfg = LaunchConfig::for_matrix_strided(rows, cols, Dim2::new(width, width)).map_err(|e| e.to_string())?;
     match rows.checked_mul(cols) {
         Some(n) if n <= MAX_ELEMENTS => Ok(cfg),
         _ => Err(format!("a {rows}x{cols} matrix has more than {MAX_ELEMENTS} elements, the simulator's limit")),
@@ -465,9 +474,20 @@ mod tests {
     fn bad_shapes_are_refused() {
         assert!(validate(0, 3, 4).unwrap_err().contains("zero"));
         assert!(validate(3, 3, 33).unwrap_err().contains("1089 threads"));
-        assert!(validate(1 << 20, 1, 4).unwrap_err().contains("limit of 65535"));
+        assert!(validate(1, 1 << 30, 1).unwrap_err().contains("elements"));
         assert!(validate(1 << 13, 1 << 13, 32).unwrap_err().contains("elements"));
         assert!(validate(u64::MAX, 2, 32).is_err());
+    }
+
+    /// gridDim.y stops at 65535: a taller matrix is still transposed
+    /// correctly, each block going round the grid-stride loop.
+    #[test]
+    fn tall_matrices_take_several_rounds() {
+        let rows = 2 * 65_535 + 5;
+        let input = numbered(rows, 1);
+        let run = tiled_transpose(&input, 1, TileLayout::Padded, &BlockOrder::Reverse).unwrap();
+        assert_eq!((run.cfg.grid.y, run.cfg.rounds(rows)), (65_535, 3));
+        assert!(run.output == plain_transpose(&input));
     }
 
     #[test]

@@ -122,6 +122,37 @@ impl LaunchConfig {
     }
     // ANCHOR_END: covering
 
+    // ANCHOR: covering_strided
+    /// Like [`LaunchConfig::covering`], but a tall extent never fails:
+    /// `gridDim.y` is capped at CUDA's limit of 65 535 and each block walks
+    /// its rows of blocks in a grid-stride loop (see
+    /// [`crate::Thread::strided_block_rows`]). Only `gridDim.x` can still
+    /// be too large.
+    pub fn covering_strided(extent_x: u64, extent_y: u64, block: Dim2) -> Result<Self, GeometryError> {
+        Self::check_block(block)?;
+        if extent_x == 0 || extent_y == 0 {
+            return Err(GeometryError::ZeroExtent);
+        }
+        let gx = ceil_div(extent_x, block.x as u64);
+        if gx > MAX_GRID_X {
+            return Err(GeometryError::GridTooLarge { axis: 'x', blocks: gx, limit: MAX_GRID_X });
+        }
+        let gy = ceil_div(extent_y, block.y as u64).min(MAX_GRID_Y);
+        Ok(LaunchConfig { grid: Dim2::new(gx as u32, gy as u32), block })
+    }
+
+    /// How many times a block goes round its grid-stride loop over
+    /// `extent_y` (1 when the grid covers the extent in one pass).
+    pub fn rounds(&self, extent_y: u64) -> u64 {
+        ceil_div(ceil_div(extent_y, self.block.y as u64), self.grid.y as u64)
+    }
+    // ANCHOR_END: covering_strided
+
+    /// The grid-stride launch for a matrix: x covers columns, y rows.
+    pub fn for_matrix_strided(rows: u64, cols: u64, block: Dim2) -> Result<Self, GeometryError> {
+        Self::covering_strided(cols, rows, block)
+    }
+
     /// The conventional matrix launch: x covers columns, y covers rows.
     pub fn for_matrix(rows: u64, cols: u64, block: Dim2) -> Result<Self, GeometryError> {
         Self::covering(cols, rows, block)
@@ -179,5 +210,16 @@ mod tests {
         assert_eq!(LaunchConfig::check_block(Dim2::new(64, 32)), Err(GeometryError::BlockTooLarge { threads: 2048 }));
         assert_eq!(LaunchConfig::covering(0, 3, Dim2::new(1, 1)), Err(GeometryError::ZeroExtent));
         assert_eq!(LaunchConfig::covering(3, 3, Dim2::new(0, 1)), Err(GeometryError::ZeroBlock));
+    }
+
+    #[test]
+    fn strided_launch_caps_y_and_counts_rounds() {
+        let tall = LaunchConfig::for_matrix_strided(1 << 26, 1, Dim2::new(32, 32)).unwrap();
+        assert_eq!(tall.grid, Dim2::new(1, 65_535));
+        assert_eq!(tall.rounds(1 << 26), 33); // 2^21 rows of blocks / 65535, rounded up
+        let small = LaunchConfig::for_matrix_strided(37, 61, Dim2::new(16, 16)).unwrap();
+        assert_eq!(small, LaunchConfig::for_matrix(37, 61, Dim2::new(16, 16)).unwrap());
+        assert_eq!(small.rounds(37), 1);
+        assert!(LaunchConfig::covering_strided(1 << 40, 1, Dim2::new(1, 1)).is_err());
     }
 }

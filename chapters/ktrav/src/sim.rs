@@ -44,6 +44,15 @@ impl Thread {
         self.block_idx.y as u64 * self.block_dim.y as u64 + self.thread_idx.y as u64
     }
 
+    /// The rows of blocks this block handles in a grid-stride loop over
+    /// `extent_y` rows: `for (by = blockIdx.y; by < ceil(extent_y / blockDim.y);
+    /// by += gridDim.y)`. With a grid that covers the extent in one pass this
+    /// is just `blockIdx.y`.
+    pub fn strided_block_rows(&self, extent_y: u64) -> impl Iterator<Item = u64> {
+        let block_rows = extent_y.div_ceil(self.block_dim.y as u64);
+        (self.block_idx.y as u64..block_rows).step_by(self.grid_dim.y as usize)
+    }
+
     /// Linear thread index inside the block (`threadIdx.y * blockDim.x + threadIdx.x`),
     /// the index that decides which warp a thread belongs to.
     pub fn linear_in_block(&self) -> u32 {
@@ -170,6 +179,21 @@ mod tests {
             .flat_map(|&p| std::iter::repeat(p).take(6))
             .collect();
         assert_eq!(log, expect);
+    }
+
+    #[test]
+    fn grid_stride_rows_cover_a_tall_extent_once() {
+        // 10 rows of blocks, but only 3 launched along y.
+        let cfg = LaunchConfig { grid: Dim2::new(1, 3), block: Dim2::new(1, 2) };
+        let mut seen = vec![0; 10];
+        launch(&cfg, &BlockOrder::Reverse, |t| {
+            if t.thread_idx.y == 0 {
+                for by in t.strided_block_rows(20) {
+                    seen[by as usize] += 1;
+                }
+            }
+        });
+        assert_eq!(seen, vec![1; 10]);
     }
 
     proptest! {
