@@ -8,6 +8,8 @@
 //! which shared-memory word every thread touches, and derives the bank
 //! figures from those records rather than from a formula.
 
+pub mod gpu;
+
 use ktrav::report::{self, Report};
 use ktrav::{BlockOrder, Dim2, LaunchConfig, Matrix, StorageOrder, Thread};
 use std::fmt::Write as _;
