@@ -11,9 +11,21 @@ pub struct Chapter {
 
 /// Every chapter, in book order.
 pub fn chapters() -> Vec<Chapter> {
-    vec![Chapter {
-        section: "K.1",
-        worked_example: k1_row_col_major::worked_example,
-        shown_outputs: k1_row_col_major::shown_outputs,
-    }]
+    vec![
+        Chapter {
+            section: "K.1",
+            worked_example: k1_row_col_major::worked_example,
+            shown_outputs: k1_row_col_major::shown_outputs,
+        },
+        Chapter {
+            section: "K.4",
+            worked_example: k4_boundary_check::worked_example,
+            shown_outputs: k4_boundary_check::shown_outputs,
+        },
+        Chapter {
+            section: "K.5",
+            worked_example: k5_layout_interop::worked_example,
+            shown_outputs: k5_layout_interop::shown_outputs,
+        },
+    ]
 }
