@@ -19,6 +19,7 @@
 // The Rust twins are `fill_checked`, `fill_row_only_checked` and
 // `add_row_only_checked` in chapters/k4_boundary_check/src/lib.rs, line for line.
 
+// ANCHOR: kernels
 extern "C" __global__ void fill_checked(float* __restrict__ out, size_t rows, size_t cols) {
     const size_t row = (size_t)blockIdx.y * blockDim.y + threadIdx.y;  // t.global_y()
     const size_t col = (size_t)blockIdx.x * blockDim.x + threadIdx.x;  // t.global_x()
@@ -44,3 +45,4 @@ extern "C" __global__ void add_row_only_checked(float* __restrict__ out, const f
         out[i] = a[i] + b[i];
     }
 }
+// ANCHOR_END: kernels

@@ -16,6 +16,7 @@
 // `row_major_element` and `col_major_element`) in
 // chapters/k5_layout_interop/src/lib.rs, line for line.
 
+// ANCHOR: kernels
 extern "C" __global__ void add_row_major(float* __restrict__ out, const float* __restrict__ a,
                                          const float* __restrict__ b, size_t rows, size_t cols) {
     const size_t col = (size_t)blockIdx.x * blockDim.x + threadIdx.x;  // t.global_x(): x walks columns
@@ -35,3 +36,4 @@ extern "C" __global__ void add_col_major(float* __restrict__ out, const float* _
         out[i] = a[i] + b[i];
     }
 }
+// ANCHOR_END: kernels
