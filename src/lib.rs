@@ -27,5 +27,15 @@ pub fn chapters() -> Vec<Chapter> {
             worked_example: k3_grid_mapping::worked_example,
             shown_outputs: k3_grid_mapping::shown_outputs,
         },
+        Chapter {
+            section: "K.4",
+            worked_example: k4_boundary_check::worked_example,
+            shown_outputs: k4_boundary_check::shown_outputs,
+        },
+        Chapter {
+            section: "K.5",
+            worked_example: k5_layout_interop::worked_example,
+            shown_outputs: k5_layout_interop::shown_outputs,
+        },
     ]
 }

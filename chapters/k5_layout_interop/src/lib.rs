@@ -1,0 +1,729 @@
+//! Appendix K.5: row-major kernels meeting column-major data.
+//!
+//! The coalescing rule of K.3 says "give `threadIdx.x` the axis with
+//! stride 1". For row-major data that is the column; for column-major data,
+//! the data cuBLAS works in, it is the row. This chapter prints the strides
+//! and addresses that show it, converts between the two layouts with two
+//! independently written converters, shows that skipping the conversion reads
+//! the transpose, and runs a host reference of cuBLAS's column-major GEMM to
+//! show the same trap, and the standard way round it, on non-square shapes.
+
+use ktrav::report::{self, Report};
+use ktrav::{BlockOrder, Dim2, LaunchConfig, Matrix, StorageOrder, Thread};
+use std::collections::BTreeSet;
+use std::fmt;
+
+/// One of a matrix's two axes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Axis {
+    Row,
+    Col,
+}
+
+impl fmt::Display for Axis {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Axis::Row => "row",
+            Axis::Col => "column",
+        })
+    }
+}
+
+// ANCHOR: walk
+/// The axis along which neighbours are neighbours in memory (stride 1):
+/// the axis `threadIdx.x` should walk. (With one row or one column both
+/// strides are 1; the layout's own fast axis is returned.)
+pub fn contiguous_axis(order: StorageOrder, rows: u64, cols: u64) -> Axis {
+    match order.strides(rows, cols) {
+        (1, cs) if cs != 1 || order == StorageOrder::ColMajor => Axis::Row,
+        _ => Axis::Col,
+    }
+}
+
+fn slots(n: u64) -> String {
+    format!("{n} slot{}", if n == 1 { "" } else { "s" })
+}
+
+/// Offsets for printing: all of them, or the first ten and the last.
+fn show_offsets(offsets: &[u64]) -> String {
+    if offsets.len() <= 12 {
+        join(offsets, " ")
+    } else {
+        format!("{} ... {}", join(&offsets[..10], " "), offsets[offsets.len() - 1])
+    }
+}
+
+/// The flat offsets met by stepping along `along` with the other index
+/// held at `fixed`.
+pub fn walk(order: StorageOrder, rows: u64, cols: u64, along: Axis, fixed: u64) -> Vec<u64> {
+    match along {
+        Axis::Col => (0..cols).map(|c| order.offset(rows, cols, fixed, c)).collect(),
+        Axis::Row => (0..rows).map(|r| order.offset(rows, cols, r, fixed)).collect(),
+    }
+}
+
+/// The constant gap between consecutive offsets, if there is one.
+pub fn constant_stride(offsets: &[u64]) -> Option<u64> {
+    let gaps: BTreeSet<u64> = offsets.windows(2).map(|w| w[1] - w[0]).collect();
+    match gaps.len() {
+        0 => Some(0),
+        1 => gaps.into_iter().next(),
+        _ => None,
+    }
+}
+// ANCHOR_END: walk
+
+// ANCHOR: converters
+/// Converter one: copy each logical element `(r, c)`, leaving every offset
+/// to the layout-aware accessors of [`Matrix`].
+pub fn convert_logical(src: &Matrix<f32>, to: StorageOrder) -> Matrix<f32> {
+    Matrix::from_fn(src.rows(), src.cols(), to, |r, c| src.get(r, c))
+}
+
+/// Converter two: one pass over a row-major buffer, recovering `(r, c)` from
+/// the flat index and writing the column-major offset by hand.
+pub fn row_to_col_major_flat(src: &[f32], rows: usize, cols: usize) -> Vec<f32> {
+    assert_eq!(src.len(), rows * cols, "buffer length does not match the shape");
+    let mut dst = vec![0.0; src.len()];
+    for (i, &v) in src.iter().enumerate() {
+        let (r, c) = (i / cols, i % cols);
+        dst[c * rows + r] = v;
+    }
+    dst
+}
+
+/// The trap: keep the column-major bytes, but read them as row-major.
+/// The only shape that fits the buffer's runs is `cols x rows`.
+pub fn reinterpret_as_row_major(src: &Matrix<f32>) -> Matrix<f32> {
+    assert_eq!(src.order(), StorageOrder::ColMajor);
+    Matrix::from_vec(src.cols(), src.rows(), StorageOrder::RowMajor, src.as_slice().to_vec())
+}
+// ANCHOR_END: converters
+
+// ANCHOR: twins
+/// The element a thread of `add_row_major` owns: x walks columns.
+pub fn row_major_element(t: Thread, rows: u64, cols: u64) -> Option<usize> {
+    let col = t.global_x(); // blockIdx.x * blockDim.x + threadIdx.x: x walks columns
+    let row = t.global_y(); // blockIdx.y * blockDim.y + threadIdx.y
+    (row < rows && col < cols).then(|| (row * cols + col) as usize) // both axes guarded, row-major offset
+}
+
+/// The element a thread of `add_col_major` owns: x walks rows.
+pub fn col_major_element(t: Thread, rows: u64, cols: u64) -> Option<usize> {
+    let row = t.global_x(); // blockIdx.x * blockDim.x + threadIdx.x: x walks rows
+    let col = t.global_y(); // blockIdx.y * blockDim.y + threadIdx.y
+    (row < rows && col < cols).then(|| (col * rows + row) as usize) // both axes guarded, column-major offset
+}
+
+/// `add_row_major` in `kernels/k5_layout_interop.cu`.
+pub fn add_row_major(t: Thread, out: &mut [f32], a: &[f32], b: &[f32], rows: u64, cols: u64) {
+    if let Some(i) = row_major_element(t, rows, cols) {
+        out[i] = a[i] + b[i];
+    }
+}
+
+/// `add_col_major` in `kernels/k5_layout_interop.cu`.
+pub fn add_col_major(t: Thread, out: &mut [f32], a: &[f32], b: &[f32], rows: u64, cols: u64) {
+    if let Some(i) = col_major_element(t, rows, cols) {
+        out[i] = a[i] + b[i];
+    }
+}
+
+/// The launch each twin needs: the grid's x covers the axis x walks.
+pub fn launch_for(order: StorageOrder, rows: u64, cols: u64, block: Dim2) -> Result<LaunchConfig, ktrav::GeometryError> {
+    match order {
+        StorageOrder::RowMajor => LaunchConfig::covering(cols, rows, block),
+        StorageOrder::ColMajor => LaunchConfig::covering(rows, cols, block),
+    }
+}
+
+/// Runs the twin that matches `a` and `b`'s storage order.
+pub fn add(a: &Matrix<f32>, b: &Matrix<f32>, block: Dim2, order: &BlockOrder) -> Matrix<f32> {
+    let (rows, cols, layout) = (a.rows(), a.cols(), a.order());
+    assert!(b.rows() == rows && b.cols() == cols && b.order() == layout, "operands differ in shape or layout");
+    let cfg = launch_for(layout, rows, cols, block).expect("a valid launch");
+    let mut out = vec![0.0; (rows * cols) as usize];
+    ktrav::launch(&cfg, order, |t| match layout {
+        StorageOrder::RowMajor => add_row_major(t, &mut out, a.as_slice(), b.as_slice(), rows, cols),
+        StorageOrder::ColMajor => add_col_major(t, &mut out, a.as_slice(), b.as_slice(), rows, cols),
+    });
+    Matrix::from_vec(rows, cols, layout, out)
+}
+// ANCHOR_END: twins
+
+/// Which axis `threadIdx.x` is given.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Mapping {
+    pub x_walks: Axis,
+}
+
+/// The element a thread owns under `mapping`, in a buffer of `order`.
+pub fn element(mapping: Mapping, order: StorageOrder, t: Thread, rows: u64, cols: u64) -> Option<u64> {
+    let (row, col) = match mapping.x_walks {
+        Axis::Col => (t.global_y(), t.global_x()),
+        Axis::Row => (t.global_x(), t.global_y()),
+    };
+    (row < rows && col < cols).then(|| order.offset(rows, cols, row, col))
+}
+
+/// The first warp's access: its lanes' offsets (in bounds only) and the
+/// number of distinct 128-byte segments of 4-byte floats they touch.
+pub fn first_warp(mapping: Mapping, order: StorageOrder, rows: u64, cols: u64, block: Dim2) -> (Vec<u64>, u64) {
+    let (ex, ey) = match mapping.x_walks {
+        Axis::Col => (cols, rows),
+        Axis::Row => (rows, cols),
+    };
+    let cfg = LaunchConfig::covering(ex, ey, block).expect("a valid launch");
+    let mut offsets = Vec::new();
+    ktrav::launch(&cfg, &BlockOrder::Forward, |t| {
+        if t.linear_block() == 0 && t.linear_in_block() < 32 {
+            offsets.extend(element(mapping, order, t, rows, cols));
+        }
+    });
+    let segments: BTreeSet<u64> = offsets.iter().map(|o| o * 4 / 128).collect();
+    (offsets, segments.len() as u64)
+}
+
+// ANCHOR: gemm
+/// cuBLAS's `transa` / `transb`: use a stored operand as it is, or transposed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Op {
+    N,
+    T,
+}
+
+/// Why a GEMM call is refused.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum GemmError {
+    /// A leading dimension smaller than its matrix's rows: what cuBLAS
+    /// reports as `CUBLAS_STATUS_INVALID_VALUE`.
+    LeadingDimension { name: &'static str, ld: usize, min: usize },
+    /// A buffer too short for the matrix it is said to hold. cuBLAS cannot
+    /// see this; on a GPU it is a read or write past the allocation.
+    BufferTooShort { name: &'static str, needed: usize, len: usize },
+}
+
+impl fmt::Display for GemmError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            GemmError::LeadingDimension { name, ld, min } => {
+                write!(f, "ld{} = {ld} is below the {min} rows {name} is stored with (CUBLAS_STATUS_INVALID_VALUE)", name.to_lowercase())
+            }
+            GemmError::BufferTooShort { name, needed, len } => {
+                write!(f, "the buffer passed as {name} needs {needed} elements but holds {len}")
+            }
+        }
+    }
+}
+
+/// Element `(i, j)` of a column-major matrix with leading dimension `ld`.
+fn cm(buf: &[f32], ld: usize, i: usize, j: usize) -> f32 {
+    buf[i + j * ld]
+}
+
+/// Checks one operand: `stored_rows x stored_cols`, column-major, `ld` apart.
+fn check(name: &'static str, buf: &[f32], ld: usize, stored_rows: usize, stored_cols: usize) -> Result<(), GemmError> {
+    let min = stored_rows.max(1);
+    if ld < min {
+        return Err(GemmError::LeadingDimension { name, ld, min });
+    }
+    let needed = if stored_rows == 0 || stored_cols == 0 { 0 } else { (stored_cols - 1) * ld + stored_rows };
+    if buf.len() < needed {
+        return Err(GemmError::BufferTooShort { name, needed, len: buf.len() });
+    }
+    Ok(())
+}
+
+/// `C = alpha * op(A) * op(B) + beta * C` with cuBLAS's conventions: every
+/// matrix column-major, element `(i, j)` of a matrix at `i + j * ld`;
+/// `op(A)` is `m x k`, `op(B)` is `k x n`, `C` is `m x n`.
+/// The argument list is `cublasSgemm`'s, minus the handle.
+#[allow(clippy::too_many_arguments)]
+pub fn sgemm(
+    transa: Op,
+    transb: Op,
+    m: usize,
+    n: usize,
+    k: usize,
+    alpha: f32,
+    a: &[f32],
+    lda: usize,
+    b: &[f32],
+    ldb: usize,
+    beta: f32,
+    c: &mut [f32],
+    ldc: usize,
+) -> Result<(), GemmError> {
+    // A is stored m x k (N) or k x m (T); B is stored k x n (N) or n x k (T).
+    let (a_rows, a_cols) = if transa == Op::N { (m, k) } else { (k, m) };
+    let (b_rows, b_cols) = if transb == Op::N { (k, n) } else { (n, k) };
+    check("A", a, lda, a_rows, a_cols)?;
+    check("B", b, ldb, b_rows, b_cols)?;
+    check("C", c, ldc, m, n)?;
+    let op_a = |i, l| if transa == Op::N { cm(a, lda, i, l) } else { cm(a, lda, l, i) };
+    let op_b = |l, j| if transb == Op::N { cm(b, ldb, l, j) } else { cm(b, ldb, j, l) };
+    for j in 0..n {
+        for i in 0..m {
+            let dot: f32 = (0..k).map(|l| op_a(i, l) * op_b(l, j)).sum();
+            let old = if beta == 0.0 { 0.0 } else { beta * c[i + j * ldc] }; // beta = 0 ignores C, as cuBLAS does
+            c[i + j * ldc] = alpha * dot + old;
+        }
+    }
+    Ok(())
+}
+
+/// The fix for row-major data: a row-major `m x k` buffer is, to a
+/// column-major library, the `k x m` matrix Aᵀ (and likewise for B and C),
+/// so ask for `Cᵀ = Bᵀ Aᵀ`: B first, A second, m and n swapped. The result
+/// lands in `c` as row-major `m x n` with row length `ldc`.
+#[allow(clippy::too_many_arguments)]
+pub fn sgemm_row_major(
+    m: usize,
+    n: usize,
+    k: usize,
+    a: &[f32],
+    lda: usize,
+    b: &[f32],
+    ldb: usize,
+    c: &mut [f32],
+    ldc: usize,
+) -> Result<(), GemmError> {
+    sgemm(Op::N, Op::N, n, m, k, 1.0, b, ldb, a, lda, 0.0, c, ldc)
+}
+// ANCHOR_END: gemm
+
+/// A plainly written row-major product, the answer every call is judged by.
+pub fn reference_product(a: &Matrix<f32>, b: &Matrix<f32>) -> Matrix<f32> {
+    assert_eq!(a.cols(), b.rows(), "inner dimensions differ");
+    Matrix::from_fn(a.rows(), b.cols(), StorageOrder::RowMajor, |i, j| (0..a.cols()).map(|l| a.get(i, l) * b.get(l, j)).sum())
+}
+
+/// The transpose, as a new row-major matrix.
+pub fn transpose(m: &Matrix<f32>) -> Matrix<f32> {
+    Matrix::from_fn(m.cols(), m.rows(), StorageOrder::RowMajor, |r, c| m.get(c, r))
+}
+
+/// Logical equality, whatever the two layouts.
+pub fn same_values(x: &Matrix<f32>, y: &Matrix<f32>) -> bool {
+    x.rows() == y.rows()
+        && x.cols() == y.cols()
+        && (0..x.rows()).all(|r| (0..x.cols()).all(|c| x.get(r, c) == y.get(r, c)))
+}
+
+fn join<T: ToString>(items: impl IntoIterator<Item = T>, sep: &str) -> String {
+    items.into_iter().map(|x| x.to_string()).collect::<Vec<_>>().join(sep)
+}
+
+/// A matrix on one line, rows separated by `;`.
+pub fn show(m: &Matrix<f32>) -> String {
+    let rows: Vec<String> = (0..m.rows()).map(|r| join((0..m.cols()).map(|c| m.get(r, c)), " ")).collect();
+    format!("[{}]", rows.join("; "))
+}
+
+/// The marker of the layout examples: `r * 100 + c`.
+pub fn layout_marker(r: u64, c: u64) -> f32 {
+    (r * 100 + c) as f32
+}
+
+/// The source's shape for the stride tables.
+pub const SOURCE_ROWS: u64 = 4;
+pub const SOURCE_COLS: u64 = 6;
+
+/// Strides, addresses, conversion, round trip and the naive reading, for
+/// any shape; the worked example is this for 4x6.
+pub fn layout_report(rows: u64, cols: u64) -> String {
+    let mut out = Report::new();
+    let orders = [StorageOrder::RowMajor, StorageOrder::ColMajor];
+    let mut all_ok = true;
+    out.heading("K.5: the contiguous axis swaps between the two layouts");
+    out.blank();
+    out.line(format!("a {rows}x{cols} matrix:"));
+    for order in orders {
+        let (rs, cs) = order.strides(rows, cols);
+        let fast = contiguous_axis(order, rows, cols);
+        let (fast_stride, slow, slow_stride) =
+            if fast == Axis::Col { (cs, Axis::Row, rs) } else { (rs, Axis::Col, cs) };
+        out.line(format!(
+            "  {order}: one {fast} step moves {}, one {slow} step moves {}",
+            slots(fast_stride),
+            slots(slow_stride)
+        ));
+    }
+    out.blank();
+    out.line("give threadIdx.x the axis with stride 1 (K.3's rule), and the assignment follows the layout:");
+    for order in orders {
+        let x = contiguous_axis(order, rows, cols);
+        let y = if x == Axis::Col { Axis::Row } else { Axis::Col };
+        out.line(format!("  {order} kernel: threadIdx.x -> {x}, threadIdx.y -> {y}"));
+    }
+    out.blank();
+
+    let (fixed_row, fixed_col) = (2.min(rows - 1), 2.min(cols - 1));
+    for (order, along) in [
+        (StorageOrder::RowMajor, Axis::Col),
+        (StorageOrder::ColMajor, Axis::Row),
+        (StorageOrder::RowMajor, Axis::Row),
+        (StorageOrder::ColMajor, Axis::Col),
+    ] {
+        let (fixed, held) = if along == Axis::Col { (fixed_row, "row") } else { (fixed_col, "column") };
+        let offsets = walk(order, rows, cols, along, fixed);
+        let stride = constant_stride(&offsets).map_or("none".to_string(), |s| s.to_string());
+        out.line(format!(
+            "{order}, {along}s in turn at {held} {fixed}: offsets {} (stride {stride})",
+            show_offsets(&offsets)
+        ));
+    }
+    out.blank();
+
+    out.heading("Converting row-major data for a column-major library");
+    let rm = Matrix::from_fn(rows, cols, StorageOrder::RowMajor, layout_marker);
+    let by_accessors = convert_logical(&rm, StorageOrder::ColMajor);
+    let by_flat = row_to_col_major_flat(rm.as_slice(), rows as usize, cols as usize);
+    let agree = by_accessors.as_slice() == by_flat.as_slice();
+    let preserved = same_values(&by_accessors, &rm);
+    all_ok &= agree && preserved;
+    out.line(format!("the two independent converters give identical buffers: {}", report::verdict(agree)));
+    out.line(format!("every element (r, c) keeps its value across the change: {}", report::verdict(preserved)));
+    out.blank();
+
+    out.heading("Round trip: row-major to column-major and back");
+    let back = convert_logical(&by_accessors, StorageOrder::RowMajor);
+    let round_trip = back.as_slice() == rm.as_slice();
+    all_ok &= round_trip;
+    out.line(format!("the row-major buffer comes back identical, element for element: {}", report::verdict(round_trip)));
+    out.blank();
+
+    out.heading("The trap: column-major bytes read as row-major");
+    let naive = reinterpret_as_row_major(&by_accessors);
+    let is_transpose = (0..rows).all(|r| (0..cols).all(|c| naive.get(c, r) == rm.get(r, c)));
+    let is_original = naive.rows() == rows && same_values(&naive, &rm);
+    all_ok &= is_transpose && !is_original;
+    out.line(format!(
+        "the only shape that fits is {}x{}; its element (c, r) equals the original's (r, c) everywhere: {}",
+        naive.rows(),
+        naive.cols(),
+        report::verdict(is_transpose)
+    ));
+    out.line(format!(
+        "so the naive reading is the transpose, never the original, and nothing reports an error: {}",
+        report::verdict(!is_original)
+    ));
+    out.blank();
+    out.line(format!("every check above holds: {}", report::verdict(all_ok)));
+    out.into_string()
+}
+
+/// The worked example: every figure of the source's K.5 output.
+pub fn worked_example() -> String {
+    layout_report(SOURCE_ROWS, SOURCE_COLS)
+}
+
+/// The shape and block of the coalescing table.
+pub const WARP_ROWS: u64 = 64;
+pub const WARP_COLS: u64 = 96;
+pub const WARP_BLOCK: Dim2 = Dim2::new(32, 8);
+
+/// The twins side by side: same answer, and the first warp's addresses under
+/// every pairing of layout and thread mapping.
+pub fn twins_report() -> String {
+    let (rows, cols) = (WARP_ROWS, WARP_COLS);
+    let mut out = Report::new();
+    out.heading(&format!("The twin kernels on a {rows}x{cols} matrix, {WARP_BLOCK} blocks"));
+    let a_rm = Matrix::from_fn(rows, cols, StorageOrder::RowMajor, layout_marker);
+    let b_rm = Matrix::from_fn(rows, cols, StorageOrder::RowMajor, |r, c| (r + 2 * c) as f32);
+    let (a_cm, b_cm) = (convert_logical(&a_rm, StorageOrder::ColMajor), convert_logical(&b_rm, StorageOrder::ColMajor));
+    let sum_rm = add(&a_rm, &b_rm, WARP_BLOCK, &BlockOrder::Shuffled(5));
+    let sum_cm = add(&a_cm, &b_cm, WARP_BLOCK, &BlockOrder::Shuffled(5));
+    let expect = Matrix::from_fn(rows, cols, StorageOrder::RowMajor, |r, c| a_rm.get(r, c) + b_rm.get(r, c));
+    out.line(format!(
+        "add_row_major on row-major buffers and add_col_major on column-major buffers give the same matrix: {}",
+        report::verdict(same_values(&sum_rm, &expect) && same_values(&sum_cm, &expect))
+    ));
+    out.line("the first warp (32 lanes along x) of each pairing of layout and mapping:");
+    for order in [StorageOrder::RowMajor, StorageOrder::ColMajor] {
+        for x_walks in [Axis::Col, Axis::Row] {
+            let (offsets, segments) = first_warp(Mapping { x_walks }, order, rows, cols, WARP_BLOCK);
+            let stride = constant_stride(&offsets).map_or("none".to_string(), |s| s.to_string());
+            let twin = match (order, x_walks) {
+                (StorageOrder::RowMajor, Axis::Col) => "add_row_major",
+                (StorageOrder::ColMajor, Axis::Row) => "add_col_major",
+                _ => "mismatched",
+            };
+            out.line(format!(
+                "  {order} data, x walks {x_walks}s ({twin}): lane stride {stride}, 128-byte segments touched: {segments}"
+            ));
+        }
+    }
+    out.into_string()
+}
+
+/// The GEMM operands: A counts down from `m*k`, B counts up from 1, both
+/// along their rows, so that A and B differ even when square.
+pub fn gemm_operands(m: u64, n: u64, k: u64) -> (Matrix<f32>, Matrix<f32>) {
+    let a = Matrix::from_fn(m, k, StorageOrder::RowMajor, |i, l| (m * k - (k * i + l)) as f32);
+    let b = Matrix::from_fn(k, n, StorageOrder::RowMajor, |l, j| (n * l + j + 1) as f32);
+    (a, b)
+}
+
+/// Four cuBLAS-style calls on row-major data, for any `m x k` times `k x n`:
+/// two traps, a half fix and the fix.
+pub fn gemm_report(m: u64, n: u64, k: u64) -> String {
+    let (a, b) = gemm_operands(m, n, k);
+    let want = reference_product(&a, &b);
+    let (mu, nu, ku) = (m as usize, n as usize, k as usize);
+    let mut out = Report::new();
+    let mut all_ok = true;
+    out.heading("cuBLAS conventions: column-major operands, each with a leading dimension");
+    out.line(format!("A is {m}x{k}, B is {k}x{n}, C = A*B is {m}x{n}; all three live in row-major buffers"));
+    out.line(format!("A = {}", show(&a)));
+    out.line(format!("B = {}", show(&b)));
+    out.line(format!("A*B, by the plain row-major loop = {}", show(&want)));
+    let a_seen = Matrix::from_vec(k, m, StorageOrder::ColMajor, a.as_slice().to_vec());
+    let b_seen = Matrix::from_vec(n, k, StorageOrder::ColMajor, b.as_slice().to_vec());
+    let seen_ok = same_values(&a_seen, &transpose(&a)) && same_values(&b_seen, &transpose(&b));
+    all_ok &= seen_ok;
+    out.line(format!(
+        "to a column-major reader, A's buffer (ld {k}) is the {k}x{m} matrix A^T and B's (ld {n}) the {n}x{k} B^T: {}",
+        report::verdict(seen_ok)
+    ));
+    out.blank();
+
+    let read_c = |buf: &[f32], r: u64, c: u64| Matrix::from_vec(r, c, StorageOrder::RowMajor, buf.to_vec());
+    let right_of = |got: &Matrix<f32>| {
+        (0..m).flat_map(|i| (0..n).map(move |j| (i, j))).filter(|&(i, j)| got.get(i, j) == want.get(i, j)).count()
+    };
+    let cells = m * n;
+
+    // Trap 1: the buffers as they are, with the leading dimensions of the docs' examples.
+    let mut c1 = vec![0.0; mu * nu];
+    let r1 = sgemm(Op::N, Op::N, mu, nu, ku, 1.0, a.as_slice(), mu, b.as_slice(), ku, 0.0, &mut c1, mu);
+    out.line(format!("as-is:      sgemm(N, N, m={m}, n={n}, k={k}, A, lda={m}, B, ldb={k}, C, ldc={m})"));
+    match r1 {
+        Ok(()) => {
+            let got = read_c(&c1, m, n);
+            out.line(format!(
+                "  accepted without complaint; C read row-major = {}: {} of {cells} entries right",
+                show(&got),
+                right_of(&got)
+            ));
+        }
+        Err(e) => {
+            out.line(format!("  refused: {e}"));
+        }
+    }
+
+    // Trap 2: transposes that undo the operands' layout, but C is written column-major.
+    let mut c2 = vec![0.0; mu * nu];
+    let r2 = sgemm(Op::T, Op::T, mu, nu, ku, 1.0, a.as_slice(), ku, b.as_slice(), nu, 0.0, &mut c2, mu);
+    out.line(format!("transposed: sgemm(T, T, m={m}, n={n}, k={k}, A, lda={k}, B, ldb={n}, C, ldc={m})"));
+    if r2.is_ok() {
+        let as_mn = read_c(&c2, m, n);
+        let as_nm = read_c(&c2, n, m);
+        let transposed = same_values(&as_nm, &transpose(&want));
+        all_ok &= transposed;
+        out.line(format!(
+            "  C read row-major as {m}x{n} = {}: {} of {cells} entries right",
+            show(&as_mn),
+            right_of(&as_mn)
+        ));
+        out.line(format!("  the buffer read row-major as {n}x{m} is exactly (A*B)^T: {}", report::verdict(transposed)));
+    } else {
+        all_ok = false;
+    }
+
+    // The half fix: operands swapped, m and n not.
+    let mut c3 = vec![0.0; mu * nu];
+    let r3 = sgemm(Op::N, Op::N, mu, nu, ku, 1.0, b.as_slice(), nu, a.as_slice(), ku, 0.0, &mut c3, mu);
+    out.line(format!("half fix:   sgemm(N, N, m={m}, n={n}, k={k}, B, ldb={n}, A, lda={k}, C, ldc={m})"));
+    match r3 {
+        Ok(()) => {
+            let got = read_c(&c3, m, n);
+            out.line(format!("  accepted; C read row-major: {} of {cells} entries right", right_of(&got)));
+        }
+        Err(e) => {
+            out.line(format!("  refused here: {e}; on a GPU, a read past the allocation"));
+        }
+    }
+
+    let s = k;
+    let (sa, sb) = gemm_operands(s, s, s);
+    let su = s as usize;
+    let (mut half, mut full) = (vec![0.0; su * su], vec![0.0; su * su]);
+    let half_ok = sgemm(Op::N, Op::N, su, su, su, 1.0, sb.as_slice(), su, sa.as_slice(), su, 0.0, &mut half, su).is_ok();
+    let full_ok = sgemm_row_major(su, su, su, sa.as_slice(), su, sb.as_slice(), su, &mut full, su).is_ok();
+    let square_hides = half_ok && full_ok && half == full;
+    all_ok &= square_hides;
+    out.line(format!(
+        "  on a square {s}x{s} by {s}x{s} product the half fix gives the very same buffer: {}",
+        report::verdict(square_hides)
+    ));
+
+    // The fix: C^T = B^T A^T.
+    let mut c4 = vec![0.0; mu * nu];
+    let r4 = sgemm_row_major(mu, nu, ku, a.as_slice(), ku, b.as_slice(), nu, &mut c4, nu);
+    out.line(format!("fix:        sgemm(N, N, m={n}, n={m}, k={k}, B, ldb={n}, A, lda={k}, C, ldc={n})"));
+    let fixed = r4.is_ok() && same_values(&read_c(&c4, m, n), &want);
+    all_ok &= fixed;
+    out.line(format!(
+        "  C read row-major equals A*B, with no buffer copied or transposed: {}",
+        report::verdict(fixed)
+    ));
+
+    // The fix writing into a wider row-major buffer (row length ldc > n).
+    let ldc = nu + 2;
+    let mut wide = vec![-1.0; mu * ldc];
+    let r5 = sgemm_row_major(mu, nu, ku, a.as_slice(), ku, b.as_slice(), nu, &mut wide, ldc);
+    let inside = (0..mu).all(|i| (0..nu).all(|j| wide[i * ldc + j] == want.get(i as u64, j as u64)));
+    let margin = (0..mu).all(|i| (nu..ldc).all(|j| wide[i * ldc + j] == -1.0));
+    let wide_ok = r5.is_ok() && inside && margin;
+    all_ok &= wide_ok;
+    out.line(format!(
+        "  into rows {ldc} wide (ldc={ldc}): A*B in the first {n} columns, the other {} untouched: {}",
+        ldc - nu,
+        report::verdict(wide_ok)
+    ));
+    out.blank();
+    out.line(format!("every check above holds: {}", report::verdict(all_ok)));
+    out.into_string()
+}
+
+/// The GEMM shape of the page: non-square, so no mistake can hide.
+pub const GEMM_M: u64 = 2;
+pub const GEMM_N: u64 = 4;
+pub const GEMM_K: u64 = 3;
+
+/// Every output the K.5 page shows, by file name under `book/outputs/`.
+pub fn shown_outputs() -> Vec<(&'static str, String)> {
+    vec![
+        ("k5_layout_interop.txt", worked_example()),
+        ("k5_layout_interop-twins.txt", twins_report()),
+        ("k5_layout_interop-gemm.txt", gemm_report(GEMM_M, GEMM_N, GEMM_K)),
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn source_figures() {
+        let (r, c) = (SOURCE_ROWS, SOURCE_COLS);
+        assert_eq!(walk(StorageOrder::RowMajor, r, c, Axis::Col, 2), vec![12, 13, 14, 15, 16, 17]);
+        assert_eq!(walk(StorageOrder::ColMajor, r, c, Axis::Row, 2), vec![8, 9, 10, 11]);
+        assert_eq!(walk(StorageOrder::RowMajor, r, c, Axis::Row, 2), vec![2, 8, 14, 20]);
+        assert_eq!(walk(StorageOrder::ColMajor, r, c, Axis::Col, 2), vec![2, 6, 10, 14, 18, 22]);
+        assert_eq!(constant_stride(&[2, 6, 10, 14]), Some(4));
+        assert_eq!(constant_stride(&[2, 6, 11]), None);
+        assert_eq!(contiguous_axis(StorageOrder::RowMajor, r, c), Axis::Col);
+        assert_eq!(contiguous_axis(StorageOrder::ColMajor, r, c), Axis::Row);
+        assert!(report::plain(&worked_example()).ends_with("every check above holds: true\n"));
+    }
+
+    #[test]
+    fn twins_coalesce_and_mismatches_do_not() {
+        for (order, x_walks, segments) in [
+            (StorageOrder::RowMajor, Axis::Col, 1),
+            (StorageOrder::RowMajor, Axis::Row, 32),
+            (StorageOrder::ColMajor, Axis::Row, 1),
+            (StorageOrder::ColMajor, Axis::Col, 32),
+        ] {
+            assert_eq!(first_warp(Mapping { x_walks }, order, WARP_ROWS, WARP_COLS, WARP_BLOCK).1, segments);
+        }
+    }
+
+    #[test]
+    fn source_gemm_figures() {
+        let text = report::plain(&gemm_report(GEMM_M, GEMM_N, GEMM_K));
+        assert!(text.contains("A*B, by the plain row-major loop = [67 82 97 112; 22 28 34 40]"), "{text}");
+        assert!(text.contains("C read row-major as 2x4 = [67 22 82 28; 97 34 112 40]"), "{text}");
+        assert!(text.contains("the buffer passed as B needs 12 elements but holds 6"), "{text}");
+        assert!(text.ends_with("every check above holds: true\n"), "{text}");
+    }
+
+    #[test]
+    fn leading_dimensions_are_checked_like_cublas() {
+        let (a, b) = (vec![1.0; 6], vec![1.0; 12]);
+        let mut c = vec![0.0; 8];
+        let e = sgemm(Op::N, Op::N, 2, 4, 3, 1.0, &a, 1, &b, 3, 0.0, &mut c, 2).unwrap_err();
+        assert_eq!(e, GemmError::LeadingDimension { name: "A", ld: 1, min: 2 });
+        let e = sgemm(Op::T, Op::N, 2, 4, 3, 1.0, &a, 2, &b, 3, 0.0, &mut c, 2).unwrap_err();
+        assert_eq!(e, GemmError::LeadingDimension { name: "A", ld: 2, min: 3 });
+        let e = sgemm(Op::N, Op::N, 2, 4, 3, 1.0, &a, 2, &b, 3, 0.0, &mut c, 1).unwrap_err();
+        assert_eq!(e, GemmError::LeadingDimension { name: "C", ld: 1, min: 2 });
+        assert!(sgemm(Op::N, Op::N, 2, 4, 3, 1.0, &a, 2, &b, 3, 0.0, &mut c, 2).is_ok());
+    }
+
+    #[test]
+    fn alpha_and_beta_follow_the_definition() {
+        // 1x1 times 1x1: C = 2 * (3 * 4) + 5 * 7.
+        let mut c = vec![7.0];
+        sgemm(Op::N, Op::N, 1, 1, 1, 2.0, &[3.0], 1, &[4.0], 1, 5.0, &mut c, 1).unwrap();
+        assert_eq!(c, vec![59.0]);
+    }
+
+    #[test]
+    fn the_kernel_file_holds_both_twins() {
+        let k = ktrav::kernels::find("k5_layout_interop").expect("kernels/k5_layout_interop.cu is embedded");
+        for name in ["add_row_major", "add_col_major"] {
+            assert!(k.source.contains(&format!("__global__ void {name}(")), "{name} is missing");
+            if let Some(report) = k.ptxas_report {
+                let archs: Vec<_> = ktrav::kernels::parse_ptxas(report)
+                    .into_iter()
+                    .filter(|r| r.function == name)
+                    .map(|r| r.arch)
+                    .collect();
+                assert!(archs.contains(&"sm_80".to_string()) && archs.contains(&"sm_90".to_string()), "{name}: {archs:?}");
+            }
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn converters_agree_and_round_trip(rows in 1u64..12, cols in 1u64..12) {
+            let rm = Matrix::from_fn(rows, cols, StorageOrder::RowMajor, |r, c| (r * 37 + c) as f32);
+            let cm = convert_logical(&rm, StorageOrder::ColMajor);
+            let flat = row_to_col_major_flat(rm.as_slice(), rows as usize, cols as usize);
+            prop_assert_eq!(cm.as_slice(), flat.as_slice());
+            let back = convert_logical(&cm, StorageOrder::RowMajor);
+            prop_assert_eq!(back.as_slice(), rm.as_slice());
+            prop_assert!(same_values(&reinterpret_as_row_major(&cm), &transpose(&rm)));
+        }
+
+        /// The twins agree with each other and with a plain sum, whatever
+        /// the shape, block and block order.
+        #[test]
+        fn twins_agree(rows in 1u64..30, cols in 1u64..30, bx in 1u32..40, by in 1u32..8, seed in any::<u64>()) {
+            let a = Matrix::from_fn(rows, cols, StorageOrder::RowMajor, |r, c| (r * 31 + c) as f32);
+            let b = Matrix::from_fn(rows, cols, StorageOrder::RowMajor, |r, c| (c * 7 + r) as f32);
+            let expect = Matrix::from_fn(rows, cols, StorageOrder::RowMajor, |r, c| a.get(r, c) + b.get(r, c));
+            let block = Dim2::new(bx, by);
+            let order = BlockOrder::Shuffled(seed);
+            prop_assert!(same_values(&add(&a, &b, block, &order), &expect));
+            let (ac, bc) = (convert_logical(&a, StorageOrder::ColMajor), convert_logical(&b, StorageOrder::ColMajor));
+            prop_assert!(same_values(&add(&ac, &bc, block, &order), &expect));
+        }
+
+        /// The fix computes A*B for every shape and any row padding; the
+        /// transposed-operand call always leaves (A*B)^T in C's buffer.
+        #[test]
+        fn fix_and_trap_on_any_shape(m in 1usize..7, n in 1usize..7, k in 1usize..7, pa in 0usize..3, pb in 0usize..3, pc in 0usize..3) {
+            let (a, b) = gemm_operands(m as u64, n as u64, k as u64);
+            let want = reference_product(&a, &b);
+            // Row-major buffers with rows padded to lda / ldb / ldc.
+            let (lda, ldb, ldc) = (k + pa, n + pb, n + pc);
+            let pad = |mat: &Matrix<f32>, ld: usize| -> Vec<f32> {
+                let mut v = vec![f32::NAN; mat.rows() as usize * ld];
+                for r in 0..mat.rows() { for c in 0..mat.cols() { v[r as usize * ld + c as usize] = mat.get(r, c); } }
+                v
+            };
+            let mut c = vec![0.0; m * ldc];
+            sgemm_row_major(m, n, k, &pad(&a, lda), lda, &pad(&b, ldb), ldb, &mut c, ldc).unwrap();
+            for i in 0..m { for j in 0..n { prop_assert_eq!(c[i * ldc + j], want.get(i as u64, j as u64)); } }
+
+            let mut t = vec![0.0; m * n];
+            sgemm(Op::T, Op::T, m, n, k, 1.0, a.as_slice(), k, b.as_slice(), n, 0.0, &mut t, m).unwrap();
+            prop_assert!(same_values(&Matrix::from_vec(n as u64, m as u64, StorageOrder::RowMajor, t), &transpose(&want)));
+        }
+    }
+}

@@ -1,0 +1,39 @@
+// Appendix K.5: one element-wise addition, out = a + b, written twice: once
+// for row-major buffers and once for column-major ones.
+//
+//   add_row_major  threadIdx.x walks columns, the contiguous axis of a
+//                  row-major matrix. Launch gridDim = (ceil(cols / blockDim.x),
+//                  ceil(rows / blockDim.y)).
+//   add_col_major  threadIdx.x walks rows, the contiguous axis of a
+//                  column-major matrix. Launch gridDim = (ceil(rows / blockDim.x),
+//                  ceil(cols / blockDim.y)).
+//
+// In both, neighbouring lanes of a warp touch neighbouring addresses. The
+// rule was never "x means column"; it is "x walks whichever axis has stride 1".
+// Both guard both axes (see K.4 for what happens otherwise).
+//
+// The Rust twins are `add_row_major` and `add_col_major` (with
+// `row_major_element` and `col_major_element`) in
+// chapters/k5_layout_interop/src/lib.rs, line for line.
+
+// ANCHOR: kernels
+extern "C" __global__ void add_row_major(float* __restrict__ out, const float* __restrict__ a,
+                                         const float* __restrict__ b, size_t rows, size_t cols) {
+    const size_t col = (size_t)blockIdx.x * blockDim.x + threadIdx.x;  // t.global_x(): x walks columns
+    const size_t row = (size_t)blockIdx.y * blockDim.y + threadIdx.y;  // t.global_y()
+    if (row < rows && col < cols) {                                    // both axes guarded
+        const size_t i = row * cols + col;                             // row-major offset
+        out[i] = a[i] + b[i];
+    }
+}
+
+extern "C" __global__ void add_col_major(float* __restrict__ out, const float* __restrict__ a,
+                                         const float* __restrict__ b, size_t rows, size_t cols) {
+    const size_t row = (size_t)blockIdx.x * blockDim.x + threadIdx.x;  // t.global_x(): x walks rows
+    const size_t col = (size_t)blockIdx.y * blockDim.y + threadIdx.y;  // t.global_y()
+    if (row < rows && col < cols) {                                    // both axes guarded
+        const size_t i = col * rows + row;                             // column-major offset
+        out[i] = a[i] + b[i];
+    }
+}
+// ANCHOR_END: kernels
