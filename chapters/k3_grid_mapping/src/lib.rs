@@ -7,6 +7,8 @@
 //! element is touched exactly once, and measures what the choice costs in
 //! 32-byte memory sectors per warp.
 
+pub mod gpu;
+
 use ktrav::report::{self, Report};
 use ktrav::{BlockOrder, Dim2, LaunchConfig, StorageOrder, Thread};
 use std::fmt::Write as _;

@@ -28,6 +28,7 @@ fn main() {
     let args: Args = cli::parse_or_exit();
     if args.rows.is_none() && args.cols.is_none() && args.block_x.is_none() && args.block_y.is_none() {
         anstream::print!("{}", worked_example());
+        ktrav::gpu::print_section(k3_grid_mapping::gpu::checks);
         return;
     }
     // size_in caps both block sides at 2^16, so they fit in u32.

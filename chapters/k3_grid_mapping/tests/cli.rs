@@ -4,14 +4,18 @@
 use std::process::{Command, Output};
 
 fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_k3_grid_mapping")).args(args).env("NO_COLOR", "1").output().unwrap()
+    Command::new(env!("CARGO_BIN_EXE_k3_grid_mapping")).args(args).env("NO_COLOR", "1").env("KTRAV_NO_GPU", "1").output().unwrap()
 }
 
 #[test]
 fn default_prints_the_worked_example() {
     let out = run(&[]);
     assert!(out.status.success());
-    assert_eq!(String::from_utf8(out.stdout).unwrap(), ktrav::report::plain(&k3_grid_mapping::worked_example()));
+    let expect = format!(
+        "{}\nGPU section skipped: KTRAV_NO_GPU is set.\n",
+        ktrav::report::plain(&k3_grid_mapping::worked_example())
+    );
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), expect);
 }
 
 #[test]
