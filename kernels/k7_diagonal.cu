@@ -22,6 +22,7 @@ __device__ __forceinline__ long long row_max(long long d, long long rows) {
     return d < rows - 1 ? d : rows - 1;
 }
 
+// ANCHOR: wavefront_cu
 // wavefront_step: launched once per diagonal d = 0 .. rows+cols-2, as a 1D
 // grid of ceil(diagonal_len / blockDim.x) blocks. Every cell it writes
 // depends only on diagonal d - 1, finished by the previous launch.
@@ -36,7 +37,9 @@ extern "C" __global__ void lattice_wavefront(unsigned long long* grid, long long
         ? 1ull
         : add_mod(grid[at - cols], grid[at - 1]);             // both on diagonal d - 1
 }
+// ANCHOR_END: wavefront_cu
 
+// ANCHOR: single_launch_cu
 // single_launch_value + its store: the same update launched ONCE over the
 // whole rows x cols grid. WRONG ON PURPOSE: nothing orders this thread after
 // the threads that write grid[at - cols] and grid[at - 1], so it may read
@@ -54,13 +57,16 @@ extern "C" __global__ void lattice_single_launch(unsigned long long* grid, long 
         : add_mod(grid[at - cols], grid[at - 1]);             // finished yet? nothing says so
     grid[at] = value;                                         // the store half
 }
+// ANCHOR_END: single_launch_cu
 
-// tile_of + tiled_step: launched once per diagonal of tiles, tile_d =
-// 0 .. tiles_down+tiles_across-2, with one tile x tile block (blockDim.x ==
-// blockDim.y == tile) per tile on that diagonal. Inside the block, loop
-// iteration e updates the tile's own e-th diagonal, then a barrier: the
-// simulator's phase e. Threads outside the table stay in the loop, so every
-// thread reaches every __syncthreads().
+// ANCHOR: tiled_cu
+// tile_of + tiled_value + its store: launched once per diagonal of tiles,
+// tile_d = 0 .. tiles_down+tiles_across-2, with one tile x tile block
+// (blockDim.x == blockDim.y == tile) per tile on that diagonal. Inside the
+// block, loop iteration `step` updates the tile's own step-th diagonal, then
+// a barrier ends the step (a phase boundary in the simulator). Threads
+// outside the table stay in the loop, so every thread reaches every
+// __syncthreads().
 extern "C" __global__ void lattice_tiled(unsigned long long* grid, long long rows, long long cols, long long tile_d) {
     long long tile = blockDim.x;
     long long tiles_across = (cols + tile - 1) / tile;         // row_min needs only the width
@@ -68,14 +74,15 @@ extern "C" __global__ void lattice_tiled(unsigned long long* grid, long long row
     long long tile_col = tile_d - tile_row;
     long long row = tile_row * tile + threadIdx.y;
     long long col = tile_col * tile + threadIdx.x;
-    for (int phase = 0; phase < 2 * (int)tile - 1; ++phase) {
-        bool on_this_diagonal = (int)(threadIdx.x + threadIdx.y) == phase;
-        if (on_this_diagonal && row < rows && col < cols) {
+    for (int step = 0; step < 2 * (int)tile - 1; ++step) {
+        bool on_this_diagonal = (int)(threadIdx.x + threadIdx.y) == step;
+        if (on_this_diagonal && row < rows && col < cols) {   // tiled_value(t, step, ...) is Some
             long long at = row * cols + col;
             grid[at] = (row == 0 || col == 0)
                 ? 1ull
                 : add_mod(grid[at - cols], grid[at - 1]);
         }
-        __syncthreads();                                       // the simulator ends the phase here
+        __syncthreads();                                       // the simulator ends the step here
     }
 }
+// ANCHOR_END: tiled_cu

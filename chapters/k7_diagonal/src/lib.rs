@@ -238,36 +238,64 @@ pub fn tile_of(t: Thread, rows: u64, cols: u64, tile_d: u64) -> (u64, u64) {
     (tile_row, tile_d - tile_row)
 }
 
-/// One thread of a tile x tile block, in phase `phase` of `2 * tile - 1`.
-/// In CUDA the phases are the iterations of a loop ending in
-/// `__syncthreads()`: in iteration `e`, the threads with `tx + ty == e`
+/// One thread of a tile x tile block in step `step` of `2 * tile - 1`: the
+/// load half of its update, the slot and the value, or `None` when it has no
+/// cell in this step. In CUDA the steps are the iterations of a loop ending
+/// in `__syncthreads()`: in iteration `e`, the threads with `tx + ty == e`
 /// (the tile's own `e`-th diagonal) update their cell.
-pub fn tiled_step(t: Thread, phase: usize, grid: &mut [u64], rows: u64, cols: u64, tile_d: u64) {
+pub fn tiled_value(t: Thread, step: usize, grid: &[u64], rows: u64, cols: u64, tile_d: u64) -> Option<(usize, u64)> {
     let tile = t.block_dim.x as u64;
     let (tile_row, tile_col) = tile_of(t, rows, cols, tile_d);
     let row = tile_row * tile + t.thread_idx.y as u64;
     let col = tile_col * tile + t.thread_idx.x as u64;
-    let on_this_diagonal = (t.thread_idx.x + t.thread_idx.y) as usize == phase;
-    if on_this_diagonal && row < rows && col < cols {
-        let at = (row * cols + col) as usize;
-        grid[at] = if row == 0 || col == 0 { 1 } else { add_mod(grid[at - cols as usize], grid[at - 1]) };
+    let on_this_diagonal = (t.thread_idx.x + t.thread_idx.y) as usize == step;
+    if !(on_this_diagonal && row < rows && col < cols) {
+        return None;
     }
-    // __syncthreads(): the simulator ends the phase here for the whole block.
+    let at = (row * cols + col) as usize;
+    Some((at, if row == 0 || col == 0 { 1 } else { add_mod(grid[at - cols as usize], grid[at - 1]) }))
 }
 
 /// The host's loop for the tiled version: one launch per diagonal of tiles,
-/// one `tile x tile` block per tile on it.
-pub fn simulate_tiled(rows: u64, cols: u64, tile: u32, order: &BlockOrder) -> Result<(Vec<u64>, u64), GeometryError> {
+/// one `tile x tile` block per tile on it. Each step ends at a barrier (a
+/// phase boundary of the simulator); `interleaving` says how the threads of
+/// a block run between two barriers.
+pub fn simulate_tiled(
+    rows: u64,
+    cols: u64,
+    tile: u32,
+    order: &BlockOrder,
+    interleaving: Interleaving,
+) -> Result<(Vec<u64>, u64), GeometryError> {
     let block = Dim2::new(tile, tile);
     LaunchConfig::check_block(block)?;
     let (tiles_down, tiles_across) = (rows.div_ceil(tile as u64), cols.div_ceil(tile as u64));
+    let steps = 2 * tile as usize - 1;
     let mut grid = vec![0u64; (rows * cols) as usize];
     let mut launches = 0;
     for tile_d in 0..diagonal_count(tiles_down, tiles_across) {
         let blocks = diagonal_len(tile_d, tiles_down, tiles_across);
         let cfg = LaunchConfig::covering(blocks * tile as u64, tile as u64, block)?; // grid = (blocks, 1)
-        let phases = 2 * tile as usize - 1;
-        launch_phased(&cfg, order, phases, || (), |t, phase, _| tiled_step(t, phase, &mut grid, rows, cols, tile_d));
+        match interleaving {
+            Interleaving::OneAtATime => launch_phased(&cfg, order, steps, || (), |t, step, _| {
+                if let Some((at, value)) = tiled_value(t, step, &grid, rows, cols, tile_d) {
+                    grid[at] = value;
+                }
+            }),
+            // Two phases per step: every thread loads, then every thread
+            // stores, then the barrier. Only a barrier keeps this correct.
+            Interleaving::LockStep => {
+                let slots = block.count() as usize;
+                launch_phased(&cfg, order, 2 * steps, || vec![None; slots], |t, phase, loaded: &mut Vec<Option<(usize, u64)>>| {
+                    let me = t.linear_in_block() as usize;
+                    if phase % 2 == 0 {
+                        loaded[me] = tiled_value(t, phase / 2, &grid, rows, cols, tile_d);
+                    } else if let Some((at, value)) = loaded[me] {
+                        grid[at] = value;
+                    }
+                })
+            }
+        }
         launches += 1;
     }
     Ok((grid, launches))
@@ -478,11 +506,13 @@ pub fn single_launch_report() -> String {
 pub fn tiled_report() -> String {
     let mut out = Report::new();
     out.heading("Tiled wavefront: a block per tile, a launch per diagonal of tiles");
+    out.line("(blocks shuffled in every launch, threads in lock-step between barriers)");
     let mut cases: Vec<(u64, u64, u32)> = SOURCE_DP_CASES.iter().map(|&(r, c)| (r, c, 4)).collect();
     cases.push((500, 700, 16));
     cases.push((1024, 1024, 32));
     for (rows, cols, tile) in cases {
-        let (grid, launches) = simulate_tiled(rows, cols, tile, &BlockOrder::Shuffled(rows * cols)).expect("valid launch");
+        let (grid, launches) =
+            simulate_tiled(rows, cols, tile, &BlockOrder::Shuffled(rows * cols), Interleaving::LockStep).expect("valid launch");
         out.line(format!(
             "  {rows}x{cols}, {tile}x{tile} tiles: {launches} launches instead of {}: matches the scalar DP: {}",
             diagonal_count(rows, cols),
@@ -506,7 +536,7 @@ pub fn shape_report(rows: u64, cols: u64, block_x: u32, tile: u32, seed: u64) ->
         "  lattice_wavefront, block_dim_x={block_x}, {launches} launches: matches the scalar DP: {}",
         report::verdict(grid == reference)
     ));
-    let (grid, launches) = simulate_tiled(rows, cols, tile, &BlockOrder::Shuffled(seed))?;
+    let (grid, launches) = simulate_tiled(rows, cols, tile, &BlockOrder::Shuffled(seed), Interleaving::LockStep)?;
     out.line(format!(
         "  lattice_tiled, {tile}x{tile} tiles, {launches} launches: matches the scalar DP: {}",
         report::verdict(grid == reference)
@@ -516,7 +546,9 @@ pub fn shape_report(rows: u64, cols: u64, block_x: u32, tile: u32, seed: u64) ->
     out.line(format!("  paths to the far corner (mod 2^61-1): {corner}, binomial check: {}", report::verdict(corner == expect)));
     let block = Dim2::new(tile, tile);
     out.line(format!("  one launch for the whole grid, {block} blocks:"));
-    out.line(single_launch_table(rows, cols, block, &[seed])?.trim_end());
+    for line in single_launch_table(rows, cols, block, &[seed])?.lines() {
+        out.line(format!("  {line}"));
+    }
     Ok(out.into_string())
 }
 

@@ -138,10 +138,12 @@ proptest! {
     /// in one launch per diagonal of tiles.
     #[test]
     fn tiled_matches_scalar_dp(rows in 1u64..48, cols in 1u64..48, tile in 1u32..=8, seed in any::<u64>()) {
-        let (grid, launches) = simulate_tiled(rows, cols, tile, &BlockOrder::Shuffled(seed)).unwrap();
-        prop_assert_eq!(grid, scalar_dp(rows, cols));
-        let t = tile as u64;
-        prop_assert_eq!(launches, rows.div_ceil(t) + cols.div_ceil(t) - 1);
+        for interleaving in [Interleaving::OneAtATime, Interleaving::LockStep] {
+            let (grid, launches) = simulate_tiled(rows, cols, tile, &BlockOrder::Shuffled(seed), interleaving).unwrap();
+            prop_assert_eq!(grid, scalar_dp(rows, cols));
+            let t = tile as u64;
+            prop_assert_eq!(launches, rows.div_ceil(t) + cols.div_ceil(t) - 1);
+        }
     }
 
     /// The single launch with blocks forward and threads one at a time is
@@ -162,4 +164,28 @@ proptest! {
         let grid = simulate_single_launch(rows, cols, Dim2::new(b, b), &BlockOrder::Reverse, Interleaving::OneAtATime).unwrap();
         prop_assert!(wrong_cells(&grid, rows, cols) > 0);
     }
+}
+
+/// The lock-step schedule is what makes the barrier testable: the same tile
+/// update with every thread in ONE load/store step (no barrier between the
+/// tile's diagonals) breaks, while the one-at-a-time order would hide it.
+#[test]
+fn without_the_barrier_the_tiled_kernel_breaks() {
+    let (rows, cols, tile) = (8u64, 8u64, 4u32);
+    let block = Dim2::new(tile, tile);
+    let mut grid = vec![0u64; 64];
+    let tiles = 2;
+    for tile_d in 0..diagonal_count(tiles, tiles) {
+        let cfg = LaunchConfig::covering(diagonal_len(tile_d, tiles, tiles) * 4, 4, block).unwrap();
+        launch_phased(&cfg, &BlockOrder::Forward, 2, || vec![None; 16], |t, phase, loaded: &mut Vec<Option<(usize, u64)>>| {
+            let me = t.linear_in_block() as usize;
+            let own_step = (t.thread_idx.x + t.thread_idx.y) as usize;
+            if phase == 0 {
+                loaded[me] = tiled_value(t, own_step, &grid, rows, cols, tile_d);
+            } else if let Some((at, value)) = loaded[me] {
+                grid[at] = value;
+            }
+        });
+    }
+    assert!(wrong_cells(&grid, rows, cols) > 0);
 }
