@@ -24,6 +24,7 @@ __device__ __forceinline__ long long last_ring(long long rows, long long cols) {
     return ((rows < cols ? rows : cols) - 1) / 2;
 }
 
+// ANCHOR: rank_cu
 // spiral_rank: ring start plus the offset along the ring's side.
 __device__ long long spiral_rank(long long row, long long col, long long rows, long long cols) {
     long long k = ring_of(row, col, rows, cols);
@@ -43,6 +44,7 @@ __device__ long long spiral_rank(long long row, long long col, long long rows, l
         return start + 2 * (width - 1) + (height - 1) + (bottom - row); // left side: upwards
     }
 }
+// ANCHOR_END: rank_cu
 
 // ring_containing: the smaller root of ring_start(k) = rank, in the
 // cancellation-free form rank / (s + sqrt(s^2 - 4 rank)); double precision
@@ -85,6 +87,7 @@ __device__ void spiral_position(long long rank, long long rows, long long cols, 
     }
 }
 
+// ANCHOR: scatter_cu
 // scatter_indices + scatter: one thread per INPUT element. The read
 // in[row * cols + col] is coalesced; the write lands at out[rank].
 extern "C" __global__ void spiral_scatter(float* __restrict__ out, const float* __restrict__ in, int rows, int cols) {
@@ -97,7 +100,9 @@ extern "C" __global__ void spiral_scatter(float* __restrict__ out, const float* 
     long long to = spiral_rank(row, col, rows, cols);
     out[to] = in[from];
 }
+// ANCHOR_END: scatter_cu
 
+// ANCHOR: gather_cu
 // gather_indices + gather: one thread per OUTPUT slot, the output laid out
 // as the same rows x cols grid. The write out[row * cols + col] is
 // coalesced; the read comes from wherever the inverse says.
@@ -113,3 +118,4 @@ extern "C" __global__ void spiral_gather(float* __restrict__ out, const float* _
     long long from = src_row * cols + src_col;
     out[to] = in[from];
 }
+// ANCHOR_END: gather_cu

@@ -11,9 +11,13 @@ pub struct Chapter {
 
 /// Every chapter, in book order.
 pub fn chapters() -> Vec<Chapter> {
-    vec![Chapter {
-        section: "K.1",
-        worked_example: k1_row_col_major::worked_example,
-        shown_outputs: k1_row_col_major::shown_outputs,
-    }]
+    vec![
+        Chapter {
+            section: "K.1",
+            worked_example: k1_row_col_major::worked_example,
+            shown_outputs: k1_row_col_major::shown_outputs,
+        },
+        Chapter { section: "K.6", worked_example: k6_spiral::worked_example, shown_outputs: k6_spiral::shown_outputs },
+        Chapter { section: "K.7", worked_example: k7_diagonal::worked_example, shown_outputs: k7_diagonal::shown_outputs },
+    ]
 }
