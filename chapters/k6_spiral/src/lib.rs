@@ -249,7 +249,9 @@ pub fn cross_check(rows: u64, cols: u64) -> ShapeCheck {
     // The walk must itself be a permutation for agreement to mean anything.
     let mut seen = vec![false; n as usize];
     let walk_is_permutation = walk.len() as u64 == n
-        && walk.iter().all(|&(r, c)| r < rows && c < cols && !std::mem::replace(&mut seen[(r * cols + c) as usize], true));
+        && walk
+            .iter()
+            .all(|&(r, c)| r < rows && c < cols && !std::mem::replace(&mut seen[(r * cols + c) as usize], true));
     let rank_matches_walk =
         walk_is_permutation && walk.iter().enumerate().all(|(i, &(r, c))| spiral_rank(r, c, rows, cols) == i as u64);
     let position_matches_walk =
@@ -313,7 +315,13 @@ pub const SOURCE_KERNEL_CASES: [(u64, u64); 4] = [(4, 4), (7, 5), (9, 6), (6, 9)
 pub const SOURCE_BLOCK: Dim2 = Dim2::new(4, 4);
 
 /// One kernel case: launch shape and whether the output matches the reference.
-fn kernel_case_line(kernel: Kernel, rows: u64, cols: u64, block: Dim2, order: &BlockOrder) -> Result<(String, bool), GeometryError> {
+fn kernel_case_line(
+    kernel: Kernel,
+    rows: u64,
+    cols: u64,
+    block: Dim2,
+    order: &BlockOrder,
+) -> Result<(String, bool), GeometryError> {
     let input: Vec<u32> = (0..(rows * cols) as u32).collect();
     let out = simulate(kernel, &input, rows, cols, block, order)?;
     let ok = out == reference(&input, rows, cols);
@@ -374,7 +382,11 @@ pub fn worked_example() -> String {
         out.line(line);
     }
     out.blank();
-    out.line(format!("all {} kernel cases verified correct: {}", SOURCE_KERNEL_CASES.len(), report::verdict(all_kernel)));
+    out.line(format!(
+        "all {} kernel cases verified correct: {}",
+        SOURCE_KERNEL_CASES.len(),
+        report::verdict(all_kernel)
+    ));
     out.into_string()
 }
 
@@ -419,7 +431,11 @@ pub fn beyond_the_source() -> String {
         all_gather &= ok;
         out.line(line);
     }
-    out.line(format!("all {} gather cases verified correct (blocks run in reverse): {}", SOURCE_KERNEL_CASES.len(), report::verdict(all_gather)));
+    out.line(format!(
+        "all {} gather cases verified correct (blocks run in reverse): {}",
+        SOURCE_KERNEL_CASES.len(),
+        report::verdict(all_gather)
+    ));
     out.blank();
 
     out.heading("Which side of the copy coalesces");
@@ -442,15 +458,32 @@ pub fn beyond_the_source() -> String {
 pub fn shape_report(rows: u64, cols: u64, block: Dim2) -> Result<String, GeometryError> {
     let cfg = LaunchConfig::for_matrix(rows, cols, block)?;
     let mut out = Report::new();
-    out.line(format!("{rows}x{cols} matrix, {block} blocks, grid {} ({} threads for {} elements)", cfg.grid, cfg.total_threads(), rows * cols));
+    out.line(format!(
+        "{rows}x{cols} matrix, {block} blocks, grid {} ({} threads for {} elements)",
+        cfg.grid,
+        cfg.total_threads(),
+        rows * cols
+    ));
     let check = cross_check(rows, cols);
-    out.line(format!("  rank(row, col) agrees with the walk at all {} positions: {}", check.positions, report::verdict(check.rank_matches_walk)));
-    out.line(format!("  position(rank) agrees with the walk at all {} ranks: {}", check.positions, report::verdict(check.position_matches_walk)));
+    out.line(format!(
+        "  rank(row, col) agrees with the walk at all {} positions: {}",
+        check.positions,
+        report::verdict(check.rank_matches_walk)
+    ));
+    out.line(format!(
+        "  position(rank) agrees with the walk at all {} ranks: {}",
+        check.positions,
+        report::verdict(check.position_matches_walk)
+    ));
     for kernel in [Kernel::Scatter, Kernel::Gather] {
         for order in [BlockOrder::Forward, BlockOrder::Shuffled(6)] {
             let (line, _) = kernel_case_line(kernel, rows, cols, block, &order)?;
             let label = if order == BlockOrder::Forward { "forward" } else { "shuffled" };
-            out.line(format!("  {} ({label} blocks):{}", kernel.name(), line.trim_start().split_once(':').map_or("", |x| x.1)));
+            out.line(format!(
+                "  {} ({label} blocks):{}",
+                kernel.name(),
+                line.trim_start().split_once(':').map_or("", |x| x.1)
+            ));
         }
     }
     if rows <= 16 && cols <= 16 {

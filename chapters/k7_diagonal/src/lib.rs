@@ -160,7 +160,12 @@ pub fn wavefront_config(d: u64, rows: u64, cols: u64, block_x: u32) -> Result<La
 
 /// The host's loop: `rows + cols - 1` launches, each finished before the
 /// next starts. Returns the grid and the number of launches.
-pub fn simulate_wavefront(rows: u64, cols: u64, block_x: u32, order: &BlockOrder) -> Result<(Vec<u64>, u64), GeometryError> {
+pub fn simulate_wavefront(
+    rows: u64,
+    cols: u64,
+    block_x: u32,
+    order: &BlockOrder,
+) -> Result<(Vec<u64>, u64), GeometryError> {
     let mut grid = vec![0u64; (rows * cols) as usize];
     let mut launches = 0;
     for d in 0..diagonal_count(rows, cols) {
@@ -217,13 +222,15 @@ pub fn simulate_single_launch(
                 grid[at] = value; // the store half
             }
         }),
-        Interleaving::LockStep => launch_phased(&cfg, order, 2, Vec::new, |t, phase, loaded: &mut Vec<Option<(usize, u64)>>| {
-            if phase == 0 {
-                loaded.push(single_launch_value(t, &grid, rows, cols));
-            } else if let Some((at, value)) = loaded[t.linear_in_block() as usize] {
-                grid[at] = value;
-            }
-        }),
+        Interleaving::LockStep => {
+            launch_phased(&cfg, order, 2, Vec::new, |t, phase, loaded: &mut Vec<Option<(usize, u64)>>| {
+                if phase == 0 {
+                    loaded.push(single_launch_value(t, &grid, rows, cols));
+                } else if let Some((at, value)) = loaded[t.linear_in_block() as usize] {
+                    grid[at] = value;
+                }
+            })
+        }
     }
     Ok(grid)
 }
@@ -277,23 +284,35 @@ pub fn simulate_tiled(
         let blocks = diagonal_len(tile_d, tiles_down, tiles_across);
         let cfg = LaunchConfig::covering(blocks * tile as u64, tile as u64, block)?; // grid = (blocks, 1)
         match interleaving {
-            Interleaving::OneAtATime => launch_phased(&cfg, order, steps, || (), |t, step, _| {
-                if let Some((at, value)) = tiled_value(t, step, &grid, rows, cols, tile_d) {
-                    grid[at] = value;
-                }
-            }),
+            Interleaving::OneAtATime => launch_phased(
+                &cfg,
+                order,
+                steps,
+                || (),
+                |t, step, _| {
+                    if let Some((at, value)) = tiled_value(t, step, &grid, rows, cols, tile_d) {
+                        grid[at] = value;
+                    }
+                },
+            ),
             // Two phases per step: every thread loads, then every thread
             // stores, then the barrier. Only a barrier keeps this correct.
             Interleaving::LockStep => {
                 let slots = block.count() as usize;
-                launch_phased(&cfg, order, 2 * steps, || vec![None; slots], |t, phase, loaded: &mut Vec<Option<(usize, u64)>>| {
-                    let me = t.linear_in_block() as usize;
-                    if phase % 2 == 0 {
-                        loaded[me] = tiled_value(t, phase / 2, &grid, rows, cols, tile_d);
-                    } else if let Some((at, value)) = loaded[me] {
-                        grid[at] = value;
-                    }
-                })
+                launch_phased(
+                    &cfg,
+                    order,
+                    2 * steps,
+                    || vec![None; slots],
+                    |t, phase, loaded: &mut Vec<Option<(usize, u64)>>| {
+                        let me = t.linear_in_block() as usize;
+                        if phase % 2 == 0 {
+                            loaded[me] = tiled_value(t, phase / 2, &grid, rows, cols, tile_d);
+                        } else if let Some((at, value)) = loaded[me] {
+                            grid[at] = value;
+                        }
+                    },
+                )
             }
         }
         launches += 1;
@@ -413,8 +432,8 @@ pub fn worked_example() -> String {
     out.heading("lattice_wavefront through the simulator, one launch per diagonal");
     let mut all_dp = true;
     for (rows, cols) in SOURCE_DP_CASES {
-        let (grid, launches) =
-            simulate_wavefront(rows, cols, SOURCE_BLOCK_X, &BlockOrder::Forward).expect("the source's launch shapes are valid");
+        let (grid, launches) = simulate_wavefront(rows, cols, SOURCE_BLOCK_X, &BlockOrder::Forward)
+            .expect("the source's launch shapes are valid");
         let ok = grid == scalar_dp(rows, cols);
         all_dp &= ok;
         out.line(format!(
@@ -444,10 +463,7 @@ pub fn exactness_report() -> String {
     }
     let f = float_limits();
     let (r, c, exact, float) = f.first_inexact;
-    out.line(format!(
-        "  f32 first goes wrong at cell ({r}, {c}), diagonal {}: {float:.0} instead of {exact}",
-        r + c
-    ));
+    out.line(format!("  f32 first goes wrong at cell ({r}, {c}), diagonal {}: {float:.0} instead of {exact}", r + c));
     let (r, c) = f.first_infinite;
     out.line(format!(
         "  f32 overflows to infinity at cell ({r}, {c}), diagonal {}: a {}x{} table is already out of range",
@@ -477,7 +493,11 @@ pub fn single_launch_table(rows: u64, cols: u64, block: Dim2, seeds: &[u64]) -> 
         ("blocks reversed, threads one at a time".into(), BlockOrder::Reverse, Interleaving::OneAtATime),
     ];
     for &seed in seeds {
-        schedules.push((format!("blocks shuffled (seed {seed}), one at a time"), BlockOrder::Shuffled(seed), Interleaving::OneAtATime));
+        schedules.push((
+            format!("blocks shuffled (seed {seed}), one at a time"),
+            BlockOrder::Shuffled(seed),
+            Interleaving::OneAtATime,
+        ));
     }
     schedules.push(("blocks forward,  threads in lock-step".into(), BlockOrder::Forward, Interleaving::LockStep));
     let width = schedules.iter().map(|s| s.0.len()).max().unwrap_or(0);
@@ -512,7 +532,8 @@ pub fn tiled_report() -> String {
     cases.push((1024, 1024, 32));
     for (rows, cols, tile) in cases {
         let (grid, launches) =
-            simulate_tiled(rows, cols, tile, &BlockOrder::Shuffled(rows * cols), Interleaving::LockStep).expect("valid launch");
+            simulate_tiled(rows, cols, tile, &BlockOrder::Shuffled(rows * cols), Interleaving::LockStep)
+                .expect("valid launch");
         out.line(format!(
             "  {rows}x{cols}, {tile}x{tile} tiles: {launches} launches instead of {}: matches the scalar DP: {}",
             diagonal_count(rows, cols),
@@ -530,7 +551,10 @@ pub fn shape_report(rows: u64, cols: u64, block_x: u32, tile: u32, seed: u64) ->
     let reference = scalar_dp(rows, cols);
     let check = check_membership(rows, cols);
     out.line(format!("{rows}x{cols} table, {} diagonals", diagonal_count(rows, cols)));
-    out.line(format!("  zigzag walk matches the closed-form membership and row bounds: {}", report::verdict(check.ok())));
+    out.line(format!(
+        "  zigzag walk matches the closed-form membership and row bounds: {}",
+        report::verdict(check.ok())
+    ));
     let (grid, launches) = simulate_wavefront(rows, cols, block_x, &BlockOrder::Shuffled(seed))?;
     out.line(format!(
         "  lattice_wavefront, block_dim_x={block_x}, {launches} launches: matches the scalar DP: {}",
@@ -543,7 +567,10 @@ pub fn shape_report(rows: u64, cols: u64, block_x: u32, tile: u32, seed: u64) ->
     ));
     let corner = reference[reference.len() - 1];
     let expect = binomial_mod(rows + cols - 2, rows - 1);
-    out.line(format!("  paths to the far corner (mod 2^61-1): {corner}, binomial check: {}", report::verdict(corner == expect)));
+    out.line(format!(
+        "  paths to the far corner (mod 2^61-1): {corner}, binomial check: {}",
+        report::verdict(corner == expect)
+    ));
     let block = Dim2::new(tile, tile);
     out.line(format!("  one launch for the whole grid, {block} blocks:"));
     for line in single_launch_table(rows, cols, block, &[seed])?.lines() {

@@ -89,7 +89,8 @@ fn one_launch_per_diagonal() {
 #[test]
 fn forward_blocks_hide_the_race_and_everything_else_exposes_it() {
     let (rows, cols, block) = (16, 16, Dim2::new(4, 4));
-    let wrong = |order: &BlockOrder, i| wrong_cells(&simulate_single_launch(rows, cols, block, order, i).unwrap(), rows, cols);
+    let wrong =
+        |order: &BlockOrder, i| wrong_cells(&simulate_single_launch(rows, cols, block, order, i).unwrap(), rows, cols);
     assert_eq!(wrong(&BlockOrder::Forward, Interleaving::OneAtATime), 0);
     assert!(wrong(&BlockOrder::Reverse, Interleaving::OneAtATime) > 0);
     assert!(wrong(&BlockOrder::Forward, Interleaving::LockStep) > 0);
@@ -177,15 +178,21 @@ fn without_the_barrier_the_tiled_kernel_breaks() {
     let tiles = 2;
     for tile_d in 0..diagonal_count(tiles, tiles) {
         let cfg = LaunchConfig::covering(diagonal_len(tile_d, tiles, tiles) * 4, 4, block).unwrap();
-        launch_phased(&cfg, &BlockOrder::Forward, 2, || vec![None; 16], |t, phase, loaded: &mut Vec<Option<(usize, u64)>>| {
-            let me = t.linear_in_block() as usize;
-            let own_step = (t.thread_idx.x + t.thread_idx.y) as usize;
-            if phase == 0 {
-                loaded[me] = tiled_value(t, own_step, &grid, rows, cols, tile_d);
-            } else if let Some((at, value)) = loaded[me] {
-                grid[at] = value;
-            }
-        });
+        launch_phased(
+            &cfg,
+            &BlockOrder::Forward,
+            2,
+            || vec![None; 16],
+            |t, phase, loaded: &mut Vec<Option<(usize, u64)>>| {
+                let me = t.linear_in_block() as usize;
+                let own_step = (t.thread_idx.x + t.thread_idx.y) as usize;
+                if phase == 0 {
+                    loaded[me] = tiled_value(t, own_step, &grid, rows, cols, tile_d);
+                } else if let Some((at, value)) = loaded[me] {
+                    grid[at] = value;
+                }
+            },
+        );
     }
     assert!(wrong_cells(&grid, rows, cols) > 0);
 }
