@@ -37,5 +37,15 @@ pub fn chapters() -> Vec<Chapter> {
             worked_example: k5_layout_interop::worked_example,
             shown_outputs: k5_layout_interop::shown_outputs,
         },
+        Chapter {
+            section: "K.6",
+            worked_example: k6_spiral::worked_example,
+            shown_outputs: k6_spiral::shown_outputs,
+        },
+        Chapter {
+            section: "K.7",
+            worked_example: k7_diagonal::worked_example,
+            shown_outputs: k7_diagonal::shown_outputs,
+        },
     ]
 }

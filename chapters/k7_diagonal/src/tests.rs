@@ -1,0 +1,198 @@
+use super::*;
+use proptest::prelude::*;
+
+#[test]
+fn canonical_3x3_zigzag() {
+    let values: Vec<u64> = zigzag_order(3, 3).iter().map(|&(r, c)| r * 3 + c + 1).collect();
+    assert_eq!(values, [1, 2, 4, 7, 5, 3, 6, 8, 9]);
+}
+
+#[test]
+fn row_bounds_of_a_wide_matrix() {
+    // 4x5: diagonal 5 runs from (1, 4) down to (3, 2).
+    assert_eq!((row_min(5, 4, 5), row_max(5, 4, 5)), (1, 3));
+    assert_eq!(diagonal_len(0, 4, 5), 1);
+    assert_eq!((0..diagonal_count(4, 5)).map(|d| diagonal_len(d, 4, 5)).sum::<u64>(), 20);
+}
+
+#[test]
+fn membership_holds_for_every_small_shape() {
+    for rows in 1..=30 {
+        for cols in 1..=30 {
+            assert!(check_membership(rows, cols).ok(), "{rows}x{cols}");
+        }
+    }
+}
+
+#[test]
+fn a_wrong_walk_is_detected() {
+    // Swapping two positions of different diagonals breaks membership.
+    let mut walk = zigzag_order(4, 5);
+    walk.swap(0, 1);
+    assert!(!membership_of(&walk, 4, 5).on_own_diagonal);
+    // Dropping one position leaves the walk too short.
+    let walk = zigzag_order(4, 5);
+    assert!(!membership_of(&walk[..19], 4, 5).ok());
+}
+
+#[test]
+fn modular_addition_wraps_exactly() {
+    assert_eq!(add_mod(MODULUS - 1, 1), 0);
+    assert_eq!(add_mod(MODULUS - 1, MODULUS - 1), MODULUS - 2);
+    assert_eq!(add_mod(2, 3), 5);
+}
+
+#[test]
+fn scalar_dp_is_pascals_triangle() {
+    // Independent of the recurrence: every cell is C(r + c, r).
+    let (rows, cols) = (40, 50);
+    let grid = scalar_dp(rows, cols);
+    for r in 0..rows {
+        for c in 0..cols {
+            assert_eq!(grid[(r * cols + c) as usize], binomial_mod(r + c, r), "({r}, {c})");
+        }
+    }
+    // Small enough to be the true count: C(66, 33) exceeds the modulus, C(60, 30) does not.
+    assert_eq!(binomial_mod(60, 30), 118_264_581_564_861_424);
+}
+
+#[test]
+fn float_limits_are_real() {
+    let f = float_limits();
+    let (r, c, exact, float) = f.first_inexact;
+    assert_eq!(exact as u64, binomial_mod(r + c, r), "the exact value is the binomial");
+    assert_ne!(float as u128, exact);
+    assert!(exact > 1 << 24, "f32 is exact below 2^24");
+    let (r, c) = f.first_infinite;
+    assert!(r + c > 100);
+}
+
+#[test]
+fn source_cases_pass_in_the_report() {
+    let text = report::plain(&worked_example());
+    assert!(!text.contains("false"), "{text}");
+    assert_eq!(text.matches(": true").count(), 1 + 6 + 1 + 5 + 1);
+    assert!(text.contains("walked:   1 2 4 7 5 3 6 8 9"));
+    for part in [exactness_report(), tiled_report()] {
+        assert!(!report::plain(&part).contains("false"), "{part}");
+    }
+}
+
+#[test]
+fn one_launch_per_diagonal() {
+    for (rows, cols) in SOURCE_DP_CASES {
+        let (_, launches) = simulate_wavefront(rows, cols, 4, &BlockOrder::Forward).unwrap();
+        assert_eq!(launches, rows + cols - 1);
+    }
+}
+
+#[test]
+fn forward_blocks_hide_the_race_and_everything_else_exposes_it() {
+    let (rows, cols, block) = (16, 16, Dim2::new(4, 4));
+    let wrong =
+        |order: &BlockOrder, i| wrong_cells(&simulate_single_launch(rows, cols, block, order, i).unwrap(), rows, cols);
+    assert_eq!(wrong(&BlockOrder::Forward, Interleaving::OneAtATime), 0);
+    assert!(wrong(&BlockOrder::Reverse, Interleaving::OneAtATime) > 0);
+    assert!(wrong(&BlockOrder::Forward, Interleaving::LockStep) > 0);
+}
+
+#[test]
+fn lock_step_in_one_block_reads_only_zeros() {
+    // One block covers the table: every load happens before any store, so
+    // each interior cell sums two zeros from the memset.
+    let grid = simulate_single_launch(8, 8, Dim2::new(8, 8), &BlockOrder::Forward, Interleaving::LockStep).unwrap();
+    assert_eq!(wrong_cells(&grid, 8, 8), 7 * 7);
+}
+
+#[test]
+fn bad_launch_shapes_are_errors_not_panics() {
+    assert!(shape_report(4, 4, 2048, 4, 1).is_err());
+    assert!(shape_report(4, 4, 4, 33, 1).is_err()); // a 33x33 block is 1089 threads
+    assert!(shape_report(4, 4, 0, 4, 1).is_err());
+}
+
+#[test]
+fn kernels_are_embedded() {
+    let k = ktrav::kernels::find("k7_diagonal").expect("kernels/k7_diagonal.cu exists");
+    for name in ["lattice_wavefront", "lattice_single_launch", "lattice_tiled"] {
+        assert!(k.source.contains(&format!("__global__ void {name}(")), "{name}");
+    }
+    if let Some(report) = k.ptxas_report {
+        let resources = ktrav::kernels::parse_ptxas(report);
+        assert_eq!(resources.len(), 6, "three kernels for sm_80 and sm_90");
+        assert!(resources.iter().all(|r| r.spill_store_bytes == 0 && r.local_bytes == 0));
+    }
+}
+
+proptest! {
+    /// Within one diagonal the threads are independent: any block size and
+    /// any block order give the scalar DP.
+    #[test]
+    fn wavefront_matches_scalar_dp(rows in 1u64..48, cols in 1u64..48, block_x in 1u32..64, seed in any::<u64>()) {
+        let (grid, launches) = simulate_wavefront(rows, cols, block_x, &BlockOrder::Shuffled(seed)).unwrap();
+        prop_assert_eq!(grid, scalar_dp(rows, cols));
+        prop_assert_eq!(launches, rows + cols - 1);
+    }
+
+    /// Tiles on one tile diagonal are independent, and the barrier orders
+    /// the cells inside each tile: any tile size and order give the scalar DP,
+    /// in one launch per diagonal of tiles.
+    #[test]
+    fn tiled_matches_scalar_dp(rows in 1u64..48, cols in 1u64..48, tile in 1u32..=8, seed in any::<u64>()) {
+        for interleaving in [Interleaving::OneAtATime, Interleaving::LockStep] {
+            let (grid, launches) = simulate_tiled(rows, cols, tile, &BlockOrder::Shuffled(seed), interleaving).unwrap();
+            prop_assert_eq!(grid, scalar_dp(rows, cols));
+            let t = tile as u64;
+            prop_assert_eq!(launches, rows.div_ceil(t) + cols.div_ceil(t) - 1);
+        }
+    }
+
+    /// The single launch with blocks forward and threads one at a time is
+    /// correct for every shape: the simulator's default order happens to
+    /// respect the dependency, which is exactly why a test suite run only
+    /// in that order would never see the bug.
+    #[test]
+    fn forward_single_launch_is_correct_by_accident(rows in 1u64..40, cols in 1u64..40, bx in 1u32..16, by in 1u32..16) {
+        let grid = simulate_single_launch(rows, cols, Dim2::new(bx, by), &BlockOrder::Forward, Interleaving::OneAtATime).unwrap();
+        prop_assert_eq!(wrong_cells(&grid, rows, cols), 0);
+    }
+
+    /// Reversed blocks break it whenever a block other than the first holds
+    /// a cell that needs a neighbour: it runs before that neighbour is written.
+    #[test]
+    fn reversed_single_launch_breaks(rows in 2u64..40, cols in 2u64..40, b in 1u32..8) {
+        prop_assume!(rows > b as u64 || cols > b as u64); // more than one block
+        let grid = simulate_single_launch(rows, cols, Dim2::new(b, b), &BlockOrder::Reverse, Interleaving::OneAtATime).unwrap();
+        prop_assert!(wrong_cells(&grid, rows, cols) > 0);
+    }
+}
+
+/// The lock-step schedule is what makes the barrier testable: the same tile
+/// update with every thread in ONE load/store step (no barrier between the
+/// tile's diagonals) breaks, while the one-at-a-time order would hide it.
+#[test]
+fn without_the_barrier_the_tiled_kernel_breaks() {
+    let (rows, cols, tile) = (8u64, 8u64, 4u32);
+    let block = Dim2::new(tile, tile);
+    let mut grid = vec![0u64; 64];
+    let tiles = 2;
+    for tile_d in 0..diagonal_count(tiles, tiles) {
+        let cfg = LaunchConfig::covering(diagonal_len(tile_d, tiles, tiles) * 4, 4, block).unwrap();
+        launch_phased(
+            &cfg,
+            &BlockOrder::Forward,
+            2,
+            || vec![None; 16],
+            |t, phase, loaded: &mut Vec<Option<(usize, u64)>>| {
+                let me = t.linear_in_block() as usize;
+                let own_step = (t.thread_idx.x + t.thread_idx.y) as usize;
+                if phase == 0 {
+                    loaded[me] = tiled_value(t, own_step, &grid, rows, cols, tile_d);
+                } else if let Some((at, value)) = loaded[me] {
+                    grid[at] = value;
+                }
+            },
+        );
+    }
+    assert!(wrong_cells(&grid, rows, cols) > 0);
+}
