@@ -664,18 +664,7 @@ mod tests {
 
     #[test]
     fn the_kernel_file_holds_both_twins() {
-        let k = ktrav::kernels::find("k5_layout_interop").expect("kernels/k5_layout_interop.cu is embedded");
-        for name in ["add_row_major", "add_col_major"] {
-            assert!(k.source.contains(&format!("__global__ void {name}(")), "{name} is missing");
-            if let Some(report) = k.ptxas_report {
-                let archs: Vec<_> = ktrav::kernels::parse_ptxas(report)
-                    .into_iter()
-                    .filter(|r| r.function == name)
-                    .map(|r| r.arch)
-                    .collect();
-                assert!(archs.contains(&"sm_80".to_string()) && archs.contains(&"sm_90".to_string()), "{name}: {archs:?}");
-            }
-        }
+        ktrav::kernels::check_compiled("k5_layout_interop", &["add_row_major", "add_col_major"]);
     }
 
     proptest! {

@@ -160,13 +160,5 @@ proptest! {
 
 #[test]
 fn kernels_are_embedded() {
-    let k = ktrav::kernels::find("k6_spiral").expect("kernels/k6_spiral.cu exists");
-    for name in ["spiral_scatter", "spiral_gather"] {
-        assert!(k.source.contains(&format!("__global__ void {name}(")), "{name}");
-    }
-    if let Some(report) = k.ptxas_report {
-        let resources = ktrav::kernels::parse_ptxas(report);
-        assert_eq!(resources.len(), 4, "two kernels for sm_80 and sm_90");
-        assert!(resources.iter().all(|r| r.spill_store_bytes == 0 && r.local_bytes == 0));
-    }
+    ktrav::kernels::check_compiled("k6_spiral", &["spiral_scatter", "spiral_gather"]);
 }

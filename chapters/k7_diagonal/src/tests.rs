@@ -113,15 +113,7 @@ fn bad_launch_shapes_are_errors_not_panics() {
 
 #[test]
 fn kernels_are_embedded() {
-    let k = ktrav::kernels::find("k7_diagonal").expect("kernels/k7_diagonal.cu exists");
-    for name in ["lattice_wavefront", "lattice_single_launch", "lattice_tiled"] {
-        assert!(k.source.contains(&format!("__global__ void {name}(")), "{name}");
-    }
-    if let Some(report) = k.ptxas_report {
-        let resources = ktrav::kernels::parse_ptxas(report);
-        assert_eq!(resources.len(), 6, "three kernels for sm_80 and sm_90");
-        assert!(resources.iter().all(|r| r.spill_store_bytes == 0 && r.local_bytes == 0));
-    }
+    ktrav::kernels::check_compiled("k7_diagonal", &["lattice_wavefront", "lattice_single_launch", "lattice_tiled"]);
 }
 
 proptest! {

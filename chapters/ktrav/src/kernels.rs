@@ -67,6 +67,50 @@ pub fn parse_ptxas(report: &str) -> Vec<Resources> {
     all
 }
 
+/// The test every chapter with a kernel file runs: `kernels/<file>.cu`
+/// declares each of `functions` as an `extern "C" __global__` entry point,
+/// and, when nvcc compiled it, ptxas reported each one for both sm_80 and
+/// sm_90 with no spills, no stack frame and no local memory.
+///
+/// Returns ptxas's records, or `None` when the build had no nvcc: then it
+/// prints a skip line, and in CI (`CI` set) it fails instead.
+///
+/// # Panics
+/// Panics on any broken promise: this is a test helper.
+pub fn check_compiled(file: &str, functions: &[&str]) -> Option<Vec<Resources>> {
+    let kernel = find(file).unwrap_or_else(|| panic!("kernels/{file}.cu is not embedded"));
+    for f in functions {
+        assert!(
+            kernel.source.contains(&format!("extern \"C\" __global__ void {f}(")),
+            "kernels/{file}.cu declares no extern \"C\" __global__ void {f}("
+        );
+    }
+    let Some(report) = kernel.ptxas_report else {
+        assert!(std::env::var_os("CI").is_none(), "CI must compile kernels/{file}.cu: run scripts/install-nvcc");
+        eprintln!("skipped: nvcc not found at build time, kernels/{file}.cu was not compiled");
+        return None;
+    };
+    let all = parse_ptxas(report);
+    for f in functions {
+        for arch in ["sm_80", "sm_90"] {
+            let r = resources_of(&all, f, arch);
+            assert_eq!((r.spill_store_bytes, r.spill_load_bytes), (0, 0), "{f} spills on {arch}");
+            assert_eq!((r.local_bytes, r.stack_frame_bytes), (0, 0), "{f} uses local memory on {arch}");
+        }
+    }
+    Some(all)
+}
+
+/// The record for `function` on `arch`.
+///
+/// # Panics
+/// Panics if ptxas reported nothing for that pair.
+pub fn resources_of<'a>(all: &'a [Resources], function: &str, arch: &str) -> &'a Resources {
+    all.iter()
+        .find(|r| r.function == function && r.arch == arch)
+        .unwrap_or_else(|| panic!("ptxas reported nothing for {function} on {arch}"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
