@@ -7,7 +7,7 @@ use k1_row_col_major::{experiment_report, measure, validate, worked_example, Cac
 use ktrav::cli::{self, size_in};
 
 #[derive(Parser, Debug)]
-#[command(about = "Appendix K.1: row-major versus column-major, storage is not traversal")]
+#[command(allow_negative_numbers = true, about = "Appendix K.1: row-major versus column-major, storage is not traversal")]
 struct Args {
     /// Matrix rows for a custom experiment (default 8)
     #[arg(long, value_parser = size_in(1 << 24))]

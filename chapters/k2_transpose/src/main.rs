@@ -8,7 +8,7 @@ use k2_transpose::{experiment_report, worked_example};
 use ktrav::cli::{self, size_in};
 
 #[derive(Parser, Debug)]
-#[command(about = "Appendix K.2: a tiled transpose, bank conflicts and boundary checks")]
+#[command(allow_negative_numbers = true, about = "Appendix K.2: a tiled transpose, bank conflicts and boundary checks")]
 struct Args {
     /// Input rows for a custom run (default 70)
     #[arg(long, value_parser = size_in(1 << 24))]

@@ -8,7 +8,7 @@ use ktrav::cli::{self, size_in};
 use ktrav::Dim2;
 
 #[derive(Parser, Debug)]
-#[command(about = "Appendix K.3: mapping matrix coordinates onto CUDA grids")]
+#[command(allow_negative_numbers = true, about = "Appendix K.3: mapping matrix coordinates onto CUDA grids")]
 struct Args {
     /// Matrix rows for a custom run (default 1000)
     #[arg(long, value_parser = size_in(1 << 26))]

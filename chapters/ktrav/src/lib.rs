@@ -8,7 +8,8 @@
 //! * [`gpu`]: a probe for a real GPU that never panics;
 //! * [`report`]: formatting shared by every chapter's printed report;
 //! * [`book`]: the check that ties each shown output to the code;
-//! * [`cli`]: argument parsing that fails with one line and exit code 2.
+//! * [`cli`]: argument parsing that fails with one line and exit code 2;
+//! * [`testing`]: the checks every chapter binary's tests share.
 
 pub mod book;
 pub mod cli;
@@ -18,6 +19,7 @@ pub mod kernels;
 pub mod layout;
 pub mod report;
 pub mod sim;
+pub mod testing;
 
 pub use layout::{Matrix, StorageOrder};
 pub use geometry::{ceil_div, Dim2, GeometryError, LaunchConfig, Waste};
