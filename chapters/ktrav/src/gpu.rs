@@ -369,7 +369,7 @@ impl GpuSection {
 
 /// What became of a chapter's GPU section.
 pub enum SectionOutcome {
-    /// No usable GPU: the one line that says why.
+    /// No usable GPU, and why.
     Skipped(String),
     /// The checks ran; `failures` of them disagreed.
     Ran { text: String, failures: usize },
@@ -380,7 +380,7 @@ pub enum SectionOutcome {
 impl SectionOutcome {
     pub fn text(&self) -> String {
         match self {
-            SectionOutcome::Skipped(line) => format!("{line}\n"),
+            SectionOutcome::Skipped(reason) => format!("GPU section skipped: {reason}.\n"),
             SectionOutcome::Ran { text, .. } | SectionOutcome::Failed(text) => text.clone(),
         }
     }
@@ -399,7 +399,7 @@ impl SectionOutcome {
 pub fn section(checks: impl FnOnce(&Gpu, &mut GpuSection) -> Result<(), String>) -> SectionOutcome {
     let gpu = match open() {
         Ok(gpu) => gpu,
-        Err(reason) => return SectionOutcome::Skipped(format!("GPU section skipped: {reason}.")),
+        Err(reason) => return SectionOutcome::Skipped(reason),
     };
     let mut sec = GpuSection::new(&gpu);
     match checks(&gpu, &mut sec) {
@@ -422,16 +422,6 @@ pub fn print_section(checks: impl FnOnce(&Gpu, &mut GpuSection) -> Result<(), St
     }
 }
 
-/// For a GPU test: passes when every check agreed, fails when one did not
-/// or CUDA failed, and prints `skipped: no GPU (...)` when there is no GPU,
-/// so a machine without one never passes silently.
-pub fn assert_section(name: &str, checks: impl FnOnce(&Gpu, &mut GpuSection) -> Result<(), String>) {
-    match section(checks) {
-        SectionOutcome::Skipped(line) => eprintln!("{name}: skipped: no GPU ({line})"),
-        SectionOutcome::Ran { text, failures: 0 } => eprintln!("{name}:\n{}", crate::report::plain(&text)),
-        other => panic!("{name} failed on the GPU:\n{}", crate::report::plain(&other.text())),
-    }
-}
 // ANCHOR_END: section
 
 #[cfg(test)]
