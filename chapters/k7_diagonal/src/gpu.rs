@@ -35,7 +35,8 @@ pub const SINGLE_LAUNCH_RUNS: usize = 5;
 pub struct Fill {
     pub table: Vec<u64>,
     pub launches: u64,
-    /// The kernels' own time, summed over every launch (device events).
+    /// Device time between each launch's two events, summed over the
+    /// launches: the kernels plus the gaps while the host enqueues them.
     pub kernel_ms: f32,
     /// Host wall-clock time of the whole loop of launches, including the
     /// runner's synchronisation after each launch.
