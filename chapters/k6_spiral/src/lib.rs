@@ -12,6 +12,8 @@
 //!    slot, reads come from wherever the inverse says), run through
 //!    [`ktrav::sim`] exactly as `kernels/k6_spiral.cu` would run on a GPU.
 
+pub mod gpu;
+
 use ktrav::report::{self, Report};
 use ktrav::{launch, BlockOrder, Dim2, GeometryError, LaunchConfig, Thread};
 use std::collections::HashSet;

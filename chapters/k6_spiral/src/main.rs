@@ -1,5 +1,6 @@
 //! `cargo run -p k6_spiral`: prints the K.6 worked example and what this
-//! book adds to it (the inverse closed form, the gather kernel, coalescing).
+//! book adds to it (the inverse closed form, the gather kernel, coalescing),
+//! then launches both kernels on the GPU if there is one (`gpu::checks`).
 //! With `--rows`/`--cols` (and optionally `--block-x`/`--block-y`) it checks
 //! both closed forms and both kernels on that shape instead.
 
@@ -12,7 +13,7 @@ use ktrav::Dim2;
 const MAX_ELEMENTS: u64 = 1 << 24;
 
 #[derive(Parser, Debug)]
-#[command(about = "Appendix K.6: spiral order's O(1) closed form, its inverse, and two CUDA kernels built on them")]
+#[command(allow_negative_numbers = true, about = "Appendix K.6: spiral order's O(1) closed form, its inverse, and two CUDA kernels built on them")]
 struct Args {
     /// Matrix rows for a custom check (default 9)
     #[arg(long, value_parser = size_in(1 << 24))]
@@ -34,6 +35,7 @@ fn main() {
         anstream::print!("{}", worked_example());
         println!();
         anstream::print!("{}", beyond_the_source());
+        ktrav::gpu::print_section(k6_spiral::gpu::checks);
         return;
     }
     let (rows, cols) = (args.rows.unwrap_or(9), args.cols.unwrap_or(6));

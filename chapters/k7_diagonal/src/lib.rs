@@ -15,6 +15,8 @@
 //! is exact at any size, equal to the true count while that is below the
 //! modulus, and checkable against a closed-form binomial ([`binomial_mod`]).
 
+pub mod gpu;
+
 use ktrav::report::{self, Report};
 use ktrav::{launch, launch_phased, BlockOrder, Dim2, GeometryError, LaunchConfig, Thread};
 

@@ -1,6 +1,8 @@
 //! `cargo run -p k7_diagonal`: prints the K.7 worked example and what this
 //! book adds to it (exact counts, the single-launch failure, the tiled
-//! wavefront). With `--rows`/`--cols` it runs every version on that shape.
+//! wavefront), then fills the table on the GPU if there is one
+//! (`gpu::checks`). With `--rows`/`--cols` it runs every version on that
+//! shape in the simulator.
 
 use clap::Parser;
 use k7_diagonal::{exactness_report, shape_report, single_launch_report, tiled_report, worked_example};
@@ -10,7 +12,7 @@ use ktrav::cli::{self, size_in};
 const MAX_CELLS: u64 = 1 << 22;
 
 #[derive(Parser, Debug)]
-#[command(about = "Appendix K.7: diagonal order, the lattice-path wavefront, and why it needs one launch per diagonal")]
+#[command(allow_negative_numbers = true, about = "Appendix K.7: diagonal order, the lattice-path wavefront, and why it needs one launch per diagonal")]
 struct Args {
     /// Table rows for a custom run (default 9)
     #[arg(long, value_parser = size_in(1 << 22))]
@@ -37,6 +39,7 @@ fn main() {
             println!();
             anstream::print!("{part}");
         }
+        ktrav::gpu::print_section(k7_diagonal::gpu::checks);
         return;
     }
     let (rows, cols) = (args.rows.unwrap_or(9), args.cols.unwrap_or(6));
