@@ -57,7 +57,7 @@ fn every_include_and_anchor_exists() {
                 let is_lines = anchor.chars().all(|c| c.is_ascii_digit() || c == ':');
                 let start = body.lines().any(|l| l.trim().ends_with(&format!("ANCHOR: {anchor}")));
                 let end = body.lines().any(|l| l.trim().ends_with(&format!("ANCHOR_END: {anchor}")));
-                if !is_lines && !(start && end) {
+                if !(is_lines || start && end) {
                     problems.push(format!("{}: {path} has no anchor '{anchor}'", page.display()));
                 }
             } else if body.trim().is_empty() {

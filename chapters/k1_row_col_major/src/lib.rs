@@ -115,10 +115,10 @@ pub fn validate(rows: u64, cols: u64, cfg: &CacheConfig) -> Result<(), String> {
     if cfg.lines == 0 || cfg.ways == 0 || cfg.line_bytes == 0 {
         return Err("cache lines, ways and line size must be positive".into());
     }
-    if cfg.lines % cfg.ways != 0 {
+    if !cfg.lines.is_multiple_of(cfg.ways) {
         return Err(format!("{} lines cannot be split into sets of {} ways", cfg.lines, cfg.ways));
     }
-    if cfg.line_bytes % ELEM_BYTES != 0 {
+    if !cfg.line_bytes.is_multiple_of(ELEM_BYTES) {
         return Err(format!("a line of {} bytes does not hold a whole number of 4-byte floats", cfg.line_bytes));
     }
     Ok(())
@@ -263,11 +263,11 @@ impl Experiment {
 /// How a crossing traversal's stride compares with one cache line.
 pub fn stride_story(stride_floats: u64, cfg: &CacheConfig) -> String {
     let per_line = cfg.line_bytes / ELEM_BYTES;
-    if stride_floats >= per_line && stride_floats % per_line == 0 {
+    if stride_floats >= per_line && stride_floats.is_multiple_of(per_line) {
         let lines = stride_floats / per_line;
         let cmp = if lines >= cfg.lines { "at least" } else { "less than" };
         format!("{stride_floats} floats = {lines} whole lines, {cmp} the {}-line capacity", cfg.lines)
-    } else if stride_floats < per_line && per_line % stride_floats == 0 {
+    } else if stride_floats < per_line && per_line.is_multiple_of(stride_floats) {
         format!("{stride_floats} floats = 1/{} of a {per_line}-float line", per_line / stride_floats)
     } else {
         format!("{stride_floats} floats = {} of a {per_line}-float line", stride_floats as f64 / per_line as f64)
@@ -368,6 +368,11 @@ pub fn worked_example() -> String {
     out.into_string()
 }
 
+/// Every output the K.1 page shows, by file name under `book/outputs/`.
+pub fn shown_outputs() -> Vec<(&'static str, String)> {
+    vec![("k1_row_col_major.txt", worked_example())]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -457,9 +462,4 @@ mod tests {
             prop_assert_eq!(sum(&m, Traversal::RowOuter), sum(&m, Traversal::ColOuter));
         }
     }
-}
-
-/// Every output the K.1 page shows, by file name under `book/outputs/`.
-pub fn shown_outputs() -> Vec<(&'static str, String)> {
-    vec![("k1_row_col_major.txt", worked_example())]
 }

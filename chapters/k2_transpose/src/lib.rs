@@ -100,7 +100,7 @@ pub fn transpose_body(t: Thread, phase: usize, tile: &mut SharedTile, input: &[f
     let Some(by) = t.strided_block_rows(rows).nth(phase / 2) else {
         return; // this block has no round `phase / 2`
     };
-    if phase % 2 == 0 {
+    if phase.is_multiple_of(2) {
         let in_row = by * w + ty;
         let in_col = t.global_x();
         if in_row < rows && in_col < cols {

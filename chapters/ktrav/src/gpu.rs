@@ -153,7 +153,7 @@ impl Gpu {
 
     /// Overwrites every 32-bit word of `buf` with [`POISON_WORD`].
     pub fn poison<T: DeviceRepr>(&self, buf: &mut CudaSlice<T>) -> Result<(), String> {
-        assert!(std::mem::size_of::<T>() % 4 == 0, "poisoning needs elements made of 32-bit words");
+        assert!(std::mem::size_of::<T>().is_multiple_of(4), "poisoning needs elements made of 32-bit words");
         let words = buf.len() * std::mem::size_of::<T>() / 4;
         let (ptr, _sync) = buf.device_ptr_mut(&self.stream);
         // SAFETY: `ptr` addresses `words` 32-bit words owned by `buf`.
@@ -266,7 +266,7 @@ pub fn compare<T: Copy + Send + Sync>(gpu: &[T], reference: &[T]) -> Agreement {
 pub fn compare_with<T: Copy + Send + Sync>(gpu: &[T], expected: impl Fn(usize) -> T + Sync) -> Agreement {
     let n_words = std::mem::size_of::<T>() / 4;
     assert!(
-        std::mem::size_of::<T>() % 4 == 0 && std::mem::align_of::<T>() >= 4,
+        std::mem::size_of::<T>().is_multiple_of(4) && std::mem::align_of::<T>() >= 4,
         "comparison needs elements made of aligned 32-bit words"
     );
     fn words<T>(x: &T, n: usize) -> &[u32] {

@@ -176,7 +176,7 @@ mod tests {
         });
         let expect: Vec<_> = [(0, 0), (0, 1), (1, 0), (1, 1)]
             .iter()
-            .flat_map(|&p| std::iter::repeat(p).take(6))
+            .flat_map(|&p| std::iter::repeat_n(p, 6))
             .collect();
         assert_eq!(log, expect);
     }
