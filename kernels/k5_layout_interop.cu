@@ -12,9 +12,18 @@
 // rule was never "x means column"; it is "x walks whichever axis has stride 1".
 // Both guard both axes (see K.4 for what happens otherwise).
 //
+//   add_row_major_x_rows  row-major offsets, but threadIdx.x walks rows.
+//   add_col_major_x_cols  column-major offsets, but threadIdx.x walks columns.
+//                  The two mismatched pairings of the chapter's warp table:
+//                  still correct, but a warp's lanes sit a whole row (or
+//                  column) apart. They exist so the GPU section can time all
+//                  four pairings side by side; launch each with gridDim.x
+//                  covering the axis its x walks.
+//
 // The Rust twins are `add_row_major` and `add_col_major` (with
 // `row_major_element` and `col_major_element`) in
-// chapters/k5_layout_interop/src/lib.rs, line for line.
+// chapters/k5_layout_interop/src/lib.rs, line for line; all four kernels
+// are simulated by `add_mapped` (through `element`) in the same file.
 
 // ANCHOR: kernels
 extern "C" __global__ void add_row_major(float* __restrict__ out, const float* __restrict__ a,
@@ -37,3 +46,25 @@ extern "C" __global__ void add_col_major(float* __restrict__ out, const float* _
     }
 }
 // ANCHOR_END: kernels
+
+// ANCHOR: mismatched
+extern "C" __global__ void add_row_major_x_rows(float* __restrict__ out, const float* __restrict__ a,
+                                                const float* __restrict__ b, size_t rows, size_t cols) {
+    const size_t row = (size_t)blockIdx.x * blockDim.x + threadIdx.x;  // t.global_x(): x walks rows
+    const size_t col = (size_t)blockIdx.y * blockDim.y + threadIdx.y;  // t.global_y()
+    if (row < rows && col < cols) {                                    // both axes guarded
+        const size_t i = row * cols + col;                             // row-major offset: lanes cols apart
+        out[i] = a[i] + b[i];
+    }
+}
+
+extern "C" __global__ void add_col_major_x_cols(float* __restrict__ out, const float* __restrict__ a,
+                                                const float* __restrict__ b, size_t rows, size_t cols) {
+    const size_t col = (size_t)blockIdx.x * blockDim.x + threadIdx.x;  // t.global_x(): x walks columns
+    const size_t row = (size_t)blockIdx.y * blockDim.y + threadIdx.y;  // t.global_y()
+    if (row < rows && col < cols) {                                    // both axes guarded
+        const size_t i = col * rows + row;                             // column-major offset: lanes rows apart
+        out[i] = a[i] + b[i];
+    }
+}
+// ANCHOR_END: mismatched

@@ -8,6 +8,8 @@
 //! with a padding row of sentinels after the matrix so that stores past the
 //! end are counted instead of being undefined behaviour.
 
+pub mod gpu;
+
 use ktrav::report::{self, Report};
 use ktrav::{BlockOrder, Dim2, LaunchConfig, Thread};
 use std::collections::BTreeMap;

@@ -1,6 +1,7 @@
 //! `cargo run -p k4_boundary_check`: prints the K.4 worked example, the
-//! addition run and the block-order distribution. With shape or block flags
-//! it reruns the experiment on another launch.
+//! addition run and the block-order distribution, then (on a GPU) runs the
+//! three kernels many times and sets the real outcomes beside the simulated
+//! ones. With shape or block flags it reruns the experiment on another launch.
 
 use clap::Parser;
 use k4_boundary_check::{experiment_report, shown_outputs, validate, MAX_COLS};
@@ -45,5 +46,6 @@ fn main() {
             }
             anstream::print!("{text}");
         }
+        ktrav::gpu::print_section(k4_boundary_check::gpu::checks);
     }
 }

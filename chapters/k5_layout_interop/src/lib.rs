@@ -8,6 +8,8 @@
 //! the transpose, and runs a host reference of cuBLAS's column-major GEMM to
 //! show the same trap, and the standard way round it, on non-square shapes.
 
+pub mod gpu;
+
 use ktrav::report::{self, Report};
 use ktrav::{BlockOrder, Dim2, LaunchConfig, Matrix, StorageOrder, Thread};
 use std::collections::BTreeSet;
@@ -164,6 +166,49 @@ pub fn element(mapping: Mapping, order: StorageOrder, t: Thread, rows: u64, cols
         Axis::Row => (t.global_x(), t.global_y()),
     };
     (row < rows && col < cols).then(|| order.offset(rows, cols, row, col))
+}
+
+/// The launch a mapping needs: the grid's x covers the axis x walks.
+pub fn launch_mapped(mapping: Mapping, rows: u64, cols: u64, block: Dim2) -> Result<LaunchConfig, ktrav::GeometryError> {
+    match mapping.x_walks {
+        Axis::Col => LaunchConfig::covering(cols, rows, block),
+        Axis::Row => LaunchConfig::covering(rows, cols, block),
+    }
+}
+
+/// The kernel of `kernels/k5_layout_interop.cu` for a pairing of layout and
+/// mapping: the two twins, and the two mismatched pairings of the warp table.
+pub fn kernel_name(order: StorageOrder, mapping: Mapping) -> &'static str {
+    match (order, mapping.x_walks) {
+        (StorageOrder::RowMajor, Axis::Col) => "add_row_major",
+        (StorageOrder::RowMajor, Axis::Row) => "add_row_major_x_rows",
+        (StorageOrder::ColMajor, Axis::Row) => "add_col_major",
+        (StorageOrder::ColMajor, Axis::Col) => "add_col_major_x_cols",
+    }
+}
+
+/// Any of the four kernels through the simulator: `out[i] = a[i] + b[i]`
+/// for the element each thread owns under `mapping` in buffers of `order`,
+/// with the launch [`launch_mapped`] gives. Unowned elements stay `fill`.
+#[allow(clippy::too_many_arguments)]
+pub fn add_mapped(
+    a: &[f32],
+    b: &[f32],
+    order: StorageOrder,
+    mapping: Mapping,
+    rows: u64,
+    cols: u64,
+    block: Dim2,
+    fill: f32,
+) -> Vec<f32> {
+    let cfg = launch_mapped(mapping, rows, cols, block).expect("a valid launch");
+    let mut out = vec![fill; a.len()];
+    ktrav::launch(&cfg, &BlockOrder::Forward, |t| {
+        if let Some(i) = element(mapping, order, t, rows, cols) {
+            out[i as usize] = a[i as usize] + b[i as usize];
+        }
+    });
+    out
 }
 
 /// The first warp's access: its lanes' offsets (in bounds only) and the
@@ -664,7 +709,29 @@ mod tests {
 
     #[test]
     fn the_kernel_file_holds_both_twins() {
-        ktrav::kernels::check_compiled("k5_layout_interop", &["add_row_major", "add_col_major"]);
+        ktrav::kernels::check_compiled(
+            "k5_layout_interop",
+            &["add_row_major", "add_col_major", "add_row_major_x_rows", "add_col_major_x_cols"],
+        );
+    }
+
+    /// All four pairings compute the same sum; the twins' simulation by
+    /// `element` agrees with their line-for-line Rust twins.
+    #[test]
+    fn every_pairing_adds_correctly() {
+        let (rows, cols) = (13, 21);
+        let a_rm = Matrix::from_fn(rows, cols, StorageOrder::RowMajor, layout_marker);
+        let b_rm = Matrix::from_fn(rows, cols, StorageOrder::RowMajor, |r, c| (r + 2 * c) as f32);
+        let block = Dim2::new(8, 4);
+        for order in [StorageOrder::RowMajor, StorageOrder::ColMajor] {
+            let (a, b) = (convert_logical(&a_rm, order), convert_logical(&b_rm, order));
+            let twin = add(&a, &b, block, &BlockOrder::Forward);
+            for x_walks in [Axis::Col, Axis::Row] {
+                let out = add_mapped(a.as_slice(), b.as_slice(), order, Mapping { x_walks }, rows, cols, block, f32::NAN);
+                assert_eq!(out, twin.as_slice(), "{order} data, x walks {x_walks}s");
+            }
+        }
+        assert_eq!(kernel_name(StorageOrder::ColMajor, Mapping { x_walks: Axis::Row }), "add_col_major");
     }
 
     proptest! {

@@ -1,5 +1,6 @@
 //! `cargo run -p k5_layout_interop`: prints the K.5 worked example, the twin
-//! kernels and the cuBLAS-convention GEMM. `--rows/--cols` rerun the layout
+//! kernels and the cuBLAS-convention GEMM, then (on a GPU) launches the
+//! addition kernels and calls cuBLAS itself. `--rows/--cols` rerun the layout
 //! part on another shape, `--m/--n/--k` the GEMM part.
 
 use clap::Parser;
@@ -47,5 +48,6 @@ fn main() {
             }
             anstream::print!("{text}");
         }
+        ktrav::gpu::print_section(k5_layout_interop::gpu::checks);
     }
 }

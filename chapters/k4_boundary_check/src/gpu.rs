@@ -1,0 +1,395 @@
+//! K.4 on a real GPU: the three kernels of `kernels/k4_boundary_check.cu`
+//! launched many times each into a buffer with real padding rows after the
+//! matrix, so that the one-axis kernels' stray stores land in memory that
+//! was allocated for them and are counted, never out of bounds.
+//!
+//! The two kernels whose result the chapter says is fixed (the fully guarded
+//! fill, and the row-only addition whose strays store the right value) are
+//! checked cell for cell on every run. The row-only fill races: its result is
+//! checked for what every order must leave (row 0 right, the padding count
+//! fixed, every cell holding a value some thread stored there), and how many
+//! rows came out wrong is tallied beside the simulator's orders.
+
+use crate::{
+    add_a, add_b, explore_block_rows, explore_shuffles, marker, padding_rows, run_add, run_fill, Fill, Outcomes,
+    LARGE_BLOCK, LARGE_COLS, LARGE_ROWS, LARGE_SHUFFLES, SENTINEL, SOURCE_BLOCK, SOURCE_COLS, SOURCE_ROWS,
+};
+use cudarc::driver::{CudaFunction, CudaSlice};
+use ktrav::gpu::{compare, compare_with, Agreement, Gpu, GpuSection, PushKernelArg, POISON_WORD};
+use ktrav::{BlockOrder, Dim2, LaunchConfig};
+use std::collections::BTreeMap;
+
+const FILE: &str = "k4_boundary_check";
+
+/// What the simulator explored for a case, to set beside the GPU's runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Simulated {
+    /// Every order of the block rows (the chapter's small case).
+    BlockRows,
+    /// This many seeded shuffles of all blocks, seeds from 0 (the chapter's larger case).
+    Shuffles(u64),
+    /// Too large to simulate many orders: closed-form references only.
+    No,
+}
+
+/// One launch shape and how many times each kernel runs on it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Case {
+    pub rows: u64,
+    pub cols: u64,
+    pub block: Dim2,
+    pub runs: usize,
+    pub simulated: Simulated,
+}
+
+/// The source's 4x10 case, the chapter's 24x100 case, and a launch of
+/// 32 768 blocks where many more blocks are in flight at once. 8192 x 999
+/// keeps every marker `row * 1000 + col` below 2^24, so exact as an `f32`,
+/// and unique per cell (999 columns).
+pub const CASES: [Case; 3] = [
+    Case { rows: SOURCE_ROWS, cols: SOURCE_COLS, block: SOURCE_BLOCK, runs: 2000, simulated: Simulated::BlockRows },
+    Case { rows: LARGE_ROWS, cols: LARGE_COLS, block: LARGE_BLOCK, runs: 1000, simulated: Simulated::Shuffles(LARGE_SHUFFLES) },
+    Case { rows: 8192, cols: 999, block: Dim2::new(32, 8), runs: 100, simulated: Simulated::No },
+];
+
+/// The device buffer of one case: the matrix, then whole padding rows.
+struct Padded {
+    rows: u64,
+    cols: u64,
+    cfg: LaunchConfig,
+    len: usize,
+    /// What the buffer holds before every launch: poison over the matrix
+    /// (a cell no thread stored to shows as unwritten), the sentinel over
+    /// the padding (a padding cell that changed was hit by a stray).
+    init: Vec<f32>,
+}
+
+impl Padded {
+    fn new(case: &Case) -> Result<Self, String> {
+        let (rows, cols) = (case.rows, case.cols);
+        let cfg = LaunchConfig::for_matrix(rows, cols, case.block).map_err(|e| e.to_string())?;
+        let len = ((rows + padding_rows(&cfg, cols)) * cols) as usize;
+        // Every store of the one-axis kernels lands below rows*cols + waste,
+        // so inside the allocation: the padding is real memory.
+        assert!(rows * cols + cfg.waste(cols, rows).x <= len as u64, "padding too small");
+        let poison = f32::from_bits(POISON_WORD);
+        let init = (0..len as u64).map(|i| if i < rows * cols { poison } else { SENTINEL }).collect();
+        Ok(Padded { rows, cols, cfg, len, init })
+    }
+
+    /// Resets `out` to [`Padded::init`] and launches `f` on it with
+    /// `inputs` before the shape (the addition's `a` and `b`); returns the
+    /// whole buffer, padding included, and the kernel time.
+    fn launch(
+        &self,
+        gpu: &Gpu,
+        f: &CudaFunction,
+        out: &mut CudaSlice<f32>,
+        inputs: &[&CudaSlice<f32>],
+    ) -> Result<(Vec<f32>, f32), String> {
+        gpu.stream.memcpy_htod(&self.init, out).map_err(|e| format!("resetting the buffer failed ({e})"))?;
+        let mut args = gpu.args(f);
+        args.arg(&mut *out);
+        for input in inputs {
+            args.arg(*input);
+        }
+        args.arg(&self.rows).arg(&self.cols);
+        let ms = gpu.launch(args, &self.cfg, 0)?;
+        Ok((gpu.download(out)?, ms))
+    }
+}
+
+/// Median of the kernel times, for interest only.
+fn median(mut times: Vec<f32>) -> Option<f32> {
+    times.sort_by(f32::total_cmp);
+    times.get(times.len() / 2).copied()
+}
+
+/// What one run of `fill_row_only_checked` left behind.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RowOnlyRun {
+    /// Rows with at least one cell not holding its own marker.
+    pub wrong_rows: u64,
+    /// Row 0 is never a stray's target, so it is right in every order.
+    pub row0_right: bool,
+    /// Cells holding a value that no thread of the launch stores there
+    /// (unwritten cells included): impossible in any order.
+    pub impossible: u64,
+    /// Padding cells that no longer hold the sentinel.
+    pub padding_overwritten: u64,
+}
+
+/// The global `(row, col)` of every thread of `fill_row_only_checked` that
+/// stores to flat index `i`: the owner (if `i` is a matrix cell) and the
+/// strays from the rows above whose `col` runs past the edge.
+pub fn writers(i: u64, rows: u64, cols: u64, threads_x: u64) -> impl Iterator<Item = (u64, u64)> {
+    let top = (i / cols).min(rows - 1);
+    (0..=top).rev().map(move |r| (r, i - r * cols)).take_while(move |&(_, c)| c < threads_x)
+}
+
+/// Reads one run of the row-only fill: which rows are wrong, and whether
+/// every cell holds something an order of the stores could have left.
+pub fn classify_row_only(buf: &[f32], rows: u64, cols: u64, threads_x: u64) -> RowOnlyRun {
+    let mut run = RowOnlyRun { row0_right: true, ..RowOnlyRun::default() };
+    for r in 0..rows {
+        let mut row_wrong = false;
+        for c in 0..cols {
+            let i = r * cols + c;
+            let v = buf[i as usize];
+            if v == marker(r, c) {
+                continue;
+            }
+            row_wrong = true;
+            if !writers(i, rows, cols, threads_x).any(|(wr, wc)| marker(wr, wc).to_bits() == v.to_bits()) {
+                run.impossible += 1;
+            }
+        }
+        run.wrong_rows += row_wrong as u64;
+        run.row0_right &= !(r == 0 && row_wrong);
+    }
+    for (j, &v) in buf[(rows * cols) as usize..].iter().enumerate() {
+        if v.to_bits() == SENTINEL.to_bits() {
+            continue;
+        }
+        run.padding_overwritten += 1;
+        let i = rows * cols + j as u64;
+        if !writers(i, rows, cols, threads_x).any(|(wr, wc)| marker(wr, wc).to_bits() == v.to_bits()) {
+            run.impossible += 1;
+        }
+    }
+    run
+}
+
+/// Tallies `count` under `key`.
+fn tally(map: &mut BTreeMap<u64, u64>, key: u64) {
+    *map.entry(key).or_insert(0) += 1;
+}
+
+fn percent(part: u64, whole: u64) -> String {
+    format!("{:.1}%", 100.0 * part as f64 / whole.max(1) as f64)
+}
+
+/// The simulator's distribution of wrong rows for a case, and what it was
+/// taken over.
+fn simulated<K: Clone>(o: &Outcomes<K>) -> BTreeMap<u64, u64> {
+    o.by_wrong_rows.iter().map(|(&wrong, &(count, _))| (wrong, count)).collect()
+}
+
+/// Every cross-check of the chapter on the GPU.
+pub fn checks(gpu: &Gpu, sec: &mut GpuSection) -> Result<(), String> {
+    let fill_checked = gpu.function(FILE, "fill_checked")?;
+    let fill_row_only = gpu.function(FILE, "fill_row_only_checked")?;
+    let add_row_only = gpu.function(FILE, "add_row_only_checked")?;
+    sec.line("each kernel launched many times into the matrix plus allocated padding rows; before every launch");
+    sec.line(format!("the matrix is poisoned and the padding refilled with the sentinel {SENTINEL}:"));
+    for case in CASES {
+        let p = Padded::new(&case)?;
+        let (rows, cols, cfg, runs) = (p.rows, p.cols, p.cfg, case.runs);
+        let cells = rows * cols;
+        let overflow = cfg.waste(cols, rows).x;
+        sec.line(format!(
+            "{rows}x{cols} matrix, {} blocks, grid {}: {overflow} stray column(s) per row, {} padding cells, {runs} runs of each kernel",
+            cfg.block,
+            cfg.grid,
+            p.len as u64 - cells
+        ));
+        let mut out = gpu.poisoned::<f32>(p.len)?;
+
+        // The fully guarded fill: exact on every run.
+        let sim_checked = (case.simulated != Simulated::No)
+            .then(|| run_fill(&cfg, rows, cols, &BlockOrder::Forward, Fill::Checked).as_slice().to_vec());
+        let reference = |i: usize| {
+            let i = i as u64;
+            if i < cells {
+                marker(i / cols, i % cols)
+            } else {
+                SENTINEL
+            }
+        };
+        let (mut exact, mut first_bad, mut times) = (0usize, None::<Agreement>, Vec::with_capacity(runs));
+        for _ in 0..runs {
+            let (buf, ms) = p.launch(gpu, &fill_checked, &mut out, &[])?;
+            times.push(ms);
+            let a = match &sim_checked {
+                Some(sim) => compare(&buf, sim),
+                None => compare_with(&buf, reference),
+            };
+            if a.ok() {
+                exact += 1;
+            } else {
+                first_bad.get_or_insert(a);
+            }
+        }
+        let against = if sim_checked.is_some() { "the simulator" } else { "row*1000+col" };
+        let detail = match &first_bad {
+            None => format!("{exact} of {runs} runs equal {against}, padding untouched"),
+            Some(a) => format!("{exact} of {runs} runs exact; first bad run: {}", a.describe()),
+        };
+        sec.verdict("  fill_checked", &detail, exact == runs, median(times));
+
+        // The row-only addition: every cell a+b, only the padding marked.
+        // a and b get the same padding, sentinel-filled: the strays of the
+        // last row read it.
+        let input = |f: fn(u64, u64) -> f32| -> Vec<f32> {
+            (0..p.len as u64).map(|i| if i < cells { f(i / cols, i % cols) } else { SENTINEL }).collect()
+        };
+        let (a, b) = (gpu.upload(&input(add_a))?, gpu.upload(&input(add_b))?);
+        let sim_add = (case.simulated != Simulated::No)
+            .then(|| run_add(&cfg, rows, cols, &BlockOrder::Forward).as_slice().to_vec());
+        // Past the matrix, the first `overflow` cells are stored by the last
+        // row's strays, each reading the sentinel from a and from b.
+        let add_reference = |i: usize| {
+            let i = i as u64;
+            if i < cells {
+                add_a(i / cols, i % cols) + add_b(i / cols, i % cols)
+            } else if i - cells < overflow {
+                SENTINEL + SENTINEL
+            } else {
+                SENTINEL
+            }
+        };
+        let (mut exact, mut first_bad, mut times) = (0usize, None::<Agreement>, Vec::with_capacity(runs));
+        for _ in 0..runs {
+            let (buf, ms) = p.launch(gpu, &add_row_only, &mut out, &[&a, &b])?;
+            times.push(ms);
+            let agreement = match &sim_add {
+                Some(sim) => compare(&buf, sim),
+                None => compare_with(&buf, add_reference),
+            };
+            if agreement.ok() {
+                exact += 1;
+            } else {
+                first_bad.get_or_insert(agreement);
+            }
+        }
+        let against = if sim_add.is_some() { "the simulator" } else { "a+b" };
+        let detail = match &first_bad {
+            None => format!(
+                "{exact} of {runs} runs equal {against}: every cell a+b, only the first {overflow} padding cells marked ({})",
+                SENTINEL + SENTINEL
+            ),
+            Some(bad) => format!("{exact} of {runs} runs as the chapter says; first bad run: {}", bad.describe()),
+        };
+        sec.verdict("  add_row_only_checked", &detail, exact == runs, median(times));
+
+        // The row-only fill: a race, so a distribution, and the invariants.
+        let mut gpu_dist = BTreeMap::new();
+        let (mut lawful, mut first_unlawful, mut times) = (0usize, None::<RowOnlyRun>, Vec::with_capacity(runs));
+        for _ in 0..runs {
+            let (buf, ms) = p.launch(gpu, &fill_row_only, &mut out, &[])?;
+            times.push(ms);
+            let run = classify_row_only(&buf, rows, cols, cfg.threads_x());
+            tally(&mut gpu_dist, run.wrong_rows);
+            if run.row0_right && run.impossible == 0 && run.padding_overwritten == overflow {
+                lawful += 1;
+            } else {
+                first_unlawful.get_or_insert(run);
+            }
+        }
+        let detail = match &first_unlawful {
+            None => format!(
+                "in all {runs} runs row 0 right, exactly {overflow} padding cells hit, every cell holding its own marker or a stray's"
+            ),
+            Some(r) => format!(
+                "{lawful} of {runs} runs possible under some order; first other: row 0 right {}, {} impossible cells, {} padding cells hit",
+                r.row0_right, r.impossible, r.padding_overwritten
+            ),
+        };
+        sec.verdict("  fill_row_only_checked", &detail, lawful == runs, median(times));
+        distribution(sec, &case, &cfg, &gpu_dist);
+    }
+    Ok(())
+}
+
+/// The GPU's wrong-row counts beside the simulator's, when it has them.
+fn distribution(sec: &mut GpuSection, case: &Case, cfg: &LaunchConfig, gpu_dist: &BTreeMap<u64, u64>) {
+    let (rows, cols) = (case.rows, case.cols);
+    let (sim, what) = match case.simulated {
+        Simulated::BlockRows => {
+            let o = explore_block_rows(cfg, rows, cols);
+            (simulated(&o), format!("{} orders of the block rows", o.runs))
+        }
+        Simulated::Shuffles(n) => (simulated(&explore_shuffles(cfg, rows, cols, 0, n)), format!("{n} shuffles")),
+        Simulated::No => (BTreeMap::new(), String::new()),
+    };
+    let runs = case.runs as u64;
+    let sim_total: u64 = sim.values().sum();
+    sec.line(format!(
+        "    rows (of {}) below row 0 left wrong by fill_row_only_checked, real GPU{}:",
+        rows - 1,
+        if sim.is_empty() { String::new() } else { format!(" beside the simulator's {what}") }
+    ));
+    let keys: std::collections::BTreeSet<u64> = gpu_dist.keys().chain(sim.keys()).copied().collect();
+    for k in keys {
+        let g = gpu_dist.get(&k).copied().unwrap_or(0);
+        let mut line = format!("    {k:>6} wrong: GPU {g:>5} of {runs} ({:>6})", percent(g, runs));
+        if !sim.is_empty() {
+            let s = sim.get(&k).copied().unwrap_or(0);
+            line.push_str(&format!("   simulated {s:>5} of {sim_total} ({:>6})", percent(s, sim_total)));
+        }
+        sec.line(line);
+    }
+    let (lo, hi) = (gpu_dist.keys().next().copied().unwrap_or(0), gpu_dist.keys().last().copied().unwrap_or(0));
+    sec.line(format!(
+        "    the GPU left {} distinct outcome(s), from {lo} to {hi} wrong rows (which ones appear depends on the hardware's scheduling; not asserted)",
+        gpu_dist.len()
+    ));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Damage;
+
+    /// The classifier agrees with the chapter's `Damage` on simulated runs,
+    /// and finds every simulated order lawful.
+    #[test]
+    fn classifier_matches_the_simulator() {
+        for (rows, cols, block) in [(4, 10, Dim2::new(4, 1)), (24, 100, Dim2::new(16, 4)), (5, 3, Dim2::new(8, 2)), (3, 1, Dim2::new(7, 1))] {
+            let cfg = LaunchConfig::for_matrix(rows, cols, block).unwrap();
+            for seed in 0..30 {
+                let buf = run_fill(&cfg, rows, cols, &BlockOrder::Shuffled(seed), Fill::RowOnly);
+                let d = Damage::of(&buf, marker);
+                let r = classify_row_only(buf.as_slice(), rows, cols, cfg.threads_x());
+                assert_eq!(r.wrong_rows, d.wrong_rows.len() as u64);
+                assert_eq!(r.padding_overwritten, d.padding_overwritten);
+                assert_eq!(r.padding_overwritten, cfg.waste(cols, rows).x);
+                assert!(r.row0_right && r.impossible == 0, "{rows}x{cols} seed {seed}: {r:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn classifier_catches_what_no_order_can_leave() {
+        let cfg = LaunchConfig::for_matrix(4, 10, Dim2::new(4, 1)).unwrap();
+        let mut buf = run_fill(&cfg, 4, 10, &BlockOrder::Reverse, Fill::RowOnly).as_slice().to_vec();
+        assert_eq!(classify_row_only(&buf, 4, 10, 12).wrong_rows, 3);
+        buf[0] = 5.0; // row 0 wrong, and 5 is nobody's marker for cell 0
+        buf[15] = f32::from_bits(POISON_WORD); // never written
+        let r = classify_row_only(&buf, 4, 10, 12);
+        assert_eq!((r.row0_right, r.impossible), (false, 2));
+    }
+
+    #[test]
+    fn writers_are_the_owner_and_the_strays() {
+        // 4x10 under 12 threads per row: cell 10 is (1,0), hit by (0,10).
+        assert_eq!(writers(10, 4, 10, 12).collect::<Vec<_>>(), vec![(1, 0), (0, 10)]);
+        assert_eq!(writers(12, 4, 10, 12).collect::<Vec<_>>(), vec![(1, 2)]);
+        // Padding cell 41 is hit by the last row's second stray only.
+        assert_eq!(writers(41, 4, 10, 12).collect::<Vec<_>>(), vec![(3, 11)]);
+        assert_eq!(writers(42, 4, 10, 12).count(), 0);
+    }
+
+    /// The padding of every case holds every stray store, and the large
+    /// case's markers stay exact and distinct.
+    #[test]
+    fn cases_fit_their_padding() {
+        for case in CASES {
+            let p = Padded::new(&case).unwrap();
+            assert!(case.cols <= crate::MAX_COLS);
+            assert!(case.rows * 1000 + case.cols < 1 << 24);
+            assert_eq!(p.init.len(), p.len);
+            assert!(p.cfg.grid.y as u64 <= ktrav::geometry::MAX_GRID_Y);
+        }
+    }
+}
