@@ -20,6 +20,8 @@ fn suite() -> Vec<(&'static str, Checks)> {
     vec![
         ("K.2 tiled transpose", Box::new(move |g, s| k2_transpose::gpu::checks(g, s, scale))),
         ("K.3 grid mapping", Box::new(k3_grid_mapping::gpu::checks)),
+        ("K.4 one-axis boundary check", Box::new(k4_boundary_check::gpu::checks)),
+        ("K.5 layout interop and cuBLAS", Box::new(k5_layout_interop::gpu::checks)),
         ("K.6 spiral scatter and gather", Box::new(k6_spiral::gpu::checks)),
         ("K.7 diagonal wavefront", Box::new(k7_diagonal::gpu::checks)),
     ]

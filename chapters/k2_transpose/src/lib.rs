@@ -283,9 +283,7 @@ pub fn check_case(rows: u64, cols: u64, tile: u32) -> Result<(LaunchConfig, bool
 
 fn case_lines(out: &mut Report, label: &str, rows: u64, cols: u64, tile: u32) -> Result<bool, String> {
     let (cfg, ok) = check_case(rows, cols, tile)?;
-    // `%` rather than `is_multiple_of`, which is newer than the workspace's rust-version.
-    #[allow(clippy::manual_is_multiple_of)]
-    let boundary = rows % tile as u64 != 0 || cols % tile as u64 != 0;
+    let boundary = !rows.is_multiple_of(tile as u64) || !cols.is_multiple_of(tile as u64);
     out.line(format!(
         "{label}: {rows}x{cols} matrix, tile_width={tile}, grid={} blocks, boundary tiles: {}",
         cfg.grid,
