@@ -3,7 +3,7 @@
 //! plain transpose on shapes far too large to simulate.
 
 use crate::{numbered, tiled_transpose, TileLayout, SOURCE_CASES, TILE};
-use ktrav::gpu::{compare, compare_with, gbps, test_value, Gpu, GpuSection, PushKernelArg};
+use ktrav::gpu::{compare, compare_with, test_value, Gpu, GpuSection, PushKernelArg};
 use ktrav::{BlockOrder, Dim2, LaunchConfig};
 
 /// The two entry points of `kernels/k2_transpose.cu`.
@@ -83,26 +83,14 @@ fn bandwidth(gpu: &Gpu, sec: &mut GpuSection, rows: u64, cols: u64) -> Result<()
     let dev_in = gpu.upload(&(0..n as u64).map(test_value).collect::<Vec<f32>>())?;
     let mut out = gpu.poisoned::<f32>(n)?;
     let cfg = LaunchConfig::for_matrix_strided(rows, cols, Dim2::new(TILE, TILE)).map_err(|e| e.to_string())?;
-    let copy = gpu.copy_ms(n * 4, REPEATS)?;
-    sec.line(format!(
-        "bandwidth on {rows}x{cols} floats, median of {REPEATS} (timings vary run to run; never asserted):"
-    ));
-    sec.line(format!("  device-to-device copy: {copy:.3} ms, {:.0} GB/s", gbps(bytes, copy)));
+    let table = sec.bandwidth(gpu, &format!("{rows}x{cols} floats"), n * 4, REPEATS)?;
     for (kernel, _) in KERNELS {
         let f = gpu.function("k2_transpose", kernel)?;
-        let mut times = Vec::with_capacity(REPEATS);
-        for _ in 0..REPEATS {
+        table.row(sec, kernel, bytes, || {
             let mut args = gpu.args(&f);
             args.arg(&mut out).arg(&dev_in).arg(&rows).arg(&cols);
-            times.push(gpu.launch(args, &cfg, 0)?);
-        }
-        times.sort_by(f32::total_cmp);
-        let ms = times[REPEATS / 2];
-        sec.line(format!(
-            "  {kernel}: {ms:.3} ms, {:.0} GB/s, {:.2}x the copy's time",
-            gbps(bytes, ms),
-            ms / copy
-        ));
+            gpu.launch(args, &cfg, 0)
+        })?;
     }
     Ok(())
 }

@@ -3,7 +3,7 @@
 //! ones, and timed side by side, which is where coalescing shows.
 
 use crate::{copy_body, Mapping, SOURCE_CASES};
-use ktrav::gpu::{compare, gbps, test_value, Gpu, GpuSection, PushKernelArg};
+use ktrav::gpu::{compare, test_value, Gpu, GpuSection, PushKernelArg};
 use ktrav::{BlockOrder, Dim2};
 
 fn kernel(mapping: Mapping) -> &'static str {
@@ -67,27 +67,16 @@ fn bandwidth(gpu: &Gpu, sec: &mut GpuSection, rows: u64, cols: u64, block: Dim2)
     let bytes = 2 * n as u64 * 4;
     let dev_src = gpu.upload(&(0..n as u64).map(test_value).collect::<Vec<f32>>())?;
     let mut dst = gpu.poisoned::<f32>(n)?;
-    let copy = gpu.copy_ms(n * 4, REPEATS)?;
-    sec.line(format!("bandwidth on {rows}x{cols} floats, {block} blocks, median of {REPEATS} (timings vary; never asserted):"));
-    sec.line(format!("  device-to-device copy: {copy:.3} ms, {:.0} GB/s", gbps(bytes, copy)));
+    let table = sec.bandwidth(gpu, &format!("{rows}x{cols} floats, {block} blocks"), n * 4, REPEATS)?;
     for mapping in [Mapping::XToCol, Mapping::XToRow] {
         let cfg = mapping.launch(rows, cols, block)?;
         let f = gpu.function("k3_grid_mapping", kernel(mapping))?;
-        let mut times = Vec::with_capacity(REPEATS);
-        for _ in 0..REPEATS {
+        let label = format!("{} ({})", kernel(mapping), mapping.name());
+        table.row(sec, &label, bytes, || {
             let mut args = gpu.args(&f);
             args.arg(&mut dst).arg(&dev_src).arg(&rows).arg(&cols);
-            times.push(gpu.launch(args, &cfg, 0)?);
-        }
-        times.sort_by(f32::total_cmp);
-        let ms = times[REPEATS / 2];
-        sec.line(format!(
-            "  {} ({}): {ms:.3} ms, {:.0} GB/s, {:.2}x the copy's time",
-            kernel(mapping),
-            mapping.name(),
-            gbps(bytes, ms),
-            ms / copy
-        ));
+            gpu.launch(args, &cfg, 0)
+        })?;
     }
     Ok(())
 }

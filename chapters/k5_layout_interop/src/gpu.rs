@@ -11,7 +11,7 @@ use crate::{
 use cudarc::cublas::sys::cublasOperation_t;
 use cudarc::cublas::{CudaBlas, Gemm, GemmConfig};
 use cudarc::driver::{CudaFunction, CudaSlice};
-use ktrav::gpu::{compare, compare_with, gbps, test_value, Gpu, GpuSection, PushKernelArg};
+use ktrav::gpu::{compare, compare_with, test_value, Gpu, GpuSection, PushKernelArg};
 use ktrav::{Dim2, Matrix, StorageOrder};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
@@ -130,21 +130,11 @@ fn twins(gpu: &Gpu, sec: &mut GpuSection) -> Result<(), String> {
     // Timing, printed and never asserted.
     const REPEATS: usize = 20;
     let bytes = 3 * n * 4; // two reads and one write per element
-    let copy = gpu.copy_ms((n * 4) as usize, REPEATS)?;
-    sec.line(format!(
-        "bandwidth on {rows}x{cols} floats, {LARGE_BLOCK} blocks, median of {REPEATS} (timings vary run to run; never asserted):"
-    ));
-    sec.line(format!("  device-to-device copy: {copy:.3} ms, {:.0} GB/s", gbps(2 * n * 4, copy)));
+    let table = sec.bandwidth(gpu, &format!("{rows}x{cols} floats, {LARGE_BLOCK} blocks"), (n * 4) as usize, REPEATS)?;
     for pairing in PAIRINGS {
         let (_, a, b) = inputs.iter().find(|(o, _, _)| *o == pairing.0).expect("both layouts uploaded");
         let f = kernel(gpu, pairing)?;
-        let mut times = Vec::with_capacity(REPEATS);
-        for _ in 0..REPEATS {
-            times.push(add_on_gpu(gpu, &f, pairing, a, b, &mut out, rows, cols, LARGE_BLOCK)?);
-        }
-        times.sort_by(f32::total_cmp);
-        let ms = times[REPEATS / 2];
-        sec.line(format!("  {}: {ms:.3} ms, {:.0} GB/s, {:.2}x the copy's time", describe(pairing), gbps(bytes, ms), ms / copy));
+        table.row(sec, &describe(pairing), bytes, || add_on_gpu(gpu, &f, pairing, a, b, &mut out, rows, cols, LARGE_BLOCK))?;
     }
     Ok(())
 }

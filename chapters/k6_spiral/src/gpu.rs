@@ -6,7 +6,7 @@
 
 use crate::{simulate, spiral_position, Kernel, SOURCE_BLOCK, SOURCE_KERNEL_CASES};
 use cudarc::driver::CudaSlice;
-use ktrav::gpu::{compare, compare_with, gbps, test_value, Gpu, GpuSection, PushKernelArg};
+use ktrav::gpu::{compare, compare_with, test_value, Gpu, GpuSection, PushKernelArg};
 use ktrav::{BlockOrder, Dim2, LaunchConfig};
 
 /// Both entry points of `kernels/k6_spiral.cu`.
@@ -146,28 +146,14 @@ fn bandwidth(gpu: &Gpu, sec: &mut GpuSection, rows: u64, cols: u64, block: Dim2)
     let cfg = LaunchConfig::for_matrix(rows, cols, block).map_err(|e| e.to_string())?;
     let dev_in = gpu.upload(&test_input(n))?;
     let mut out = gpu.poisoned::<f32>(n as usize)?;
-    let copy = gpu.copy_ms(n as usize * 4, REPEATS)?;
-    sec.line(format!(
-        "bandwidth on {rows}x{cols} floats, {block} blocks, median of {REPEATS} (timings vary run to run; never asserted):"
-    ));
-    sec.line(format!("  device-to-device copy: {copy:.3} ms, {:.0} GB/s", gbps(bytes, copy)));
+    let table = sec.bandwidth(gpu, &format!("{rows}x{cols} floats, {block} blocks"), n as usize * 4, REPEATS)?;
     for kernel in KERNELS {
-        let mut times = Vec::with_capacity(REPEATS);
-        for _ in 0..REPEATS {
-            times.push(launch_once(gpu, kernel, &mut out, &dev_in, rows, cols, &cfg)?);
-        }
-        times.sort_by(f32::total_cmp);
-        let ms = times[REPEATS / 2];
         let side = match kernel {
             Kernel::Scatter => "coalesced reads, spiral writes",
             Kernel::Gather => "spiral reads, coalesced writes",
         };
-        sec.line(format!(
-            "  {} ({side}): {ms:.3} ms, {:.0} GB/s, {:.2}x the copy's time",
-            kernel.name(),
-            gbps(bytes, ms),
-            ms / copy
-        ));
+        let label = format!("{} ({side})", kernel.name());
+        table.row(sec, &label, bytes, || launch_once(gpu, kernel, &mut out, &dev_in, rows, cols, &cfg))?;
     }
     Ok(())
 }

@@ -197,16 +197,13 @@ impl Gpu {
     pub fn copy_ms(&self, bytes: usize, repeats: usize) -> Result<f32, String> {
         let src = self.poisoned::<u32>(bytes / 4)?;
         let mut dst = self.poisoned::<u32>(bytes / 4)?;
-        let mut times = Vec::with_capacity(repeats);
-        for _ in 0..repeats.max(1) {
+        median_ms(repeats, || {
             let timing = Some(sys::CUevent_flags::CU_EVENT_DEFAULT);
             let start = self.stream.record_event(timing).map_err(|e| e.to_string())?;
             self.stream.memcpy_dtod(&src, &mut dst).map_err(|e| format!("copy failed ({e})"))?;
             let end = self.stream.record_event(timing).map_err(|e| e.to_string())?;
-            times.push(start.elapsed_ms(&end).map_err(|e| e.to_string())?);
-        }
-        times.sort_by(f32::total_cmp);
-        Ok(times[times.len() / 2])
+            start.elapsed_ms(&end).map_err(|e| e.to_string())
+        })
     }
 }
 // ANCHOR_END: runner
@@ -365,6 +362,47 @@ impl GpuSection {
     pub fn failures(&self) -> usize {
         self.failures
     }
+
+    /// Starts a bandwidth table: times a device-to-device copy of
+    /// `copy_bytes` bytes and prints it as the yardstick. Rows added with
+    /// [`Bandwidth::row`] are timed in the same run, so their ratio to the
+    /// copy is meaningful even though the times themselves vary.
+    pub fn bandwidth(&mut self, gpu: &Gpu, title: &str, copy_bytes: usize, repeats: usize) -> Result<Bandwidth, String> {
+        let copy_ms = gpu.copy_ms(copy_bytes, repeats)?;
+        self.line(format!("bandwidth on {title}, median of {repeats} (timings vary run to run; never asserted):"));
+        self.line(format!("  device-to-device copy: {copy_ms:.3} ms, {:.0} GB/s", gbps(2 * copy_bytes as u64, copy_ms)));
+        Ok(Bandwidth { copy_ms, repeats })
+    }
+}
+
+/// A bandwidth table in progress (see [`GpuSection::bandwidth`]).
+pub struct Bandwidth {
+    copy_ms: f32,
+    repeats: usize,
+}
+
+impl Bandwidth {
+    /// Runs `launch` (which returns one launch's time in ms) as many times
+    /// as the copy was timed and prints the median, the effective bandwidth
+    /// for `bytes` moved per launch, and the ratio to the copy's time.
+    pub fn row(
+        &self,
+        sec: &mut GpuSection,
+        label: &str,
+        bytes: u64,
+        launch: impl FnMut() -> Result<f32, String>,
+    ) -> Result<f32, String> {
+        let ms = median_ms(self.repeats, launch)?;
+        sec.line(format!("  {label}: {ms:.3} ms, {:.0} GB/s, {:.2}x the copy's time", gbps(bytes, ms), ms / self.copy_ms));
+        Ok(ms)
+    }
+}
+
+/// The median of `repeats` timings from `launch`.
+pub fn median_ms(repeats: usize, mut launch: impl FnMut() -> Result<f32, String>) -> Result<f32, String> {
+    let mut times = (0..repeats.max(1)).map(|_| launch()).collect::<Result<Vec<f32>, String>>()?;
+    times.sort_by(f32::total_cmp);
+    Ok(times[times.len() / 2])
 }
 
 /// What became of a chapter's GPU section.
