@@ -1,14 +1,13 @@
 //! The binary: the worked example by default, custom launches on request,
 //! and one line on stderr with exit code 2 for anything it cannot run.
 
-use ktrav::testing::{assert_usage_errors, no_gpu_line, stdout_of};
+use ktrav::testing::{assert_default_run, assert_usage_errors, stdout_of};
 
 const BIN: &str = env!("CARGO_BIN_EXE_k3_grid_mapping");
 
 #[test]
 fn default_prints_the_worked_example() {
-    let expect = format!("{}\n{}", ktrav::report::plain(&k3_grid_mapping::worked_example()), no_gpu_line());
-    assert_eq!(stdout_of(BIN, &[]), expect);
+    assert_default_run(BIN, &[k3_grid_mapping::worked_example()]);
 }
 
 #[test]

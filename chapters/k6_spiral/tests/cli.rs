@@ -2,19 +2,13 @@
 //! a custom shape on request, and one line on stderr with exit code 2 for
 //! anything it cannot run.
 
-use ktrav::testing::{assert_usage_errors, no_gpu_line, run_binary, stdout_of};
+use ktrav::testing::{assert_default_run, assert_usage_errors, run_binary, stdout_of};
 
 const BIN: &str = env!("CARGO_BIN_EXE_k6_spiral");
 
 #[test]
 fn default_prints_the_worked_example_then_the_gpu_line() {
-    let expect = format!(
-        "{}\n{}\n{}",
-        ktrav::report::plain(&k6_spiral::worked_example()),
-        ktrav::report::plain(&k6_spiral::beyond_the_source()),
-        no_gpu_line()
-    );
-    assert_eq!(stdout_of(BIN, &[]), expect);
+    assert_default_run(BIN, &[k6_spiral::worked_example(), k6_spiral::beyond_the_source()]);
 }
 
 #[test]

@@ -2,7 +2,7 @@
 //! a custom table on request, and one line on stderr with exit code 2 for
 //! anything it cannot run.
 
-use ktrav::testing::{assert_usage_errors, no_gpu_line, run_binary, stdout_of};
+use ktrav::testing::{assert_default_run, assert_usage_errors, run_binary, stdout_of};
 
 const BIN: &str = env!("CARGO_BIN_EXE_k7_diagonal");
 
@@ -14,9 +14,7 @@ fn default_prints_the_worked_example_then_the_gpu_line() {
         k7_diagonal::single_launch_report(),
         k7_diagonal::tiled_report(),
     ];
-    let plain: Vec<String> = parts.iter().map(|p| ktrav::report::plain(p)).collect();
-    let expect = format!("{}\n{}", plain.join("\n"), no_gpu_line());
-    assert_eq!(stdout_of(BIN, &[]), expect);
+    assert_default_run(BIN, &parts);
 }
 
 #[test]

@@ -38,3 +38,16 @@ pub fn assert_usage_errors(path: &str, cases: &[&[&str]]) {
 pub fn no_gpu_line() -> String {
     format!("GPU section skipped: {} is set.\n", crate::gpu::DISABLE_ENV)
 }
+
+/// Asserts what a chapter binary with kernels prints when run with no
+/// arguments on a machine without a GPU: its report `parts` (plain text,
+/// separated by one blank line), then the one line saying the GPU section
+/// was skipped.
+pub fn assert_default_run(path: &str, parts: &[String]) {
+    let plain: Vec<String> = parts.iter().map(|p| crate::report::plain(p)).collect();
+    let expect = format!("{}\n{}", plain.join("\n"), no_gpu_line());
+    let printed = stdout_of(path, &[]);
+    if let Some(diff) = crate::book::first_difference(&expect, &printed) {
+        panic!("{path} printed something else by default: {diff}");
+    }
+}
