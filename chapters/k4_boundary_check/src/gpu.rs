@@ -175,6 +175,33 @@ fn simulated<K: Clone>(o: &Outcomes<K>) -> BTreeMap<u64, u64> {
     o.by_wrong_rows.iter().map(|(&wrong, &(count, _))| (wrong, count)).collect()
 }
 
+/// Launches `runs` times and compares each result with the simulator's
+/// output when there is one, else with `reference` (a closed form per
+/// index). Returns how many runs were exact, the first bad comparison, and
+/// the kernel times.
+fn repeat_and_compare(
+    runs: usize,
+    sim: Option<&[f32]>,
+    reference: impl Fn(usize) -> f32 + Sync,
+    mut launch: impl FnMut() -> Result<(Vec<f32>, f32), String>,
+) -> Result<(usize, Option<Agreement>, Vec<f32>), String> {
+    let (mut exact, mut first_bad, mut times) = (0, None, Vec::with_capacity(runs));
+    for _ in 0..runs {
+        let (buf, ms) = launch()?;
+        times.push(ms);
+        let a = match sim {
+            Some(sim) => compare(&buf, sim),
+            None => compare_with(&buf, &reference),
+        };
+        if a.ok() {
+            exact += 1;
+        } else {
+            first_bad.get_or_insert(a);
+        }
+    }
+    Ok((exact, first_bad, times))
+}
+
 /// Every cross-check of the chapter on the GPU.
 pub fn checks(gpu: &Gpu, sec: &mut GpuSection) -> Result<(), String> {
     let fill_checked = gpu.function(FILE, "fill_checked")?;
@@ -206,20 +233,8 @@ pub fn checks(gpu: &Gpu, sec: &mut GpuSection) -> Result<(), String> {
                 SENTINEL
             }
         };
-        let (mut exact, mut first_bad, mut times) = (0usize, None::<Agreement>, Vec::with_capacity(runs));
-        for _ in 0..runs {
-            let (buf, ms) = p.launch(gpu, &fill_checked, &mut out, &[])?;
-            times.push(ms);
-            let a = match &sim_checked {
-                Some(sim) => compare(&buf, sim),
-                None => compare_with(&buf, reference),
-            };
-            if a.ok() {
-                exact += 1;
-            } else {
-                first_bad.get_or_insert(a);
-            }
-        }
+        let (exact, first_bad, times) =
+            repeat_and_compare(runs, sim_checked.as_deref(), reference, || p.launch(gpu, &fill_checked, &mut out, &[]))?;
         let against = if sim_checked.is_some() { "the simulator" } else { "row*1000+col" };
         let detail = match &first_bad {
             None => format!("{exact} of {runs} runs equal {against}, padding untouched"),
@@ -248,20 +263,8 @@ pub fn checks(gpu: &Gpu, sec: &mut GpuSection) -> Result<(), String> {
                 SENTINEL
             }
         };
-        let (mut exact, mut first_bad, mut times) = (0usize, None::<Agreement>, Vec::with_capacity(runs));
-        for _ in 0..runs {
-            let (buf, ms) = p.launch(gpu, &add_row_only, &mut out, &[&a, &b])?;
-            times.push(ms);
-            let agreement = match &sim_add {
-                Some(sim) => compare(&buf, sim),
-                None => compare_with(&buf, add_reference),
-            };
-            if agreement.ok() {
-                exact += 1;
-            } else {
-                first_bad.get_or_insert(agreement);
-            }
-        }
+        let (exact, first_bad, times) =
+            repeat_and_compare(runs, sim_add.as_deref(), add_reference, || p.launch(gpu, &add_row_only, &mut out, &[&a, &b]))?;
         let against = if sim_add.is_some() { "the simulator" } else { "a+b" };
         let detail = match &first_bad {
             None => format!(
