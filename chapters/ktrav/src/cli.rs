@@ -1,39 +1,101 @@
-//! Argument parsing for every chapter binary, with `clap`.
+//! The command line every chapter binary shares, built on `clap`.
 //!
 //! clap was chosen because it is the best-kept Rust argument parser and its
 //! derive API keeps each chapter's flags next to their documentation. Its
 //! default error is several lines long; [`parse_or_exit`] cuts it to one line
 //! and exits with code 2, which is what the book promises for bad input.
+//! Everything a chapter prints goes through [`print`], so a reader who pipes
+//! a chapter into `head` gets a quiet stop instead of a panic.
 
 use clap::error::ErrorKind;
 use clap::Parser;
+use std::io::Write;
 
 /// Parses the process arguments, or prints one line to stderr and exits 2.
 /// `--help` and `--version` print normally and exit 0.
 pub fn parse_or_exit<T: Parser>() -> T {
-    match T::try_parse() {
+    parse_from_or_exit(std::env::args_os())
+}
+
+/// [`parse_or_exit`] over given arguments (the first is the program name).
+pub fn parse_from_or_exit<T: Parser, I, A>(args: I) -> T
+where
+    I: IntoIterator<Item = A>,
+    A: Into<std::ffi::OsString> + Clone,
+{
+    match T::try_parse_from(args) {
         Ok(args) => args,
         Err(err) => match err.kind() {
-            ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => err.exit(),
-            _ => fail(&first_line(&err.render().to_string())),
+            ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
+                print(&err.render().to_string());
+                std::process::exit(0)
+            }
+            _ => fail(&one_line(&err)),
         },
     }
+}
+
+/// clap's error as one line in the project's wording: the message, and for a
+/// missing companion flag the flag it needs.
+fn one_line(err: &clap::Error) -> String {
+    let text = err.render().to_string();
+    let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("invalid arguments").trim().to_string();
+    if err.kind() == ErrorKind::MissingRequiredArgument {
+        // clap names the missing flags on the following lines.
+        let missing: Vec<&str> =
+            text.lines().skip(1).map(str::trim).take_while(|l| l.starts_with("--") || l.starts_with('<')).collect();
+        if !missing.is_empty() {
+            return format!("this flag needs {} as well", missing.join(" and "));
+        }
+    }
+    first
 }
 
 /// Prints `error: message` on one line to stderr and exits with code 2.
 pub fn fail(message: &str) -> ! {
     let message = message.trim_start_matches("error: ");
+    let message = message.lines().next().unwrap_or("");
     eprintln!("error: {message}");
     std::process::exit(2)
 }
 
-/// Unwraps a validated value or exits with code 2 and a one-line message.
+/// Unwraps a validated value or exits with code 2 and a one-line message
+/// (an `anyhow` error prints its whole chain of context on that line).
 pub fn or_exit<T, E: std::fmt::Display>(result: Result<T, E>) -> T {
-    result.unwrap_or_else(|e| fail(&e.to_string()))
+    result.unwrap_or_else(|e| fail(&format!("{e:#}")))
 }
 
-fn first_line(text: &str) -> String {
-    text.lines().find(|l| !l.trim().is_empty()).unwrap_or("invalid arguments").trim().to_string()
+/// Exits with code 2 unless `needed` is at most `limit`; `what` names the
+/// quantity, as in `check_limit("bytes of host memory", shape.checked_bytes(4), MAX)`. Call it
+/// before allocating or starting any work.
+pub fn check_limit(what: &str, needed: Option<u64>, limit: u64) {
+    match needed {
+        Some(n) if n <= limit => {}
+        Some(n) => fail(&format!("this run needs {n} {what}, more than the limit of {limit}")),
+        None => fail(&format!("this run needs more {what} than 64 bits can count (the limit is {limit})")),
+    }
+}
+
+/// Writes `text` to stdout. When the reader has gone away (a closed pipe,
+/// as in `k7_diagonal | head -1`) the program stops quietly with code 0,
+/// like any Unix tool.
+pub fn print(text: &str) {
+    let mut out = std::io::stdout().lock();
+    if let Err(e) = out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            std::process::exit(0);
+        }
+        eprintln!("error: writing to stdout failed ({e})");
+        std::process::exit(1);
+    }
+}
+
+/// Prints a warning on stderr when this is a debug build: timings from one
+/// are not what the code can do.
+pub fn warn_if_debug(what: &str) {
+    if cfg!(debug_assertions) {
+        eprintln!("warning: {what} in a debug build are far slower than they should be; use cargo run --release");
+    }
 }
 
 /// A clap value parser for a positive size no larger than `max`, so that
@@ -51,6 +113,11 @@ pub fn size_in(max: u64) -> impl Fn(&str) -> Result<u64, String> + Clone + Send 
     }
 }
 
+/// A clap value parser for a seed: any whole number from 0 to 2^64 - 1.
+pub fn seed(s: &str) -> Result<u64, String> {
+    s.trim().parse().map_err(|_| format!("'{s}' is not a seed: use a whole number from 0 to {}", u64::MAX))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -64,5 +131,12 @@ mod tests {
         assert!(p("101").unwrap_err().contains("limit"));
         assert!(p("1e9").unwrap_err().contains("whole number"));
         assert!(p("99999999999999999999999999999999999999999").is_err());
+    }
+
+    #[test]
+    fn seeds_are_checked() {
+        assert_eq!(seed("42"), Ok(42));
+        assert!(seed("-1").unwrap_err().contains("not a seed"));
+        assert!(seed("x").is_err());
     }
 }

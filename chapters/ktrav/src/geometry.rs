@@ -83,6 +83,60 @@ pub struct Waste {
     pub total: u64,
 }
 
+/// The shape of a matrix: `rows` by `cols`. Geometry takes a matrix shape
+/// only as a `Shape`, so rows and columns cannot be swapped by argument order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Shape {
+    pub rows: u64,
+    pub cols: u64,
+}
+
+impl Shape {
+    pub const fn new(rows: u64, cols: u64) -> Self {
+        Shape { rows, cols }
+    }
+
+    /// A single row of `n` elements: the shape of a 1D launch's extent.
+    pub const fn row(n: u64) -> Self {
+        Shape { rows: 1, cols: n }
+    }
+
+    /// The same matrix with rows and columns exchanged.
+    pub const fn transposed(self) -> Self {
+        Shape { rows: self.cols, cols: self.rows }
+    }
+
+    /// `rows * cols`, or `None` if it overflows 64 bits.
+    pub fn checked_elements(self) -> Option<u64> {
+        self.rows.checked_mul(self.cols)
+    }
+
+    /// `rows * cols`.
+    ///
+    /// # Panics
+    /// Panics on overflow; sizes from the command line are validated first.
+    pub fn elements(self) -> u64 {
+        self.checked_elements().expect("matrix shape overflows 64 bits")
+    }
+
+    /// The bytes a matrix of `elem_bytes`-byte elements takes, or `None` on
+    /// overflow.
+    pub fn checked_bytes(self, elem_bytes: u64) -> Option<u64> {
+        self.checked_elements()?.checked_mul(elem_bytes)
+    }
+
+    /// True when either side is zero.
+    pub const fn is_empty(self) -> bool {
+        self.rows == 0 || self.cols == 0
+    }
+}
+
+impl fmt::Display for Shape {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}x{}", self.rows, self.cols)
+    }
+}
+
 /// A 2D grid of 2D blocks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LaunchConfig {
@@ -103,15 +157,15 @@ impl LaunchConfig {
     }
 
     // ANCHOR: covering
-    /// The smallest grid of `block`-shaped blocks covering `extent_x` by
-    /// `extent_y` points: one ceiling division per axis.
-    pub fn covering(extent_x: u64, extent_y: u64, block: Dim2) -> Result<Self, GeometryError> {
+    /// The smallest grid of `block`-shaped blocks covering `shape`, with x
+    /// along columns and y along rows: one ceiling division per axis.
+    pub fn covering(shape: Shape, block: Dim2) -> Result<Self, GeometryError> {
         Self::check_block(block)?;
-        if extent_x == 0 || extent_y == 0 {
+        if shape.is_empty() {
             return Err(GeometryError::ZeroExtent);
         }
-        let gx = ceil_div(extent_x, block.x as u64);
-        let gy = ceil_div(extent_y, block.y as u64);
+        let gx = ceil_div(shape.cols, block.x as u64);
+        let gy = ceil_div(shape.rows, block.y as u64);
         if gx > MAX_GRID_X {
             return Err(GeometryError::GridTooLarge { axis: 'x', blocks: gx, limit: MAX_GRID_X });
         }
@@ -123,40 +177,30 @@ impl LaunchConfig {
     // ANCHOR_END: covering
 
     // ANCHOR: covering_strided
-    /// Like [`LaunchConfig::covering`], but a tall extent never fails:
+    /// Like [`LaunchConfig::covering`], but a tall shape never fails:
     /// `gridDim.y` is capped at CUDA's limit of 65 535 and each block walks
     /// its rows of blocks in a grid-stride loop (see
     /// [`crate::Thread::strided_block_rows`]). Only `gridDim.x` can still
     /// be too large.
-    pub fn covering_strided(extent_x: u64, extent_y: u64, block: Dim2) -> Result<Self, GeometryError> {
+    pub fn covering_strided(shape: Shape, block: Dim2) -> Result<Self, GeometryError> {
         Self::check_block(block)?;
-        if extent_x == 0 || extent_y == 0 {
+        if shape.is_empty() {
             return Err(GeometryError::ZeroExtent);
         }
-        let gx = ceil_div(extent_x, block.x as u64);
+        let gx = ceil_div(shape.cols, block.x as u64);
         if gx > MAX_GRID_X {
             return Err(GeometryError::GridTooLarge { axis: 'x', blocks: gx, limit: MAX_GRID_X });
         }
-        let gy = ceil_div(extent_y, block.y as u64).min(MAX_GRID_Y);
+        let gy = ceil_div(shape.rows, block.y as u64).min(MAX_GRID_Y);
         Ok(LaunchConfig { grid: Dim2::new(gx as u32, gy as u32), block })
     }
 
-    /// How many times a block goes round its grid-stride loop over
-    /// `extent_y` (1 when the grid covers the extent in one pass).
-    pub fn rounds(&self, extent_y: u64) -> u64 {
-        ceil_div(ceil_div(extent_y, self.block.y as u64), self.grid.y as u64)
+    /// How many times a block goes round its grid-stride loop over the rows
+    /// of `shape` (1 when the grid covers them in one pass).
+    pub fn rounds(&self, shape: Shape) -> u64 {
+        ceil_div(ceil_div(shape.rows, self.block.y as u64), self.grid.y as u64)
     }
     // ANCHOR_END: covering_strided
-
-    /// The grid-stride launch for a matrix: x covers columns, y rows.
-    pub fn for_matrix_strided(rows: u64, cols: u64, block: Dim2) -> Result<Self, GeometryError> {
-        Self::covering_strided(cols, rows, block)
-    }
-
-    /// The conventional matrix launch: x covers columns, y covers rows.
-    pub fn for_matrix(rows: u64, cols: u64, block: Dim2) -> Result<Self, GeometryError> {
-        Self::covering(cols, rows, block)
-    }
 
     /// Threads launched along x (`gridDim.x * blockDim.x`).
     pub fn threads_x(&self) -> u64 {
@@ -178,12 +222,12 @@ impl LaunchConfig {
         self.grid.count()
     }
 
-    /// Threads that fall outside an `extent_x` by `extent_y` region.
-    pub fn waste(&self, extent_x: u64, extent_y: u64) -> Waste {
+    /// Threads that fall outside `shape` (x along columns, y along rows).
+    pub fn waste(&self, shape: Shape) -> Waste {
         Waste {
-            x: self.threads_x().saturating_sub(extent_x),
-            y: self.threads_y().saturating_sub(extent_y),
-            total: self.total_threads().saturating_sub(extent_x.saturating_mul(extent_y)),
+            x: self.threads_x().saturating_sub(shape.cols),
+            y: self.threads_y().saturating_sub(shape.rows),
+            total: self.total_threads().saturating_sub(shape.rows.saturating_mul(shape.cols)),
         }
     }
 }
@@ -194,32 +238,44 @@ mod tests {
 
     #[test]
     fn ceiling_division_covers_exactly() {
-        let cfg = LaunchConfig::for_matrix(37, 61, Dim2::new(16, 16)).unwrap();
+        let shape = Shape::new(37, 61);
+        let cfg = LaunchConfig::covering(shape, Dim2::new(16, 16)).unwrap();
         assert_eq!(cfg.grid, Dim2::new(4, 3));
-        let w = cfg.waste(61, 37);
+        let w = cfg.waste(shape);
         assert_eq!((w.x, w.y, w.total), (3, 11, 64 * 48 - 61 * 37));
     }
 
     #[test]
     fn limits_are_enforced() {
         assert_eq!(
-            LaunchConfig::covering(1, 65_536, Dim2::new(1, 1)),
+            LaunchConfig::covering(Shape::new(65_536, 1), Dim2::new(1, 1)),
             Err(GeometryError::GridTooLarge { axis: 'y', blocks: 65_536, limit: MAX_GRID_Y })
         );
-        assert!(LaunchConfig::covering(1 << 26, 1, Dim2::new(256, 1)).is_ok());
+        assert!(LaunchConfig::covering(Shape::row(1 << 26), Dim2::new(256, 1)).is_ok());
         assert_eq!(LaunchConfig::check_block(Dim2::new(64, 32)), Err(GeometryError::BlockTooLarge { threads: 2048 }));
-        assert_eq!(LaunchConfig::covering(0, 3, Dim2::new(1, 1)), Err(GeometryError::ZeroExtent));
-        assert_eq!(LaunchConfig::covering(3, 3, Dim2::new(0, 1)), Err(GeometryError::ZeroBlock));
+        assert_eq!(LaunchConfig::covering(Shape::new(3, 0), Dim2::new(1, 1)), Err(GeometryError::ZeroExtent));
+        assert_eq!(LaunchConfig::covering(Shape::new(3, 3), Dim2::new(0, 1)), Err(GeometryError::ZeroBlock));
     }
 
     #[test]
     fn strided_launch_caps_y_and_counts_rounds() {
-        let tall = LaunchConfig::for_matrix_strided(1 << 26, 1, Dim2::new(32, 32)).unwrap();
+        let tall_shape = Shape::new(1 << 26, 1);
+        let tall = LaunchConfig::covering_strided(tall_shape, Dim2::new(32, 32)).unwrap();
         assert_eq!(tall.grid, Dim2::new(1, 65_535));
-        assert_eq!(tall.rounds(1 << 26), 33); // 2^21 rows of blocks / 65535, rounded up
-        let small = LaunchConfig::for_matrix_strided(37, 61, Dim2::new(16, 16)).unwrap();
-        assert_eq!(small, LaunchConfig::for_matrix(37, 61, Dim2::new(16, 16)).unwrap());
-        assert_eq!(small.rounds(37), 1);
-        assert!(LaunchConfig::covering_strided(1 << 40, 1, Dim2::new(1, 1)).is_err());
+        assert_eq!(tall.rounds(tall_shape), 33); // 2^21 rows of blocks / 65535, rounded up
+        let shape = Shape::new(37, 61);
+        let small = LaunchConfig::covering_strided(shape, Dim2::new(16, 16)).unwrap();
+        assert_eq!(small, LaunchConfig::covering(shape, Dim2::new(16, 16)).unwrap());
+        assert_eq!(small.rounds(shape), 1);
+        assert!(LaunchConfig::covering_strided(Shape::row(1 << 40), Dim2::new(1, 1)).is_err());
+    }
+
+    #[test]
+    fn shapes_know_their_size() {
+        let s = Shape::new(3, 5);
+        assert_eq!((s.elements(), s.transposed(), s.to_string()), (15, Shape::new(5, 3), "3x5".to_string()));
+        assert_eq!(Shape::new(1 << 40, 1 << 40).checked_elements(), None);
+        assert_eq!(Shape::new(1 << 31, 1 << 31).checked_bytes(4), None);
+        assert_eq!(Shape::new(1 << 31, 1 << 31).checked_bytes(2), Some(1 << 63));
     }
 }

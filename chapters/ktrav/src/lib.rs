@@ -1,26 +1,34 @@
 //! `ktrav` holds what every chapter of Appendix K needs, written once:
 //!
-//! * [`geometry`]: 2D launch dimensions and ceiling-division launch configs;
+//! * [`geometry`]: matrix shapes, 2D launch dimensions and launch configs;
 //! * [`sim`]: the grid simulator, the single place where the
 //!   block/thread loop nest lives, with block orders and barriers;
 //! * [`layout`]: storage orders and the one matrix type built on them;
 //! * [`kernels`]: the CUDA kernels compiled at build time and embedded;
-//! * [`gpu`]: a probe for a real GPU that never panics;
+//! * [`gpu`]: the probe, the runner, comparison and the GPU report (the
+//!   only code that touches cudarc);
+//! * [`chapter`]: a chapter as one value;
 //! * [`report`]: formatting shared by every chapter's printed report;
+//! * [`progress`]: progress bars for long work;
 //! * [`book`]: the check that ties each shown output to the code;
 //! * [`cli`]: argument parsing that fails with one line and exit code 2;
-//! * [`testing`]: the checks every chapter binary's tests share.
+//! * `testing` (feature `testing`): the checks every chapter binary's
+//!   tests share.
 
 pub mod book;
+pub mod chapter;
 pub mod cli;
 pub mod geometry;
 pub mod gpu;
 pub mod kernels;
 pub mod layout;
+pub mod progress;
 pub mod report;
 pub mod sim;
+#[cfg(feature = "testing")]
 pub mod testing;
 
+pub use chapter::{Chapter, Exercise};
+pub use geometry::{ceil_div, Dim2, GeometryError, LaunchConfig, Shape, Waste};
 pub use layout::{Matrix, StorageOrder};
-pub use geometry::{ceil_div, Dim2, GeometryError, LaunchConfig, Waste};
 pub use sim::{launch, launch_phased, BlockOrder, Thread};

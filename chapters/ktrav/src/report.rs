@@ -1,49 +1,76 @@
 //! Formatting shared by every chapter's printed report.
 //!
-//! Reports are built as strings that may carry ANSI colour on their
-//! verdicts. Binaries print them through [`anstream`], which drops the colour
-//! when stdout is not a terminal or `NO_COLOR` is set; tests and the book
-//! compare the [`plain`] text.
+//! Reports are built as strings whose verdicts and headings are styled with
+//! [`console`]. console emits colour only when stdout is a terminal, and
+//! honours `NO_COLOR` and `CLICOLOR_FORCE`; tests and the book compare the
+//! [`plain`] text, with every escape removed.
 
-use anstyle::{AnsiColor, Style};
+use console::Style;
 use std::fmt::Write;
 
-const PASS: Style = AnsiColor::Green.on_default().bold();
-const FAIL: Style = AnsiColor::Red.on_default().bold();
-const HEAD: Style = Style::new().bold();
+fn pass() -> Style {
+    Style::new().green().bold()
+}
+
+fn fail() -> Style {
+    Style::new().red().bold()
+}
 
 /// `true` in green or `false` in red: the verdict of a check.
 pub fn verdict(ok: bool) -> String {
-    let style = if ok { PASS } else { FAIL };
-    format!("{style}{ok}{style:#}")
+    flag(ok, if ok { "true" } else { "false" })
 }
 
 /// A word styled as a pass (green) or a failure (red).
 pub fn flag(ok: bool, word: &str) -> String {
-    let style = if ok { PASS } else { FAIL };
-    format!("{style}{word}{style:#}")
+    let style = if ok { pass() } else { fail() };
+    style.apply_to(word).to_string()
 }
 
 /// A section heading: `=== title ===`, bold on a terminal.
 pub fn heading(title: &str) -> String {
-    format!("{HEAD}=== {title} ==={HEAD:#}")
+    Style::new().bold().apply_to(format!("=== {title} ===")).to_string()
 }
 
 /// `part / whole` as a percentage with two decimals, as in `93.75`.
 /// A zero `whole` gives `0.00` rather than NaN.
 pub fn pct(part: u64, whole: u64) -> String {
+    pct_places(part, whole, 2)
+}
+
+/// `part / whole` as a percentage with `places` decimals.
+pub fn pct_places(part: u64, whole: u64, places: usize) -> String {
     if whole == 0 {
-        return "0.00".to_string();
+        return format!("{:.places$}", 0.0);
     }
-    format!("{:.2}", 100.0 * part as f64 / whole as f64)
+    format!("{:.places$}", 100.0 * part as f64 / whole as f64)
+}
+
+/// The items' `Display` forms joined by `sep`.
+pub fn join<T: std::fmt::Display>(items: impl IntoIterator<Item = T>, sep: &str) -> String {
+    let mut out = String::new();
+    for (i, item) in items.into_iter().enumerate() {
+        if i > 0 {
+            out.push_str(sep);
+        }
+        write!(out, "{item}").expect("writing to a String cannot fail");
+    }
+    out
+}
+
+/// The median of `values` (the upper one of the middle two for an even
+/// count), or `None` when there are none. NaNs sort last.
+pub fn median<T: Copy + PartialOrd>(mut values: Vec<T>) -> Option<T> {
+    values.sort_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Greater));
+    values.get(values.len() / 2).copied()
 }
 
 /// The report with every ANSI escape sequence removed.
 pub fn plain(text: &str) -> String {
-    anstream::adapter::strip_str(text).to_string()
+    console::strip_ansi_codes(text).into_owned()
 }
 
-/// A growing report: lines of text, written with `writeln!`.
+/// A growing report: lines of text, written with `line` or `writeln!`.
 #[derive(Default, Debug, Clone)]
 pub struct Report {
     text: String,
@@ -72,10 +99,6 @@ impl Report {
         self.line(heading(title))
     }
 
-    pub fn as_str(&self) -> &str {
-        &self.text
-    }
-
     pub fn into_string(self) -> String {
         self.text
     }
@@ -94,9 +117,20 @@ mod tests {
 
     #[test]
     fn plain_strips_colour_only() {
+        console::set_colors_enabled(true);
         assert_eq!(plain(&format!("ok: {}", verdict(true))), "ok: true");
         assert_ne!(verdict(false), "false");
         assert_eq!(pct(480, 512), "93.75");
         assert_eq!(pct(0, 0), "0.00");
+        assert_eq!(pct_places(1, 3, 1), "33.3");
+    }
+
+    #[test]
+    fn helpers_join_and_take_medians() {
+        assert_eq!(join([1, 2, 3], ", "), "1, 2, 3");
+        assert_eq!(join(Vec::<u8>::new(), ", "), "");
+        assert_eq!(median(vec![3.0, 1.0, 2.0]), Some(2.0));
+        assert_eq!(median(vec![4, 1, 3, 2]), Some(3));
+        assert_eq!(median(Vec::<f32>::new()), None);
     }
 }

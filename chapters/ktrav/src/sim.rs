@@ -203,7 +203,7 @@ mod tests {
         fn covering_launch_visits_each_point_once(
             ex in 1u64..80, ey in 1u64..80, bx in 1u32..40, by in 1u32..20, seed in any::<u64>()
         ) {
-            let cfg = LaunchConfig::covering(ex, ey, Dim2::new(bx, by)).unwrap();
+            let cfg = LaunchConfig::covering(crate::Shape::new(ey, ex), Dim2::new(bx, by)).unwrap();
             let mut hits = vec![0u8; (ex * ey) as usize];
             let mut launched = 0u64;
             launch(&cfg, &BlockOrder::Shuffled(seed), |t| {
@@ -215,7 +215,7 @@ mod tests {
             });
             prop_assert!(hits.iter().all(|&h| h == 1));
             prop_assert_eq!(launched, cfg.total_threads());
-            prop_assert_eq!(cfg.waste(ex, ey).total, launched - ex * ey);
+            prop_assert_eq!(cfg.waste(crate::Shape::new(ey, ex)).total, launched - ex * ey);
         }
     }
 }

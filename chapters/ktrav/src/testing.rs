@@ -22,16 +22,44 @@ pub fn stdout_of(path: &str, args: &[&str]) -> String {
     String::from_utf8(out.stdout).expect("stdout is UTF-8")
 }
 
-/// Asserts that every argument list is refused with exit code 2, a single
-/// `error: ...` line on stderr and nothing on stdout.
+/// How long a refusal may take: bad input is refused before any work.
+pub const REFUSAL_LIMIT: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// Asserts that every argument list is refused quickly (within
+/// [`REFUSAL_LIMIT`]) with exit code 2, a single `error: ...` line on
+/// stderr, nothing on stdout, and no panic or abort.
 pub fn assert_usage_errors(path: &str, cases: &[&[&str]]) {
     for args in cases {
+        let started = std::time::Instant::now();
         let out = run_binary(path, args);
+        let took = started.elapsed();
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
         assert!(err.starts_with("error: ") && err.lines().count() == 1, "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{args:?} panicked: {err}");
         assert!(out.stdout.is_empty(), "{args:?} printed to stdout");
+        assert!(took < REFUSAL_LIMIT, "{args:?} took {took:?} to be refused");
     }
+}
+
+/// Asserts that the binary stops quietly (exit 0, nothing on stderr) when
+/// its reader has gone away, as in `chapter | head -1`: the pipe is closed
+/// before the binary writes anything, so its first write fails.
+pub fn assert_quiet_on_closed_pipe(path: &str, args: &[&str]) {
+    use std::process::Stdio;
+    let mut child = Command::new(path)
+        .args(args)
+        .env("NO_COLOR", "1")
+        .env(crate::gpu::DISABLE_ENV, "1")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot run {path}: {e}"));
+    drop(child.stdout.take());
+    let out = child.wait_with_output().expect("the binary ends");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{path} with its reader gone: {err}");
+    assert!(err.is_empty(), "{path} with its reader gone wrote to stderr: {err}");
 }
 
 /// The line every chapter with kernels prints when `KTRAV_NO_GPU` is set.

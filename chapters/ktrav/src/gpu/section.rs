@@ -1,0 +1,173 @@
+//! The "On this GPU" section a chapter prints after its worked example:
+//! one line per cross-check, each ending in a coloured verdict, and tables
+//! of bandwidth measured side by side with a device copy.
+
+use super::runner::{open, Gpu};
+use super::Agreement;
+use crate::report::{self, Report};
+use anyhow::Result;
+
+/// Set this variable (to anything) to add the checks on shapes past 2^31
+/// elements, which need tens of gigabytes of device memory.
+pub const LARGE_ENV: &str = "KTRAV_GPU_LARGE";
+
+/// A chapter's GPU checks: everything it launches and compares.
+pub type GpuChecks = fn(&Gpu, &mut GpuSection) -> Result<()>;
+
+// ANCHOR: section
+/// The report of a chapter's GPU checks in progress.
+pub struct GpuSection {
+    report: Report,
+    failures: usize,
+    large: bool,
+}
+
+impl GpuSection {
+    fn new(gpu: &Gpu, large: bool) -> Self {
+        let mut report = Report::new();
+        report.heading(&format!("On this GPU: {}", gpu.info.describe()));
+        GpuSection { report, failures: 0, large }
+    }
+
+    /// Whether the checks on shapes past 2^31 elements were asked for.
+    pub fn large(&self) -> bool {
+        self.large
+    }
+
+    /// Records one cross-check; `ms` is the kernel time, printed for
+    /// interest only (it is never part of asserted output).
+    pub fn check(&mut self, label: &str, agreement: &Agreement, ms: Option<f32>) {
+        self.verdict(label, &agreement.describe(), agreement.ok(), ms);
+    }
+
+    /// Records a check of any kind: `label: detail ... verdict`.
+    pub fn verdict(&mut self, label: &str, detail: &str, ok: bool, ms: Option<f32>) {
+        if !ok {
+            self.failures += 1;
+        }
+        let time = ms.map(|ms| format!(" [{ms:.3} ms]")).unwrap_or_default();
+        let word = report::flag(ok, if ok { "agrees" } else { "DISAGREES" });
+        self.report.line(format!("  {label}: {detail}{time}: {word}"));
+    }
+
+    /// A line of commentary.
+    pub fn line(&mut self, text: impl AsRef<str>) {
+        self.report.line(text);
+    }
+
+    /// A part of the checks that could not run here, and why, in one line.
+    pub fn skipped(&mut self, part: &str, reason: &str) {
+        self.line(format!("{part} skipped: {reason}."));
+    }
+
+    pub fn failures(&self) -> usize {
+        self.failures
+    }
+
+    /// Starts a bandwidth table: times a device-to-device copy of
+    /// `copy_bytes` bytes and prints it as the yardstick. Rows added with
+    /// [`Bandwidth::row`] are timed in the same run, so their ratio to the
+    /// copy is meaningful even though the times themselves vary.
+    pub fn bandwidth(&mut self, gpu: &Gpu, title: &str, copy_bytes: usize, repeats: usize) -> Result<Bandwidth> {
+        let src = gpu.poisoned::<u32>(copy_bytes / 4)?;
+        let mut dst = gpu.poisoned::<u32>(copy_bytes / 4)?;
+        let copy_ms = median_ms(repeats, || gpu.copy_ms(&src, &mut dst))?;
+        self.line(format!("bandwidth on {title}, median of {repeats} (timings vary run to run; never asserted):"));
+        self.line(format!("  device-to-device copy: {copy_ms:.3} ms, {:.0} GB/s", gbps(2 * copy_bytes as u64, copy_ms)));
+        Ok(Bandwidth { copy_ms, repeats })
+    }
+}
+
+/// A bandwidth table in progress (see [`GpuSection::bandwidth`]).
+pub struct Bandwidth {
+    copy_ms: f32,
+    repeats: usize,
+}
+
+impl Bandwidth {
+    /// Runs `launch` (which returns one launch's time in ms) as many times
+    /// as the copy was timed and prints the median, the effective bandwidth
+    /// for `bytes` moved per launch, and the ratio to the copy's time.
+    pub fn row(&self, sec: &mut GpuSection, label: &str, bytes: u64, launch: impl FnMut() -> Result<f32>) -> Result<f32> {
+        let ms = median_ms(self.repeats, launch)?;
+        sec.line(format!("  {label}: {ms:.3} ms, {:.0} GB/s, {:.2}x the copy's time", gbps(bytes, ms), ms / self.copy_ms));
+        Ok(ms)
+    }
+
+    /// The copy's median time in milliseconds.
+    pub fn copy_ms(&self) -> f32 {
+        self.copy_ms
+    }
+}
+
+/// Effective bandwidth in GB/s of moving `bytes` in `ms` milliseconds.
+pub fn gbps(bytes: u64, ms: f32) -> f64 {
+    bytes as f64 / (ms as f64 * 1e-3) / 1e9
+}
+
+/// The median of `repeats` timings from `launch`.
+pub fn median_ms(repeats: usize, mut launch: impl FnMut() -> Result<f32>) -> Result<f32> {
+    let times = (0..repeats.max(1)).map(|_| launch()).collect::<Result<Vec<f32>>>()?;
+    Ok(report::median(times).expect("at least one timing"))
+}
+
+/// What became of a chapter's GPU section.
+pub enum SectionOutcome {
+    /// No usable GPU, and why.
+    Skipped(String),
+    /// The checks ran; `failures` of them disagreed.
+    Ran { text: String, failures: usize },
+    /// A CUDA call failed part-way (the text so far, then the error).
+    Failed(String),
+}
+
+impl SectionOutcome {
+    pub fn text(&self) -> String {
+        match self {
+            SectionOutcome::Skipped(reason) => skip_line(reason),
+            SectionOutcome::Ran { text, .. } | SectionOutcome::Failed(text) => text.clone(),
+        }
+    }
+
+    /// 0 when skipped or all checks agreed, 1 otherwise.
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            SectionOutcome::Skipped(_) | SectionOutcome::Ran { failures: 0, .. } => 0,
+            _ => 1,
+        }
+    }
+}
+
+/// The one line a chapter prints when it has no GPU to use.
+pub fn skip_line(reason: &str) -> String {
+    format!("GPU section skipped: {reason}.\n")
+}
+
+/// Opens the GPU and runs a chapter's cross-checks on it, or explains in
+/// one line why the section was skipped. The large checks run when
+/// [`LARGE_ENV`] is set.
+pub fn section(checks: impl FnOnce(&Gpu, &mut GpuSection) -> Result<()>) -> SectionOutcome {
+    let gpu = match open() {
+        Ok(gpu) => gpu,
+        Err(reason) => return SectionOutcome::Skipped(reason),
+    };
+    let mut sec = GpuSection::new(&gpu, std::env::var_os(LARGE_ENV).is_some());
+    match checks(&gpu, &mut sec) {
+        Ok(()) => SectionOutcome::Ran { text: sec.report.into_string(), failures: sec.failures },
+        Err(e) => {
+            sec.line(format!("  {}: {e:#}", report::flag(false, "CUDA error")));
+            SectionOutcome::Failed(sec.report.into_string())
+        }
+    }
+}
+
+/// For a chapter's `main`: prints the section and exits non-zero if a
+/// check disagreed or CUDA failed.
+pub fn print_section(checks: impl FnOnce(&Gpu, &mut GpuSection) -> Result<()>) {
+    let outcome = section(checks);
+    crate::cli::print(&format!("\n{}", outcome.text()));
+    if outcome.exit_code() != 0 {
+        std::process::exit(outcome.exit_code());
+    }
+}
+// ANCHOR_END: section
