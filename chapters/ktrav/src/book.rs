@@ -11,6 +11,11 @@ pub fn outputs_dir() -> PathBuf {
     PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../book/outputs"))
 }
 
+/// Where the book's generated figures live.
+pub fn figures_dir() -> PathBuf {
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../book/figures"))
+}
+
 /// Compares `printed` (colour removed) with the shown output `name`.
 ///
 /// # Panics

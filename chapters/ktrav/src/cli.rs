@@ -25,13 +25,19 @@ where
 {
     match T::try_parse_from(args) {
         Ok(args) => args,
-        Err(err) => match err.kind() {
-            ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
-                print(&err.render().to_string());
-                std::process::exit(0)
-            }
-            _ => fail(&one_line(&err)),
-        },
+        Err(err) => exit_on_clap_error(err),
+    }
+}
+
+/// What every binary does with a clap error: help and version are printed
+/// and exit 0; anything else is one line on stderr and exit 2.
+pub fn exit_on_clap_error(err: clap::Error) -> ! {
+    match err.kind() {
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
+            print(&err.render().to_string());
+            std::process::exit(0)
+        }
+        _ => fail(&one_line(&err)),
     }
 }
 
