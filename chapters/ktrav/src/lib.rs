@@ -22,6 +22,7 @@ pub mod geometry;
 pub mod gpu;
 pub mod kernels;
 pub mod layout;
+pub mod measured;
 pub mod progress;
 pub mod report;
 pub mod sim;

@@ -4,6 +4,7 @@
 
 use super::runner::{open, Gpu};
 use super::Agreement;
+use crate::measured;
 use crate::report::{self, Report};
 use anyhow::Result;
 
@@ -20,13 +21,15 @@ pub struct GpuSection {
     report: Report,
     failures: usize,
     large: bool,
+    record: measured::Section,
 }
 
 impl GpuSection {
-    fn new(gpu: &Gpu, large: bool) -> Self {
+    fn new(gpu: &Gpu, chapter: &str, large: bool) -> Self {
         let mut report = Report::new();
         report.heading(&format!("On this GPU: {}", gpu.info.describe()));
-        GpuSection { report, failures: 0, large }
+        let record = measured::Section { chapter: chapter.to_string(), checks: vec![], lines: vec![], tables: vec![] };
+        GpuSection { report, failures: 0, large, record }
     }
 
     /// Whether the checks on shapes past 2^31 elements were asked for.
@@ -48,10 +51,13 @@ impl GpuSection {
         let time = ms.map(|ms| format!(" [{ms:.3} ms]")).unwrap_or_default();
         let word = report::flag(ok, if ok { "agrees" } else { "DISAGREES" });
         self.report.line(format!("  {label}: {detail}{time}: {word}"));
+        let (label, detail) = (report::plain(label), report::plain(detail));
+        self.record.checks.push(measured::Check { label, detail, ok });
     }
 
     /// A line of commentary.
     pub fn line(&mut self, text: impl AsRef<str>) {
+        self.record.lines.push(report::plain(text.as_ref()));
         self.report.line(text);
     }
 
@@ -73,8 +79,15 @@ impl GpuSection {
         let mut dst = gpu.poisoned::<u32>(copy_bytes / 4)?;
         let copy_ms = median_ms(repeats, || gpu.copy_ms(&src, &mut dst))?;
         self.line(format!("bandwidth on {title}, median of {repeats} (timings vary run to run; never asserted):"));
-        self.line(format!("  device-to-device copy: {copy_ms:.3} ms, {:.0} GB/s", gbps(2 * copy_bytes as u64, copy_ms)));
-        Ok(Bandwidth { copy_ms, repeats })
+        self.report.line(format!("  device-to-device copy: {copy_ms:.3} ms, {:.0} GB/s", gbps(2 * copy_bytes as u64, copy_ms)));
+        self.record.tables.push(measured::Table {
+            title: report::plain(title),
+            copy_bytes: 2 * copy_bytes as u64,
+            copy_ms: copy_ms as f64,
+            repeats,
+            rows: vec![],
+        });
+        Ok(Bandwidth { copy_ms, repeats, table: self.record.tables.len() - 1 })
     }
 }
 
@@ -82,6 +95,7 @@ impl GpuSection {
 pub struct Bandwidth {
     copy_ms: f32,
     repeats: usize,
+    table: usize,
 }
 
 impl Bandwidth {
@@ -90,7 +104,9 @@ impl Bandwidth {
     /// for `bytes` moved per launch, and the ratio to the copy's time.
     pub fn row(&self, sec: &mut GpuSection, label: &str, bytes: u64, launch: impl FnMut() -> Result<f32>) -> Result<f32> {
         let ms = median_ms(self.repeats, launch)?;
-        sec.line(format!("  {label}: {ms:.3} ms, {:.0} GB/s, {:.2}x the copy's time", gbps(bytes, ms), ms / self.copy_ms));
+        sec.report.line(format!("  {label}: {ms:.3} ms, {:.0} GB/s, {:.2}x the copy's time", gbps(bytes, ms), ms / self.copy_ms));
+        let row = measured::Timing { label: report::plain(label), bytes, ms: ms as f64 };
+        sec.record.tables[self.table].rows.push(row);
         Ok(ms)
     }
 
@@ -116,7 +132,7 @@ pub enum SectionOutcome {
     /// No usable GPU, and why.
     Skipped(String),
     /// The checks ran; `failures` of them disagreed.
-    Ran { text: String, failures: usize },
+    Ran { text: String, failures: usize, record: measured::Section },
     /// A CUDA call failed part-way (the text so far, then the error).
     Failed(String),
 }
@@ -147,13 +163,18 @@ pub fn skip_line(reason: &str) -> String {
 /// one line why the section was skipped. The large checks run when
 /// [`LARGE_ENV`] is set.
 pub fn section(checks: impl FnOnce(&Gpu, &mut GpuSection) -> Result<()>) -> SectionOutcome {
+    section_named("", checks)
+}
+
+/// [`section`], with the chapter's name kept in the section's record.
+pub fn section_named(chapter: &str, checks: impl FnOnce(&Gpu, &mut GpuSection) -> Result<()>) -> SectionOutcome {
     let gpu = match open() {
         Ok(gpu) => gpu,
         Err(reason) => return SectionOutcome::Skipped(reason),
     };
-    let mut sec = GpuSection::new(&gpu, std::env::var_os(LARGE_ENV).is_some());
+    let mut sec = GpuSection::new(&gpu, chapter, std::env::var_os(LARGE_ENV).is_some());
     match checks(&gpu, &mut sec) {
-        Ok(()) => SectionOutcome::Ran { text: sec.report.into_string(), failures: sec.failures },
+        Ok(()) => SectionOutcome::Ran { text: sec.report.into_string(), failures: sec.failures, record: sec.record },
         Err(e) => {
             sec.line(format!("  {}: {e:#}", report::flag(false, "CUDA error")));
             SectionOutcome::Failed(sec.report.into_string())
