@@ -42,19 +42,33 @@ pub fn exit_on_clap_error(err: clap::Error) -> ! {
 }
 
 /// clap's error as one line in the project's wording: the message, and for a
-/// missing companion flag the flag it needs.
+/// missing companion flag the flags it needs.
 fn one_line(err: &clap::Error) -> String {
     let text = err.render().to_string();
     let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("invalid arguments").trim().to_string();
     if err.kind() == ErrorKind::MissingRequiredArgument {
-        // clap names the missing flags on the following lines.
-        let missing: Vec<&str> =
-            text.lines().skip(1).map(str::trim).take_while(|l| l.starts_with("--") || l.starts_with('<')).collect();
+        // clap names the missing flags on the following lines, with value
+        // placeholders, a group as `<--a <A>|--b <B>>`.
+        let missing: Vec<String> = text
+            .lines()
+            .skip(1)
+            .map(str::trim)
+            .take_while(|l| l.starts_with("--") || l.starts_with('<'))
+            .map(companion_names)
+            .collect();
         if !missing.is_empty() {
-            return format!("this flag needs {} as well", missing.join(" and "));
+            return format!("a flag given needs {} as well", missing.join(" and "));
         }
     }
     first
+}
+
+/// `<--rows <ROWS>|--cols <COLS>>` as `--rows or --cols`.
+fn companion_names(spec: &str) -> String {
+    let names: Vec<&str> = spec.split(|c: char| c == '|' || c.is_whitespace() || c == '<' || c == '>')
+        .filter(|w| w.starts_with("--"))
+        .collect();
+    names.join(" or ")
 }
 
 /// Prints `error: message` on one line to stderr and exits with code 2.
@@ -137,6 +151,21 @@ mod tests {
         assert!(p("101").unwrap_err().contains("limit"));
         assert!(p("1e9").unwrap_err().contains("whole number"));
         assert!(p("99999999999999999999999999999999999999999").is_err());
+    }
+
+    #[test]
+    fn companions_are_named_plainly() {
+        assert_eq!(companion_names("--measure"), "--measure");
+        assert_eq!(companion_names("<--rows <ROWS>|--cols <COLS>>"), "--rows or --cols");
+        #[derive(clap::Parser, Debug)]
+        struct A {
+            #[arg(long)]
+            measure: bool,
+            #[arg(long, requires = "measure")]
+            size: Option<u64>,
+        }
+        let err = <A as clap::Parser>::try_parse_from(["a", "--size", "3"]).unwrap_err();
+        assert_eq!(one_line(&err), "a flag given needs --measure as well");
     }
 
     #[test]
