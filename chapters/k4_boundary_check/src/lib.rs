@@ -278,10 +278,8 @@ pub fn block_row_orders(grid: Dim2) -> Vec<Vec<u32>> {
 
 /// The block order that runs whole block rows in `rows_order`.
 pub fn by_block_rows(grid: Dim2, rows_order: &[u32]) -> BlockOrder {
-    let ids = rows_order
-        .iter()
-        .flat_map(|&by| (0..grid.x as u64).map(move |bx| by as u64 * grid.x as u64 + bx))
-        .collect();
+    let ids =
+        rows_order.iter().flat_map(|&by| (0..grid.x as u64).map(move |bx| by as u64 * grid.x as u64 + bx)).collect();
     BlockOrder::Explicit(ids)
 }
 
@@ -432,7 +430,10 @@ pub fn worked_example() -> String {
     let checked = Damage::of(&run_fill(&plan, &BlockOrder::Forward, Fill::Checked), marker);
     let checked_ok = checked.wrong_cells == 0 && checked.padding_overwritten == 0;
     all_ok &= checked_ok;
-    out.line(format!("every cell holds its row*1000+col marker, nothing past the end: {}", report::verdict(checked_ok)));
+    out.line(format!(
+        "every cell holds its row*1000+col marker, nothing past the end: {}",
+        report::verdict(checked_ok)
+    ));
     out.blank();
 
     out.heading("Why an element-wise addition would hide the same bug");
@@ -442,7 +443,9 @@ pub fn worked_example() -> String {
     out.line(format!(
         "thread (row {r}, col {c}) is past the last column but computes flat index {r}*{cols}+{c} = {flat},"
     ));
-    out.line(format!("which is cell (row {r2}, col {c2}) of out, a and b alike: it stores a({r2},{c2}) + b({r2},{c2}),"));
+    out.line(format!(
+        "which is cell (row {r2}, col {c2}) of out, a and b alike: it stores a({r2},{c2}) + b({r2},{c2}),"
+    ));
     out.line("the very value that cell should hold. Every stray store inside the matrix does the same.");
     out.line("A fill marker is made from the storing thread's own (row, col), so its strays are wrong.");
     out.blank();
@@ -477,9 +480,7 @@ pub fn worked_example() -> String {
         out.line(format!("  row {r}: holds {got}, should hold {want} -- {verdict}"));
     }
     out.blank();
-    out.line(format!(
-        "what both orders agree on: the last row's {overflow} stray stores, which land in the padding"
-    ));
+    out.line(format!("what both orders agree on: the last row's {overflow} stray stores, which land in the padding"));
     all_ok &= fwd_d.wrong_rows.is_empty()
         && rev_d.wrong_rows.len() as u64 == rows - 1
         && fwd_d.padding_overwritten == overflow
@@ -595,7 +596,10 @@ pub fn orders_report() -> String {
         let d = Damage::of(&run_fill(&big, &BlockOrder::Shuffled(seed), Fill::Checked), marker);
         d.wrong_cells == 0 && d.padding_overwritten == 0
     });
-    out.line(format!("the fully checked kernel is exact under the same {LARGE_SHUFFLES} shuffles: {}", report::verdict(checked_ok)));
+    out.line(format!(
+        "the fully checked kernel is exact under the same {LARGE_SHUFFLES} shuffles: {}",
+        report::verdict(checked_ok)
+    ));
     out.into_string()
 }
 
@@ -731,7 +735,10 @@ mod tests {
 
     #[test]
     fn the_kernel_file_holds_all_three_kernels() {
-        ktrav::kernels::check_compiled("k4_boundary_check", &["fill_checked", "fill_row_only_checked", "add_row_only_checked"]);
+        ktrav::kernels::check_compiled(
+            "k4_boundary_check",
+            &["fill_checked", "fill_row_only_checked", "add_row_only_checked"],
+        );
         // The bug is in the .cu too, not only in its Rust twin.
         let k = ktrav::kernels::find("k4_boundary_check").unwrap();
         assert!(k.source.contains("if (row < rows) {"));
@@ -742,7 +749,12 @@ mod tests {
     fn stores_beyond_the_padding_are_caught() {
         let plan = launch_plan(Shape::new(1, 2), Dim2::new(1, 1)).unwrap();
         let mut b = PaddedBuffer::new(&plan, |_, _| 0.0);
-        let t = Thread { block_idx: Dim2::new(0, 0), thread_idx: Dim2::new(0, 0), block_dim: Dim2::new(1, 1), grid_dim: Dim2::new(2, 1) };
+        let t = Thread {
+            block_idx: Dim2::new(0, 0),
+            thread_idx: Dim2::new(0, 0),
+            block_dim: Dim2::new(1, 1),
+            grid_dim: Dim2::new(2, 1),
+        };
         b.store(t, 4, 1.0);
     }
 

@@ -4,7 +4,9 @@
 //! ones. With shape or block flags it reruns the experiment on another launch.
 
 use clap::Parser;
-use k4_boundary_check::{experiment_plan, experiment_report, experiment_work, CHAPTER, MAX_COLS, MAX_SIMULATED_THREADS};
+use k4_boundary_check::{
+    experiment_plan, experiment_report, experiment_work, CHAPTER, MAX_COLS, MAX_SIMULATED_THREADS,
+};
 use ktrav::cli::{self, size_in};
 use ktrav::{Dim2, Shape};
 

@@ -19,7 +19,10 @@ fn default_run_stops_quietly_when_the_reader_goes_away() {
 #[test]
 fn custom_launch_runs() {
     let text = stdout_of(BIN, &["--rows", "6", "--cols", "13", "--block-x", "8", "--block-y", "2", "--shuffles", "20"]);
-    assert!(text.contains("matrix 6x13, blocks of 8x2, grid 2x3: 3 columns past the last real column in every row"), "{text}");
+    assert!(
+        text.contains("matrix 6x13, blocks of 8x2, grid 2x3: 3 columns past the last real column in every row"),
+        "{text}"
+    );
     assert!(text.contains("both axes checked: every cell right: true"), "{text}");
     assert!(text.contains("20 seeded shuffles of all 6 blocks, seeds from 0:"), "{text}");
     // A custom run is simulation only: no GPU section, not even the skip line.

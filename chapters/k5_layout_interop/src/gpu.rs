@@ -174,7 +174,21 @@ impl Call<'_> {
     pub fn host(&self, c_init: f32) -> Result<Vec<f32>, GemmError> {
         let mut c = vec![c_init; self.c_len()];
         let (first, second) = (self.first, self.second);
-        sgemm(self.transa, self.transb, self.m, self.n, self.k, 1.0, first, self.lda, second, self.ldb, 0.0, &mut c, self.ldc)?;
+        sgemm(
+            self.transa,
+            self.transb,
+            self.m,
+            self.n,
+            self.k,
+            1.0,
+            first,
+            self.lda,
+            second,
+            self.ldb,
+            0.0,
+            &mut c,
+            self.ldc,
+        )?;
         Ok(c)
     }
 
@@ -182,8 +196,12 @@ impl Call<'_> {
     /// rounding makes an exact comparison meaningless.
     pub fn host_f64(&self) -> Vec<f64> {
         let (lda, ldb, ldc) = (self.lda, self.ldb, self.ldc);
-        let op_a = |i: usize, l: usize| f64::from(if self.transa == Op::N { self.first[i + l * lda] } else { self.first[l + i * lda] });
-        let op_b = |l: usize, j: usize| f64::from(if self.transb == Op::N { self.second[l + j * ldb] } else { self.second[j + l * ldb] });
+        let op_a = |i: usize, l: usize| {
+            f64::from(if self.transa == Op::N { self.first[i + l * lda] } else { self.first[l + i * lda] })
+        };
+        let op_b = |l: usize, j: usize| {
+            f64::from(if self.transb == Op::N { self.second[l + j * ldb] } else { self.second[j + l * ldb] })
+        };
         let mut c = vec![0.0f64; self.c_len()];
         let threads = std::thread::available_parallelism().map_or(1, |t| t.get());
         let cols_per = self.n.div_ceil(threads).max(1);
@@ -299,12 +317,22 @@ fn exact_case(gpu: &Gpu, blas: &Blas, sec: &mut GpuSection, m: usize, n: usize, 
         // The host model runs on a poisoned C as well, so the margin of the
         // wide call must stay unwritten on both.
         let host = call.host(poison).with_context(|| format!("the host model of the {} call", call.name))?;
-        let label = format!("    {:<10} {}: GPU against the host model of the same call", call.name, call.signature(first, second));
+        let label = format!(
+            "    {:<10} {}: GPU against the host model of the same call",
+            call.name,
+            call.signature(first, second)
+        );
         sec.check(&label, &compare(&got, &host), None);
         match call.name {
             "as-is" => {
-                let right = (0..m).flat_map(|i| (0..n).map(move |j| (i, j))).filter(|&(i, j)| got[i * n + j] == want.get(i as u64, j as u64)).count();
-                sec.line(format!("      C read row-major: {right} of {} entries of A*B right (a trap, wrong on purpose)", m * n));
+                let right = (0..m)
+                    .flat_map(|i| (0..n).map(move |j| (i, j)))
+                    .filter(|&(i, j)| got[i * n + j] == want.get(i as u64, j as u64))
+                    .count();
+                sec.line(format!(
+                    "      C read row-major: {right} of {} entries of A*B right (a trap, wrong on purpose)",
+                    m * n
+                ));
             }
             "transposed" => {
                 let t_ok = (0..n).all(|r| (0..m).all(|c| got[r * m + c] == want.get(c as u64, r as u64)));
@@ -358,7 +386,12 @@ fn large_case(gpu: &Gpu, blas: &Blas, sec: &mut GpuSection) -> Result<()> {
             // Column-major m x n C holds A*B: as a column-major matrix it is A*B itself.
             let expect: Vec<f64> = (0..m * n).map(|idx| product[(idx / m) + (idx % m) * n]).collect();
             let err = relative_error(&got, &expect, m, n, m);
-            sec.verdict("      its buffer read row-major as nxm is (A*B)^T", &format!("relative error {err:.2e}"), err < GEMM_TOLERANCE, None);
+            sec.verdict(
+                "      its buffer read row-major as nxm is (A*B)^T",
+                &format!("relative error {err:.2e}"),
+                err < GEMM_TOLERANCE,
+                None,
+            );
         }
     }
     Ok(())
@@ -394,7 +427,8 @@ mod tests {
         let w = wide.host(f32::NAN).unwrap();
         assert!((0..m).all(|i| (0..n).all(|j| w[i * (n + 2) + j] == want.get(i as u64, j as u64))));
         assert!((0..m).all(|i| w[i * (n + 2) + n].is_nan()));
-        let half = Call { name: "half fix", m, n, first: b.as_slice(), lda: n, second: a.as_slice(), ldb: k, ldc: m, ..fix };
+        let half =
+            Call { name: "half fix", m, n, first: b.as_slice(), lda: n, second: a.as_slice(), ldb: k, ldc: m, ..fix };
         assert_eq!(half.check(), Err(GemmError::BufferTooShort { name: "B", needed: 12, len: 6 }));
         assert!(half.host(0.0).is_err());
     }
@@ -404,7 +438,10 @@ mod tests {
         let (a, b) = gemm_operands(2, 4, 3);
         let [_, transposed, fix, _] = calls(2, 4, 3, a.as_slice(), b.as_slice());
         let t = transposed.blas();
-        assert_eq!((t.transa, t.transb, t.m, t.n, t.k, t.lda, t.ldb, t.ldc), (Transpose::Yes, Transpose::Yes, 2, 4, 3, 3, 4, 2));
+        assert_eq!(
+            (t.transa, t.transb, t.m, t.n, t.k, t.lda, t.ldb, t.ldc),
+            (Transpose::Yes, Transpose::Yes, 2, 4, 3, 3, 4, 2)
+        );
         let f = fix.blas();
         assert_eq!((f.transa, f.m, f.n, f.alpha, f.beta), (Transpose::No, 4, 2, 1.0, 0.0));
     }

@@ -148,7 +148,11 @@ impl fmt::Display for GemmError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             GemmError::LeadingDimension { name, ld, min } => {
-                write!(f, "ld{} = {ld} is below the {min} rows {name} is stored with (CUBLAS_STATUS_INVALID_VALUE)", name.to_lowercase())
+                write!(
+                    f,
+                    "ld{} = {ld} is below the {min} rows {name} is stored with (CUBLAS_STATUS_INVALID_VALUE)",
+                    name.to_lowercase()
+                )
             }
             GemmError::BufferTooShort { name, needed, len } => {
                 write!(f, "the buffer passed as {name} needs {needed} elements but holds {len}")
@@ -166,7 +170,13 @@ fn cm(buf: &[f32], ld: usize, i: usize, j: usize) -> f32 {
 
 /// Checks one operand of `len` elements: `stored_rows x stored_cols`,
 /// column-major, `ld` apart.
-pub fn check(name: &'static str, len: usize, ld: usize, stored_rows: usize, stored_cols: usize) -> Result<(), GemmError> {
+pub fn check(
+    name: &'static str,
+    len: usize,
+    ld: usize,
+    stored_rows: usize,
+    stored_cols: usize,
+) -> Result<(), GemmError> {
     let min = stored_rows.max(1);
     if ld < min {
         return Err(GemmError::LeadingDimension { name, ld, min });
@@ -514,7 +524,10 @@ pub fn layout_report(shape: Shape) -> String {
     let back = convert_logical(&by_accessors, StorageOrder::RowMajor);
     let round_trip = back.as_slice() == rm.as_slice();
     all_ok &= round_trip;
-    out.line(format!("the row-major buffer comes back identical, element for element: {}", report::verdict(round_trip)));
+    out.line(format!(
+        "the row-major buffer comes back identical, element for element: {}",
+        report::verdict(round_trip)
+    ));
     out.blank();
 
     out.heading("The trap: column-major bytes read as row-major");
@@ -657,7 +670,8 @@ pub fn gemm_report(m: u64, n: u64, k: u64) -> String {
     let (sa, sb) = gemm_operands(s, s, s);
     let su = s as usize;
     let (mut half, mut full) = (vec![0.0; su * su], vec![0.0; su * su]);
-    let half_ok = sgemm(Op::N, Op::N, su, su, su, 1.0, sb.as_slice(), su, sa.as_slice(), su, 0.0, &mut half, su).is_ok();
+    let half_ok =
+        sgemm(Op::N, Op::N, su, su, su, 1.0, sb.as_slice(), su, sa.as_slice(), su, 0.0, &mut half, su).is_ok();
     let full_ok = sgemm_row_major(su, su, su, sa.as_slice(), su, sb.as_slice(), su, &mut full, su).is_ok();
     let square_hides = half_ok && full_ok && half == full;
     all_ok &= square_hides;
@@ -672,10 +686,7 @@ pub fn gemm_report(m: u64, n: u64, k: u64) -> String {
     out.line(format!("fix:        sgemm(N, N, m={n}, n={m}, k={k}, B, ldb={n}, A, lda={k}, C, ldc={n})"));
     let fixed = r4.is_ok() && same_values(&read_c(&c4, m, n), &want);
     all_ok &= fixed;
-    out.line(format!(
-        "  C read row-major equals A*B, with no buffer copied or transposed: {}",
-        report::verdict(fixed)
-    ));
+    out.line(format!("  C read row-major equals A*B, with no buffer copied or transposed: {}", report::verdict(fixed)));
 
     // The fix writing into a wider row-major buffer (row length ldc > n).
     let ldc = nu + 2;

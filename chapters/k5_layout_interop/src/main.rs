@@ -9,7 +9,10 @@ use ktrav::cli::{self, size_in};
 use ktrav::Shape;
 
 #[derive(Parser, Debug)]
-#[command(allow_negative_numbers = true, about = "Appendix K.5: row-major kernels meeting column-major data, and cuBLAS conventions")]
+#[command(
+    allow_negative_numbers = true,
+    about = "Appendix K.5: row-major kernels meeting column-major data, and cuBLAS conventions"
+)]
 struct Args {
     #[command(flatten)]
     layout: Option<Layout>,
