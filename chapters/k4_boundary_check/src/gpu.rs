@@ -146,11 +146,6 @@ fn tally(map: &mut BTreeMap<u64, u64>, key: u64) {
     *map.entry(key).or_insert(0) += 1;
 }
 
-/// `part` of `whole` as a percentage with one decimal and a `%` sign.
-fn percent(part: u64, whole: u64) -> String {
-    format!("{}%", pct_places(part, whole, 1))
-}
-
 /// The simulator's distribution of wrong rows for a case, and what it was
 /// taken over.
 fn simulated<K: Clone>(o: &Outcomes<K>) -> BTreeMap<u64, u64> {
@@ -315,10 +310,10 @@ fn distribution(sec: &mut GpuSection, case: &Case, plan: &LaunchPlan, gpu_dist: 
     let keys: std::collections::BTreeSet<u64> = gpu_dist.keys().chain(sim.keys()).copied().collect();
     for k in keys {
         let g = gpu_dist.get(&k).copied().unwrap_or(0);
-        let mut line = format!("    {k:>6} wrong: GPU {g:>5} of {runs} ({:>6})", percent(g, runs));
+        let mut line = format!("    {k:>6} wrong: GPU {g:>5} of {runs} ({:>6})", pct_places(g, runs, 1) + "%");
         if !sim.is_empty() {
             let s = sim.get(&k).copied().unwrap_or(0);
-            line.push_str(&format!("   simulated {s:>5} of {sim_total} ({:>6})", percent(s, sim_total)));
+            line.push_str(&format!("   simulated {s:>5} of {sim_total} ({:>6})", pct_places(s, sim_total, 1) + "%"));
         }
         sec.line(line);
     }
