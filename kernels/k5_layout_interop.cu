@@ -20,10 +20,9 @@
 //                  four pairings side by side; launch each with gridDim.x
 //                  covering the axis its x walks.
 //
-// The Rust twins are `add_row_major` and `add_col_major` (with
-// `row_major_element` and `col_major_element`) in
-// chapters/k5_layout_interop/src/lib.rs, line for line; all four kernels
-// are simulated by `add_mapped` (through `element`) in the same file.
+// The Rust twins of all four kernels, under the same names, are in
+// chapters/k5_layout_interop/src/lib.rs, line for line; `launch_plan` in the
+// same file gives each kernel's launch to the simulator and the GPU alike.
 
 // ANCHOR: kernels
 extern "C" __global__ void add_row_major(float* __restrict__ out, const float* __restrict__ a,

@@ -11,12 +11,13 @@
 //! rows came out wrong is tallied beside the simulator's orders.
 
 use crate::{
-    add_a, add_b, explore_block_rows, explore_shuffles, marker, padding_rows, run_add, run_fill, Fill, Outcomes,
-    LARGE_BLOCK, LARGE_COLS, LARGE_ROWS, LARGE_SHUFFLES, SENTINEL, SOURCE_BLOCK, SOURCE_COLS, SOURCE_ROWS,
+    add_a, add_b, explore_block_rows, explore_shuffles, launch_plan, marker, run_add, run_fill, Fill, LaunchPlan,
+    Outcomes, LARGE_BLOCK, LARGE_SHAPE, LARGE_SHUFFLES, SENTINEL, SOURCE_BLOCK, SOURCE_SHAPE,
 };
-use cudarc::driver::{CudaFunction, CudaSlice};
-use ktrav::gpu::{compare, compare_with, Agreement, Gpu, GpuSection, PushKernelArg, POISON_WORD};
-use ktrav::{BlockOrder, Dim2, LaunchConfig};
+use anyhow::{Context, Result};
+use ktrav::gpu::{compare, compare_with, Agreement, DeviceBuffer, Gpu, GpuSection, Kernel, PushKernelArg, POISON_WORD};
+use ktrav::report::{median, pct_places};
+use ktrav::{BlockOrder, Dim2, Shape};
 use std::collections::BTreeMap;
 
 const FILE: &str = "k4_boundary_check";
@@ -35,8 +36,7 @@ pub enum Simulated {
 /// One launch shape and how many times each kernel runs on it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Case {
-    pub rows: u64,
-    pub cols: u64,
+    pub shape: Shape,
     pub block: Dim2,
     pub runs: usize,
     pub simulated: Simulated,
@@ -47,62 +47,41 @@ pub struct Case {
 /// keeps every marker `row * 1000 + col` below 2^24, so exact as an `f32`,
 /// and unique per cell (999 columns).
 pub const CASES: [Case; 3] = [
-    Case { rows: SOURCE_ROWS, cols: SOURCE_COLS, block: SOURCE_BLOCK, runs: 2000, simulated: Simulated::BlockRows },
-    Case { rows: LARGE_ROWS, cols: LARGE_COLS, block: LARGE_BLOCK, runs: 1000, simulated: Simulated::Shuffles(LARGE_SHUFFLES) },
-    Case { rows: 8192, cols: 999, block: Dim2::new(32, 8), runs: 100, simulated: Simulated::No },
+    Case { shape: SOURCE_SHAPE, block: SOURCE_BLOCK, runs: 2000, simulated: Simulated::BlockRows },
+    Case { shape: LARGE_SHAPE, block: LARGE_BLOCK, runs: 1000, simulated: Simulated::Shuffles(LARGE_SHUFFLES) },
+    Case { shape: Shape::new(8192, 999), block: Dim2::new(32, 8), runs: 100, simulated: Simulated::No },
 ];
 
-/// The device buffer of one case: the matrix, then whole padding rows.
-struct Padded {
-    rows: u64,
-    cols: u64,
-    cfg: LaunchConfig,
-    len: usize,
-    /// What the buffer holds before every launch: poison over the matrix
-    /// (a cell no thread stored to shows as unwritten), the sentinel over
-    /// the padding (a padding cell that changed was hit by a stray).
-    init: Vec<f32>,
+/// What the device buffer holds before every launch: poison over the matrix
+/// (a cell no thread stored to shows as unwritten), the sentinel over the
+/// padding (a padding cell that changed was hit by a stray).
+fn initial_buffer(plan: &LaunchPlan) -> Vec<f32> {
+    let poison = f32::from_bits(POISON_WORD);
+    let cells = plan.shape.elements();
+    (0..plan.buffer_len()).map(|i| if i < cells { poison } else { SENTINEL }).collect()
 }
 
-impl Padded {
-    fn new(case: &Case) -> Result<Self, String> {
-        let (rows, cols) = (case.rows, case.cols);
-        let cfg = LaunchConfig::for_matrix(rows, cols, case.block).map_err(|e| e.to_string())?;
-        let len = ((rows + padding_rows(&cfg, cols)) * cols) as usize;
-        // Every store of the one-axis kernels lands below rows*cols + waste,
-        // so inside the allocation: the padding is real memory.
-        assert!(rows * cols + cfg.waste(cols, rows).x <= len as u64, "padding too small");
-        let poison = f32::from_bits(POISON_WORD);
-        let init = (0..len as u64).map(|i| if i < rows * cols { poison } else { SENTINEL }).collect();
-        Ok(Padded { rows, cols, cfg, len, init })
+/// Resets `out` to `init` and launches `f` from the plan on it, with
+/// `inputs` before the shape (the addition's `a` and `b`); returns the whole
+/// buffer, padding included, and the kernel time.
+fn launch(
+    gpu: &Gpu,
+    plan: &LaunchPlan,
+    init: &[f32],
+    f: &Kernel,
+    out: &mut DeviceBuffer<f32>,
+    inputs: &[&DeviceBuffer<f32>],
+) -> Result<(Vec<f32>, f32)> {
+    gpu.write(init, out).context("resetting the buffer failed")?;
+    let (rows, cols) = (plan.shape.rows, plan.shape.cols);
+    let mut args = gpu.args(f);
+    args.arg(&mut *out);
+    for input in inputs {
+        args.arg(*input);
     }
-
-    /// Resets `out` to [`Padded::init`] and launches `f` on it with
-    /// `inputs` before the shape (the addition's `a` and `b`); returns the
-    /// whole buffer, padding included, and the kernel time.
-    fn launch(
-        &self,
-        gpu: &Gpu,
-        f: &CudaFunction,
-        out: &mut CudaSlice<f32>,
-        inputs: &[&CudaSlice<f32>],
-    ) -> Result<(Vec<f32>, f32), String> {
-        gpu.stream.memcpy_htod(&self.init, out).map_err(|e| format!("resetting the buffer failed ({e})"))?;
-        let mut args = gpu.args(f);
-        args.arg(&mut *out);
-        for input in inputs {
-            args.arg(*input);
-        }
-        args.arg(&self.rows).arg(&self.cols);
-        let ms = gpu.launch(args, &self.cfg, 0)?;
-        Ok((gpu.download(out)?, ms))
-    }
-}
-
-/// Median of the kernel times, for interest only.
-fn median(mut times: Vec<f32>) -> Option<f32> {
-    times.sort_by(f32::total_cmp);
-    times.get(times.len() / 2).copied()
+    args.arg(&rows).arg(&cols);
+    let ms = gpu.launch(args, &plan.cfg, 0)?;
+    Ok((gpu.download(out)?, ms))
 }
 
 /// What one run of `fill_row_only_checked` left behind.
@@ -122,14 +101,16 @@ pub struct RowOnlyRun {
 /// The global `(row, col)` of every thread of `fill_row_only_checked` that
 /// stores to flat index `i`: the owner (if `i` is a matrix cell) and the
 /// strays from the rows above whose `col` runs past the edge.
-pub fn writers(i: u64, rows: u64, cols: u64, threads_x: u64) -> impl Iterator<Item = (u64, u64)> {
-    let top = (i / cols).min(rows - 1);
+pub fn writers(i: u64, shape: Shape, threads_x: u64) -> impl Iterator<Item = (u64, u64)> {
+    let cols = shape.cols;
+    let top = (i / cols).min(shape.rows - 1);
     (0..=top).rev().map(move |r| (r, i - r * cols)).take_while(move |&(_, c)| c < threads_x)
 }
 
 /// Reads one run of the row-only fill: which rows are wrong, and whether
 /// every cell holds something an order of the stores could have left.
-pub fn classify_row_only(buf: &[f32], rows: u64, cols: u64, threads_x: u64) -> RowOnlyRun {
+pub fn classify_row_only(buf: &[f32], shape: Shape, threads_x: u64) -> RowOnlyRun {
+    let (rows, cols) = (shape.rows, shape.cols);
     let mut run = RowOnlyRun { row0_right: true, ..RowOnlyRun::default() };
     for r in 0..rows {
         let mut row_wrong = false;
@@ -140,7 +121,7 @@ pub fn classify_row_only(buf: &[f32], rows: u64, cols: u64, threads_x: u64) -> R
                 continue;
             }
             row_wrong = true;
-            if !writers(i, rows, cols, threads_x).any(|(wr, wc)| marker(wr, wc).to_bits() == v.to_bits()) {
+            if !writers(i, shape, threads_x).any(|(wr, wc)| marker(wr, wc).to_bits() == v.to_bits()) {
                 run.impossible += 1;
             }
         }
@@ -153,7 +134,7 @@ pub fn classify_row_only(buf: &[f32], rows: u64, cols: u64, threads_x: u64) -> R
         }
         run.padding_overwritten += 1;
         let i = rows * cols + j as u64;
-        if !writers(i, rows, cols, threads_x).any(|(wr, wc)| marker(wr, wc).to_bits() == v.to_bits()) {
+        if !writers(i, shape, threads_x).any(|(wr, wc)| marker(wr, wc).to_bits() == v.to_bits()) {
             run.impossible += 1;
         }
     }
@@ -163,10 +144,6 @@ pub fn classify_row_only(buf: &[f32], rows: u64, cols: u64, threads_x: u64) -> R
 /// Tallies `count` under `key`.
 fn tally(map: &mut BTreeMap<u64, u64>, key: u64) {
     *map.entry(key).or_insert(0) += 1;
-}
-
-fn percent(part: u64, whole: u64) -> String {
-    format!("{:.1}%", 100.0 * part as f64 / whole.max(1) as f64)
 }
 
 /// The simulator's distribution of wrong rows for a case, and what it was
@@ -183,8 +160,8 @@ fn repeat_and_compare(
     runs: usize,
     sim: Option<&[f32]>,
     reference: impl Fn(usize) -> f32 + Sync,
-    mut launch: impl FnMut() -> Result<(Vec<f32>, f32), String>,
-) -> Result<(usize, Option<Agreement>, Vec<f32>), String> {
+    mut launch: impl FnMut() -> Result<(Vec<f32>, f32)>,
+) -> Result<(usize, Option<Agreement>, Vec<f32>)> {
     let (mut exact, mut first_bad, mut times) = (0, None, Vec::with_capacity(runs));
     for _ in 0..runs {
         let (buf, ms) = launch()?;
@@ -203,28 +180,35 @@ fn repeat_and_compare(
 }
 
 /// Every cross-check of the chapter on the GPU.
-pub fn checks(gpu: &Gpu, sec: &mut GpuSection) -> Result<(), String> {
+pub fn checks(gpu: &Gpu, sec: &mut GpuSection) -> Result<()> {
     let fill_checked = gpu.function(FILE, "fill_checked")?;
     let fill_row_only = gpu.function(FILE, "fill_row_only_checked")?;
     let add_row_only = gpu.function(FILE, "add_row_only_checked")?;
     sec.line("each kernel launched many times into the matrix plus allocated padding rows; before every launch");
     sec.line(format!("the matrix is poisoned and the padding refilled with the sentinel {SENTINEL}:"));
     for case in CASES {
-        let p = Padded::new(&case)?;
-        let (rows, cols, cfg, runs) = (p.rows, p.cols, p.cfg, case.runs);
-        let cells = rows * cols;
-        let overflow = cfg.waste(cols, rows).x;
+        let plan = launch_plan(case.shape, case.block)
+            .with_context(|| format!("no launch of {} blocks covers {}", case.block, case.shape))?;
+        let (shape, cfg, runs) = (plan.shape, plan.cfg, case.runs);
+        let (rows, cols) = (shape.rows, shape.cols);
+        let cells = shape.elements();
+        let overflow = plan.overflow();
+        let len = plan.buffer_len();
+        // Every store of the one-axis kernels lands below rows*cols + overflow,
+        // so inside the allocation: the padding is real memory.
+        anyhow::ensure!(cells + overflow <= len, "the padding of {shape} is too small for its stray stores");
+        let init = initial_buffer(&plan);
         sec.line(format!(
             "{rows}x{cols} matrix, {} blocks, grid {}: {overflow} stray column(s) per row, {} padding cells, {runs} runs of each kernel",
             cfg.block,
             cfg.grid,
-            p.len as u64 - cells
+            len - cells
         ));
-        let mut out = gpu.poisoned::<f32>(p.len)?;
+        let mut out = gpu.poisoned::<f32>(len as usize)?;
 
         // The fully guarded fill: exact on every run.
         let sim_checked = (case.simulated != Simulated::No)
-            .then(|| run_fill(&cfg, rows, cols, &BlockOrder::Forward, Fill::Checked).as_slice().to_vec());
+            .then(|| run_fill(&plan, &BlockOrder::Forward, Fill::Checked).as_slice().to_vec());
         let reference = |i: usize| {
             let i = i as u64;
             if i < cells {
@@ -233,8 +217,9 @@ pub fn checks(gpu: &Gpu, sec: &mut GpuSection) -> Result<(), String> {
                 SENTINEL
             }
         };
-        let (exact, first_bad, times) =
-            repeat_and_compare(runs, sim_checked.as_deref(), reference, || p.launch(gpu, &fill_checked, &mut out, &[]))?;
+        let (exact, first_bad, times) = repeat_and_compare(runs, sim_checked.as_deref(), reference, || {
+            launch(gpu, &plan, &init, &fill_checked, &mut out, &[])
+        })?;
         let against = if sim_checked.is_some() { "the simulator" } else { "row*1000+col" };
         let detail = match &first_bad {
             None => format!("{exact} of {runs} runs equal {against}, padding untouched"),
@@ -246,11 +231,11 @@ pub fn checks(gpu: &Gpu, sec: &mut GpuSection) -> Result<(), String> {
         // a and b get the same padding, sentinel-filled: the strays of the
         // last row read it.
         let input = |f: fn(u64, u64) -> f32| -> Vec<f32> {
-            (0..p.len as u64).map(|i| if i < cells { f(i / cols, i % cols) } else { SENTINEL }).collect()
+            (0..len).map(|i| if i < cells { f(i / cols, i % cols) } else { SENTINEL }).collect()
         };
         let (a, b) = (gpu.upload(&input(add_a))?, gpu.upload(&input(add_b))?);
-        let sim_add = (case.simulated != Simulated::No)
-            .then(|| run_add(&cfg, rows, cols, &BlockOrder::Forward).as_slice().to_vec());
+        let sim_add =
+            (case.simulated != Simulated::No).then(|| run_add(&plan, &BlockOrder::Forward).as_slice().to_vec());
         // Past the matrix, the first `overflow` cells are stored by the last
         // row's strays, each reading the sentinel from a and from b.
         let add_reference = |i: usize| {
@@ -263,8 +248,9 @@ pub fn checks(gpu: &Gpu, sec: &mut GpuSection) -> Result<(), String> {
                 SENTINEL
             }
         };
-        let (exact, first_bad, times) =
-            repeat_and_compare(runs, sim_add.as_deref(), add_reference, || p.launch(gpu, &add_row_only, &mut out, &[&a, &b]))?;
+        let (exact, first_bad, times) = repeat_and_compare(runs, sim_add.as_deref(), add_reference, || {
+            launch(gpu, &plan, &init, &add_row_only, &mut out, &[&a, &b])
+        })?;
         let against = if sim_add.is_some() { "the simulator" } else { "a+b" };
         let detail = match &first_bad {
             None => format!(
@@ -279,9 +265,9 @@ pub fn checks(gpu: &Gpu, sec: &mut GpuSection) -> Result<(), String> {
         let mut gpu_dist = BTreeMap::new();
         let (mut lawful, mut first_unlawful, mut times) = (0usize, None::<RowOnlyRun>, Vec::with_capacity(runs));
         for _ in 0..runs {
-            let (buf, ms) = p.launch(gpu, &fill_row_only, &mut out, &[])?;
+            let (buf, ms) = launch(gpu, &plan, &init, &fill_row_only, &mut out, &[])?;
             times.push(ms);
-            let run = classify_row_only(&buf, rows, cols, cfg.threads_x());
+            let run = classify_row_only(&buf, shape, cfg.threads_x());
             tally(&mut gpu_dist, run.wrong_rows);
             if run.row0_right && run.impossible == 0 && run.padding_overwritten == overflow {
                 lawful += 1;
@@ -299,36 +285,35 @@ pub fn checks(gpu: &Gpu, sec: &mut GpuSection) -> Result<(), String> {
             ),
         };
         sec.verdict("  fill_row_only_checked", &detail, lawful == runs, median(times));
-        distribution(sec, &case, &cfg, &gpu_dist);
+        distribution(sec, &case, &plan, &gpu_dist);
     }
     Ok(())
 }
 
 /// The GPU's wrong-row counts beside the simulator's, when it has them.
-fn distribution(sec: &mut GpuSection, case: &Case, cfg: &LaunchConfig, gpu_dist: &BTreeMap<u64, u64>) {
-    let (rows, cols) = (case.rows, case.cols);
+fn distribution(sec: &mut GpuSection, case: &Case, plan: &LaunchPlan, gpu_dist: &BTreeMap<u64, u64>) {
     let (sim, what) = match case.simulated {
         Simulated::BlockRows => {
-            let o = explore_block_rows(cfg, rows, cols);
+            let o = explore_block_rows(plan);
             (simulated(&o), format!("{} orders of the block rows", o.runs))
         }
-        Simulated::Shuffles(n) => (simulated(&explore_shuffles(cfg, rows, cols, 0, n)), format!("{n} shuffles")),
+        Simulated::Shuffles(n) => (simulated(&explore_shuffles(plan, 0, n)), format!("{n} shuffles")),
         Simulated::No => (BTreeMap::new(), String::new()),
     };
     let runs = case.runs as u64;
     let sim_total: u64 = sim.values().sum();
     sec.line(format!(
         "    rows (of {}) below row 0 left wrong by fill_row_only_checked, real GPU{}:",
-        rows - 1,
+        case.shape.rows - 1,
         if sim.is_empty() { String::new() } else { format!(" beside the simulator's {what}") }
     ));
     let keys: std::collections::BTreeSet<u64> = gpu_dist.keys().chain(sim.keys()).copied().collect();
     for k in keys {
         let g = gpu_dist.get(&k).copied().unwrap_or(0);
-        let mut line = format!("    {k:>6} wrong: GPU {g:>5} of {runs} ({:>6})", percent(g, runs));
+        let mut line = format!("    {k:>6} wrong: GPU {g:>5} of {runs} ({:>6})", pct_places(g, runs, 1) + "%");
         if !sim.is_empty() {
             let s = sim.get(&k).copied().unwrap_or(0);
-            line.push_str(&format!("   simulated {s:>5} of {sim_total} ({:>6})", percent(s, sim_total)));
+            line.push_str(&format!("   simulated {s:>5} of {sim_total} ({:>6})", pct_places(s, sim_total, 1) + "%"));
         }
         sec.line(line);
     }
@@ -348,39 +333,46 @@ mod tests {
     /// and finds every simulated order lawful.
     #[test]
     fn classifier_matches_the_simulator() {
-        for (rows, cols, block) in [(4, 10, Dim2::new(4, 1)), (24, 100, Dim2::new(16, 4)), (5, 3, Dim2::new(8, 2)), (3, 1, Dim2::new(7, 1))] {
-            let cfg = LaunchConfig::for_matrix(rows, cols, block).unwrap();
+        for (shape, block) in [
+            (Shape::new(4, 10), Dim2::new(4, 1)),
+            (Shape::new(24, 100), Dim2::new(16, 4)),
+            (Shape::new(5, 3), Dim2::new(8, 2)),
+            (Shape::new(3, 1), Dim2::new(7, 1)),
+        ] {
+            let plan = launch_plan(shape, block).unwrap();
             for seed in 0..30 {
-                let buf = run_fill(&cfg, rows, cols, &BlockOrder::Shuffled(seed), Fill::RowOnly);
+                let buf = run_fill(&plan, &BlockOrder::Shuffled(seed), Fill::RowOnly);
                 let d = Damage::of(&buf, marker);
-                let r = classify_row_only(buf.as_slice(), rows, cols, cfg.threads_x());
+                let r = classify_row_only(buf.as_slice(), shape, plan.cfg.threads_x());
                 assert_eq!(r.wrong_rows, d.wrong_rows.len() as u64);
                 assert_eq!(r.padding_overwritten, d.padding_overwritten);
-                assert_eq!(r.padding_overwritten, cfg.waste(cols, rows).x);
-                assert!(r.row0_right && r.impossible == 0, "{rows}x{cols} seed {seed}: {r:?}");
+                assert_eq!(r.padding_overwritten, plan.overflow());
+                assert!(r.row0_right && r.impossible == 0, "{shape} seed {seed}: {r:?}");
             }
         }
     }
 
     #[test]
     fn classifier_catches_what_no_order_can_leave() {
-        let cfg = LaunchConfig::for_matrix(4, 10, Dim2::new(4, 1)).unwrap();
-        let mut buf = run_fill(&cfg, 4, 10, &BlockOrder::Reverse, Fill::RowOnly).as_slice().to_vec();
-        assert_eq!(classify_row_only(&buf, 4, 10, 12).wrong_rows, 3);
+        let shape = Shape::new(4, 10);
+        let plan = launch_plan(shape, Dim2::new(4, 1)).unwrap();
+        let mut buf = run_fill(&plan, &BlockOrder::Reverse, Fill::RowOnly).as_slice().to_vec();
+        assert_eq!(classify_row_only(&buf, shape, 12).wrong_rows, 3);
         buf[0] = 5.0; // row 0 wrong, and 5 is nobody's marker for cell 0
         buf[15] = f32::from_bits(POISON_WORD); // never written
-        let r = classify_row_only(&buf, 4, 10, 12);
+        let r = classify_row_only(&buf, shape, 12);
         assert_eq!((r.row0_right, r.impossible), (false, 2));
     }
 
     #[test]
     fn writers_are_the_owner_and_the_strays() {
+        let shape = Shape::new(4, 10);
         // 4x10 under 12 threads per row: cell 10 is (1,0), hit by (0,10).
-        assert_eq!(writers(10, 4, 10, 12).collect::<Vec<_>>(), vec![(1, 0), (0, 10)]);
-        assert_eq!(writers(12, 4, 10, 12).collect::<Vec<_>>(), vec![(1, 2)]);
+        assert_eq!(writers(10, shape, 12).collect::<Vec<_>>(), vec![(1, 0), (0, 10)]);
+        assert_eq!(writers(12, shape, 12).collect::<Vec<_>>(), vec![(1, 2)]);
         // Padding cell 41 is hit by the last row's second stray only.
-        assert_eq!(writers(41, 4, 10, 12).collect::<Vec<_>>(), vec![(3, 11)]);
-        assert_eq!(writers(42, 4, 10, 12).count(), 0);
+        assert_eq!(writers(41, shape, 12).collect::<Vec<_>>(), vec![(3, 11)]);
+        assert_eq!(writers(42, shape, 12).count(), 0);
     }
 
     /// The padding of every case holds every stray store, and the large
@@ -388,11 +380,12 @@ mod tests {
     #[test]
     fn cases_fit_their_padding() {
         for case in CASES {
-            let p = Padded::new(&case).unwrap();
-            assert!(case.cols <= crate::MAX_COLS);
-            assert!(case.rows * 1000 + case.cols < 1 << 24);
-            assert_eq!(p.init.len(), p.len);
-            assert!(p.cfg.grid.y as u64 <= ktrav::geometry::MAX_GRID_Y);
+            let plan = launch_plan(case.shape, case.block).unwrap();
+            assert!(case.shape.cols <= crate::MAX_COLS);
+            assert!(case.shape.rows * 1000 + case.shape.cols < 1 << 24);
+            assert!(case.shape.elements() + plan.overflow() <= plan.buffer_len());
+            assert_eq!(initial_buffer(&plan).len() as u64, plan.buffer_len());
+            assert!(plan.cfg.grid.y as u64 <= ktrav::geometry::MAX_GRID_Y);
         }
     }
 }

@@ -7,13 +7,20 @@
 //! The simulator runs the kernels through [`ktrav::sim`] in chosen orders,
 //! with a padding row of sentinels after the matrix so that stores past the
 //! end are counted instead of being undefined behaviour.
+//!
+//! The file reads top to bottom: the CPU reference (what every cell should
+//! hold, and the padded buffer the kernels write), the kernel twins, the
+//! launch plan shared by the simulator and [`gpu`], the exploration of block
+//! orders, and the printed reports.
 
 pub mod gpu;
 
-use ktrav::report::{self, Report};
-use ktrav::{BlockOrder, Dim2, LaunchConfig, Thread};
+use anyhow::{bail, Context, Result};
+use ktrav::report::{self, join, Report};
+use ktrav::{BlockOrder, Dim2, GeometryError, LaunchConfig, Shape, Thread};
 use std::collections::BTreeMap;
-use std::fmt::Write as _;
+
+// --- CPU reference -----------------------------------------------------------
 
 /// What the padding holds before a launch. No kernel of this chapter
 /// writes it on purpose, so a padding cell that differs was hit by a stray store.
@@ -26,8 +33,8 @@ pub const SENTINEL: f32 = -999.0;
 pub const MAX_COLS: u64 = 999;
 
 // ANCHOR: store
-/// One store to global memory, `out[index] = value`: what a kernel body
-/// returns, so the simulator can apply it and see who wrote where.
+/// One store to global memory, `out[index] = value`, as the padded buffer
+/// logs it, so the simulator can see who wrote where.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Store {
     pub index: u64,
@@ -40,41 +47,13 @@ pub fn marker(row: u64, col: u64) -> f32 {
 }
 // ANCHOR_END: store
 
-// ANCHOR: kernels
-/// `fill_checked` in `kernels/k4_boundary_check.cu`.
-pub fn fill_checked(t: Thread, rows: u64, cols: u64) -> Option<Store> {
-    let row = t.global_y(); // blockIdx.y * blockDim.y + threadIdx.y
-    let col = t.global_x(); // blockIdx.x * blockDim.x + threadIdx.x
-    if row < rows && col < cols {
-        // both axes guarded
-        return Some(Store { index: row * cols + col, value: marker(row, col) });
-    }
-    None
+/// The two inputs of the addition: exact small integers, different per cell.
+pub fn add_a(row: u64, col: u64) -> f32 {
+    (row * 1000 + col) as f32
 }
-
-/// `fill_row_only_checked`: the same body with half of the guard missing.
-pub fn fill_row_only_checked(t: Thread, rows: u64, cols: u64) -> Option<Store> {
-    let row = t.global_y(); // blockIdx.y * blockDim.y + threadIdx.y
-    let col = t.global_x(); // blockIdx.x * blockDim.x + threadIdx.x
-    if row < rows {
-        // BUG: col is never compared with cols
-        return Some(Store { index: row * cols + col, value: marker(row, col) });
-    }
-    None
+pub fn add_b(row: u64, col: u64) -> f32 {
+    (3 * row + 7 * col) as f32
 }
-
-/// `add_row_only_checked`: element-wise `out = a + b` with the same bug.
-pub fn add_row_only_checked(t: Thread, a: &[f32], b: &[f32], rows: u64, cols: u64) -> Option<Store> {
-    let row = t.global_y(); // blockIdx.y * blockDim.y + threadIdx.y
-    let col = t.global_x(); // blockIdx.x * blockDim.x + threadIdx.x
-    if row < rows {
-        // BUG: col is never compared with cols
-        let i = row * cols + col; // one flat index for all three arrays
-        return Some(Store { index: i, value: a[i as usize] + b[i as usize] });
-    }
-    None
-}
-// ANCHOR_END: kernels
 
 // ANCHOR: buffer
 /// A device buffer as the simulator holds it: the `rows x cols` row-major
@@ -82,8 +61,7 @@ pub fn add_row_only_checked(t: Thread, a: &[f32], b: &[f32], rows: u64, cols: u6
 /// It remembers which thread stored last to each cell.
 #[derive(Clone, Debug)]
 pub struct PaddedBuffer {
-    rows: u64,
-    cols: u64,
+    shape: Shape,
     data: Vec<f32>,
     /// The global `(row, col)` of the thread that stored last to each cell.
     last_writer: Vec<Option<(u64, u64)>>,
@@ -91,34 +69,28 @@ pub struct PaddedBuffer {
     log: Vec<((u64, u64), Store)>,
 }
 
-/// Padding rows needed to catch every stray store of a launch: the last row's
-/// threads reach `threads_x - cols` cells past the end of the matrix.
-pub fn padding_rows(cfg: &LaunchConfig, cols: u64) -> u64 {
-    ktrav::ceil_div(cfg.waste(cols, 0).x, cols).max(1)
-}
-
 impl PaddedBuffer {
-    /// A `rows x cols` matrix of `fill(row, col)` followed by
-    /// `padding_rows` rows of [`SENTINEL`].
-    pub fn new(rows: u64, cols: u64, padding_rows: u64, mut fill: impl FnMut(u64, u64) -> f32) -> Self {
-        let len = ((rows + padding_rows) * cols) as usize;
-        let data = (0..len as u64)
-            .map(|i| if i < rows * cols { fill(i / cols, i % cols) } else { SENTINEL })
-            .collect();
-        PaddedBuffer { rows, cols, data, last_writer: vec![None; len], log: Vec::new() }
+    /// The matrix of `plan` filled with `fill(row, col)`, followed by the
+    /// plan's padding rows of [`SENTINEL`].
+    pub fn new(plan: &LaunchPlan, mut fill: impl FnMut(u64, u64) -> f32) -> Self {
+        let (cells, cols) = (plan.shape.elements(), plan.shape.cols);
+        let len = plan.buffer_len() as usize;
+        let data = (0..len as u64).map(|i| if i < cells { fill(i / cols, i % cols) } else { SENTINEL }).collect();
+        PaddedBuffer { shape: plan.shape, data, last_writer: vec![None; len], log: Vec::new() }
     }
 
-    /// Applies one store made by the thread at global `(row, col)`.
+    /// Applies `out[index] = value`, made by thread `t`.
     ///
     /// # Panics
     /// Panics if the store lands beyond the padding: on a GPU that would be
     /// a write to memory nobody allocated, so the padding was sized wrong.
-    pub fn store(&mut self, by: (u64, u64), s: Store) {
-        let i = s.index as usize;
+    pub fn store(&mut self, t: Thread, index: u64, value: f32) {
+        let i = index as usize;
         assert!(i < self.data.len(), "store to element {i} is past the padding ({} elements)", self.data.len());
-        self.data[i] = s.value;
+        let by = (t.global_y(), t.global_x());
+        self.data[i] = value;
         self.last_writer[i] = Some(by);
-        self.log.push((by, s));
+        self.log.push((by, Store { index, value }));
     }
 
     /// The whole buffer, padding included.
@@ -128,17 +100,17 @@ impl PaddedBuffer {
 
     /// Element `(row, col)`; rows at or past `rows` are padding.
     pub fn get(&self, row: u64, col: u64) -> f32 {
-        self.data[(row * self.cols + col) as usize]
+        self.data[(row * self.shape.cols + col) as usize]
     }
 
     /// The thread that stored last to `(row, col)`, if any did.
     pub fn last_writer(&self, row: u64, col: u64) -> Option<(u64, u64)> {
-        self.last_writer[(row * self.cols + col) as usize]
+        self.last_writer[(row * self.shape.cols + col) as usize]
     }
 
     /// The padding cells, after the matrix.
     pub fn padding(&self) -> &[f32] {
-        &self.data[(self.rows * self.cols) as usize..]
+        &self.data[self.shape.elements() as usize..]
     }
 
     /// Padding cells that no longer hold the sentinel.
@@ -151,16 +123,86 @@ impl PaddedBuffer {
         &self.log
     }
 }
-
-/// Runs `kernel` over the grid with blocks in `order`, applying each store.
-pub fn run(cfg: &LaunchConfig, order: &BlockOrder, out: &mut PaddedBuffer, kernel: impl Fn(Thread) -> Option<Store>) {
-    ktrav::launch(cfg, order, |t| {
-        if let Some(s) = kernel(t) {
-            out.store((t.global_y(), t.global_x()), s);
-        }
-    });
-}
 // ANCHOR_END: buffer
+
+// --- Kernel twins: kernels/k4_boundary_check.cu, line for line ---------------
+
+// ANCHOR: kernels
+/// `fill_checked` in `kernels/k4_boundary_check.cu`.
+pub fn fill_checked(t: Thread, out: &mut PaddedBuffer, rows: u64, cols: u64) {
+    let row = t.global_y(); // blockIdx.y * blockDim.y + threadIdx.y
+    let col = t.global_x(); // blockIdx.x * blockDim.x + threadIdx.x
+    if row < rows && col < cols {
+        // both axes guarded
+        out.store(t, row * cols + col, marker(row, col));
+    }
+}
+
+/// `fill_row_only_checked`: the same body with half of the guard missing.
+pub fn fill_row_only_checked(t: Thread, out: &mut PaddedBuffer, rows: u64, cols: u64) {
+    let row = t.global_y(); // blockIdx.y * blockDim.y + threadIdx.y
+    let col = t.global_x(); // blockIdx.x * blockDim.x + threadIdx.x
+    if row < rows {
+        // BUG: col is never compared with cols
+        out.store(t, row * cols + col, marker(row, col));
+    }
+}
+
+/// `add_row_only_checked`: element-wise `out = a + b` with the same bug.
+pub fn add_row_only_checked(t: Thread, out: &mut PaddedBuffer, a: &[f32], b: &[f32], rows: u64, cols: u64) {
+    let row = t.global_y(); // blockIdx.y * blockDim.y + threadIdx.y
+    let col = t.global_x(); // blockIdx.x * blockDim.x + threadIdx.x
+    if row < rows {
+        // BUG: col is never compared with cols
+        let i = row * cols + col; // one flat index for all three arrays
+        out.store(t, i, a[i as usize] + b[i as usize]);
+    }
+}
+// ANCHOR_END: kernels
+
+// --- Launch plan: the one launch of all three kernels ------------------------
+
+// ANCHOR: plan
+/// How every kernel of the chapter is launched (all three alike): x over
+/// columns, `gridDim = (ceil(cols / blockDim.x), ceil(rows / blockDim.y))`,
+/// no shared memory, into a buffer with whole padding rows after the matrix.
+/// The simulator and the GPU section both launch from this.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LaunchPlan {
+    pub shape: Shape,
+    pub cfg: LaunchConfig,
+    /// Padding rows that catch every stray store: the last row's threads
+    /// reach `threads_x - cols` cells past the end of the matrix.
+    pub padding_rows: u64,
+}
+
+/// The launch of `fill_checked`, `fill_row_only_checked` and
+/// `add_row_only_checked` on a `shape` matrix with `block`-shaped blocks.
+pub fn launch_plan(shape: Shape, block: Dim2) -> Result<LaunchPlan, GeometryError> {
+    let cfg = LaunchConfig::covering(shape, block)?;
+    let padding_rows = ktrav::ceil_div(cfg.waste(shape).x, shape.cols).max(1);
+    Ok(LaunchPlan { shape, cfg, padding_rows })
+}
+
+impl LaunchPlan {
+    /// Columns past the last real column that every row's threads still store to.
+    pub fn overflow(&self) -> u64 {
+        self.cfg.waste(self.shape).x
+    }
+
+    /// Elements of the buffer: the matrix, then the padding rows.
+    pub fn buffer_len(&self) -> u64 {
+        (self.shape.rows + self.padding_rows) * self.shape.cols
+    }
+}
+
+/// Runs `kernel` over the plan's grid with blocks in `order`, storing into `out`.
+pub fn run(plan: &LaunchPlan, order: &BlockOrder, out: &mut PaddedBuffer, kernel: impl Fn(Thread, &mut PaddedBuffer)) {
+    ktrav::launch(&plan.cfg, order, |t| kernel(t, out));
+}
+// ANCHOR_END: plan
+
+// --- Exploration: the kernels under many block orders ------------------------
 
 /// What a launch left behind, compared with what the matrix should hold.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -177,8 +219,8 @@ impl Damage {
     pub fn of(out: &PaddedBuffer, expected: impl Fn(u64, u64) -> f32) -> Self {
         let mut wrong_rows = Vec::new();
         let mut wrong_cells = 0;
-        for r in 0..out.rows {
-            let wrong = (0..out.cols).filter(|&c| out.get(r, c) != expected(r, c)).count() as u64;
+        for r in 0..out.shape.rows {
+            let wrong = (0..out.shape.cols).filter(|&c| out.get(r, c) != expected(r, c)).count() as u64;
             if wrong > 0 {
                 wrong_rows.push(r);
             }
@@ -196,31 +238,24 @@ pub enum Fill {
 }
 
 /// Runs one fill kernel on a fresh padded buffer (zeros in the matrix).
-pub fn run_fill(cfg: &LaunchConfig, rows: u64, cols: u64, order: &BlockOrder, fill: Fill) -> PaddedBuffer {
-    let mut out = PaddedBuffer::new(rows, cols, padding_rows(cfg, cols), |_, _| 0.0);
+pub fn run_fill(plan: &LaunchPlan, order: &BlockOrder, fill: Fill) -> PaddedBuffer {
+    let (rows, cols) = (plan.shape.rows, plan.shape.cols);
+    let mut out = PaddedBuffer::new(plan, |_, _| 0.0);
     match fill {
-        Fill::Checked => run(cfg, order, &mut out, |t| fill_checked(t, rows, cols)),
-        Fill::RowOnly => run(cfg, order, &mut out, |t| fill_row_only_checked(t, rows, cols)),
+        Fill::Checked => run(plan, order, &mut out, |t, out| fill_checked(t, out, rows, cols)),
+        Fill::RowOnly => run(plan, order, &mut out, |t, out| fill_row_only_checked(t, out, rows, cols)),
     }
     out
 }
 
-/// The two inputs of the addition: exact small integers, different per cell.
-pub fn add_a(row: u64, col: u64) -> f32 {
-    (row * 1000 + col) as f32
-}
-pub fn add_b(row: u64, col: u64) -> f32 {
-    (3 * row + 7 * col) as f32
-}
-
 /// Runs the row-only-checked addition. `a` and `b` get the same padding as
 /// `out`, because the last row's stray threads read past their end too.
-pub fn run_add(cfg: &LaunchConfig, rows: u64, cols: u64, order: &BlockOrder) -> PaddedBuffer {
-    let pad = padding_rows(cfg, cols);
-    let a = PaddedBuffer::new(rows, cols, pad, add_a);
-    let b = PaddedBuffer::new(rows, cols, pad, add_b);
-    let mut out = PaddedBuffer::new(rows, cols, pad, |_, _| 0.0);
-    run(cfg, order, &mut out, |t| add_row_only_checked(t, a.as_slice(), b.as_slice(), rows, cols));
+pub fn run_add(plan: &LaunchPlan, order: &BlockOrder) -> PaddedBuffer {
+    let (rows, cols) = (plan.shape.rows, plan.shape.cols);
+    let a = PaddedBuffer::new(plan, add_a);
+    let b = PaddedBuffer::new(plan, add_b);
+    let mut out = PaddedBuffer::new(plan, |_, _| 0.0);
+    run(plan, order, &mut out, |t, out| add_row_only_checked(t, out, a.as_slice(), b.as_slice(), rows, cols));
     out
 }
 
@@ -243,10 +278,8 @@ pub fn block_row_orders(grid: Dim2) -> Vec<Vec<u32>> {
 
 /// The block order that runs whole block rows in `rows_order`.
 pub fn by_block_rows(grid: Dim2, rows_order: &[u32]) -> BlockOrder {
-    let ids = rows_order
-        .iter()
-        .flat_map(|&by| (0..grid.x as u64).map(move |bx| by as u64 * grid.x as u64 + bx))
-        .collect();
+    let ids =
+        rows_order.iter().flat_map(|&by| (0..grid.x as u64).map(move |bx| by as u64 * grid.x as u64 + bx)).collect();
     BlockOrder::Explicit(ids)
 }
 
@@ -268,25 +301,41 @@ impl<K: Clone> Outcomes<K> {
     }
 }
 
-/// The row-only fill under every order of the block rows.
-pub fn explore_block_rows(cfg: &LaunchConfig, rows: u64, cols: u64) -> Outcomes<Vec<u32>> {
-    let mut out = Outcomes::default();
-    for perm in block_row_orders(cfg.grid) {
-        let buf = run_fill(cfg, rows, cols, &by_block_rows(cfg.grid, &perm), Fill::RowOnly);
-        out.add(perm, &Damage::of(&buf, marker));
+impl<K: Clone> FromIterator<(K, Damage)> for Outcomes<K> {
+    fn from_iter<I: IntoIterator<Item = (K, Damage)>>(runs: I) -> Self {
+        let mut out = Outcomes { by_wrong_rows: BTreeMap::new(), padding_counts: BTreeMap::new(), runs: 0 };
+        for (key, damage) in runs {
+            out.add(key, &damage);
+        }
+        out
     }
-    out
 }
 
-/// The row-only fill under `shuffles` seeded shuffles of all blocks,
-/// seeds `first_seed, first_seed + 1, ...`.
-pub fn explore_shuffles(cfg: &LaunchConfig, rows: u64, cols: u64, first_seed: u64, shuffles: u64) -> Outcomes<u64> {
-    let mut out = Outcomes::default();
-    for seed in first_seed..first_seed + shuffles {
-        let buf = run_fill(cfg, rows, cols, &BlockOrder::Shuffled(seed), Fill::RowOnly);
-        out.add(seed, &Damage::of(&buf, marker));
-    }
-    out
+/// The row-only fill under every order of the block rows, one run at a time.
+pub fn block_row_runs(plan: &LaunchPlan) -> impl Iterator<Item = (Vec<u32>, Damage)> + '_ {
+    block_row_orders(plan.cfg.grid).into_iter().map(move |perm| {
+        let buf = run_fill(plan, &by_block_rows(plan.cfg.grid, &perm), Fill::RowOnly);
+        (perm, Damage::of(&buf, marker))
+    })
+}
+
+/// The row-only fill under `shuffles` seeded shuffles of all blocks, seeds
+/// `first_seed, first_seed + 1, ...` (wrapping past 2^64 - 1), one run at a time.
+pub fn shuffle_runs(plan: &LaunchPlan, first_seed: u64, shuffles: u64) -> impl Iterator<Item = (u64, Damage)> + '_ {
+    (0..shuffles).map(move |i| {
+        let seed = first_seed.wrapping_add(i);
+        (seed, Damage::of(&run_fill(plan, &BlockOrder::Shuffled(seed), Fill::RowOnly), marker))
+    })
+}
+
+/// The row-only fill under every order of the block rows.
+pub fn explore_block_rows(plan: &LaunchPlan) -> Outcomes<Vec<u32>> {
+    block_row_runs(plan).collect()
+}
+
+/// The row-only fill under `shuffles` seeded shuffles of all blocks.
+pub fn explore_shuffles(plan: &LaunchPlan, first_seed: u64, shuffles: u64) -> Outcomes<u64> {
+    shuffle_runs(plan, first_seed, shuffles).collect()
 }
 // ANCHOR_END: orders
 
@@ -302,24 +351,56 @@ pub fn block_row_sequence(cfg: &LaunchConfig, order: &BlockOrder) -> Vec<u64> {
     seen
 }
 
-fn join<T: ToString>(items: impl IntoIterator<Item = T>, sep: &str) -> String {
-    items.into_iter().map(|x| x.to_string()).collect::<Vec<_>>().join(sep)
-}
-
 /// The source's case: a 4x10 matrix under 4x1 blocks.
-pub const SOURCE_ROWS: u64 = 4;
-pub const SOURCE_COLS: u64 = 10;
+pub const SOURCE_SHAPE: Shape = Shape::new(4, 10);
 pub const SOURCE_BLOCK: Dim2 = Dim2::new(4, 1);
 
 /// The larger case for the shuffles: 24x100 under 16x4 blocks.
-pub const LARGE_ROWS: u64 = 24;
-pub const LARGE_COLS: u64 = 100;
+pub const LARGE_SHAPE: Shape = Shape::new(24, 100);
 pub const LARGE_BLOCK: Dim2 = Dim2::new(16, 4);
 pub const LARGE_SHUFFLES: u64 = 1000;
 
-fn source_cfg() -> LaunchConfig {
-    LaunchConfig::for_matrix(SOURCE_ROWS, SOURCE_COLS, SOURCE_BLOCK).expect("the source's launch is valid")
+fn source_plan() -> LaunchPlan {
+    launch_plan(SOURCE_SHAPE, SOURCE_BLOCK).expect("the source's launch is valid")
 }
+
+/// Block rows up to which a custom experiment tries every order (8! = 40320).
+pub const MAX_ENUMERATED_BLOCK_ROWS: u32 = 8;
+/// The most thread bodies a custom experiment may simulate: about half a
+/// minute on one laptop core in a release build (some 10 million a second),
+/// and a few hundred megabytes at most, since one launch is held at a time.
+pub const MAX_SIMULATED_THREADS: u64 = 1 << 28;
+/// Experiments of at least this many thread bodies show a progress bar
+/// (on a terminal): about a second of work.
+pub const PROGRESS_FROM: u64 = 1 << 24;
+
+/// The launch of a custom experiment, or why there is none.
+pub fn experiment_plan(shape: Shape, block: Dim2) -> Result<LaunchPlan> {
+    if shape.cols > MAX_COLS {
+        bail!("{} columns: the row*1000+col marker is unique per cell only below 1000 columns", shape.cols);
+    }
+    launch_plan(shape, block).with_context(|| format!("no launch of {block} blocks covers a {shape} matrix"))
+}
+
+/// Orders of the block rows a custom experiment tries: all of them, when
+/// there are at most [`MAX_ENUMERATED_BLOCK_ROWS`] block rows.
+fn enumerated_orders(plan: &LaunchPlan) -> u64 {
+    if plan.cfg.grid.y <= MAX_ENUMERATED_BLOCK_ROWS {
+        (1..=plan.cfg.grid.y as u64).product()
+    } else {
+        0
+    }
+}
+
+/// The thread bodies a custom experiment simulates (`None` past 2^64):
+/// every launched thread, for the checked run, the forward and reverse runs,
+/// every enumerated order and every shuffle.
+pub fn experiment_work(plan: &LaunchPlan, shuffles: u64) -> Option<u64> {
+    let runs = 3u64.checked_add(enumerated_orders(plan))?.checked_add(shuffles)?;
+    plan.cfg.total_threads().checked_mul(runs)
+}
+
+// --- Report ------------------------------------------------------------------
 
 fn order_name(cfg: &LaunchConfig, order: &BlockOrder) -> String {
     format!("blockIdx.y = {}", join(block_row_sequence(cfg, order), ", "))
@@ -327,8 +408,8 @@ fn order_name(cfg: &LaunchConfig, order: &BlockOrder) -> String {
 
 /// The worked example: every figure of the source's K.4 output.
 pub fn worked_example() -> String {
-    let (rows, cols) = (SOURCE_ROWS, SOURCE_COLS);
-    let cfg = source_cfg();
+    let plan = source_plan();
+    let (rows, cols, cfg) = (plan.shape.rows, plan.shape.cols, plan.cfg);
     let block = cfg.block;
     let mut out = Report::new();
     let mut all_ok = true;
@@ -346,10 +427,13 @@ pub fn worked_example() -> String {
     out.blank();
 
     out.heading("Both axes checked");
-    let checked = Damage::of(&run_fill(&cfg, rows, cols, &BlockOrder::Forward, Fill::Checked), marker);
+    let checked = Damage::of(&run_fill(&plan, &BlockOrder::Forward, Fill::Checked), marker);
     let checked_ok = checked.wrong_cells == 0 && checked.padding_overwritten == 0;
     all_ok &= checked_ok;
-    out.line(format!("every cell holds its row*1000+col marker, nothing past the end: {}", report::verdict(checked_ok)));
+    out.line(format!(
+        "every cell holds its row*1000+col marker, nothing past the end: {}",
+        report::verdict(checked_ok)
+    ));
     out.blank();
 
     out.heading("Why an element-wise addition would hide the same bug");
@@ -359,17 +443,19 @@ pub fn worked_example() -> String {
     out.line(format!(
         "thread (row {r}, col {c}) is past the last column but computes flat index {r}*{cols}+{c} = {flat},"
     ));
-    out.line(format!("which is cell (row {r2}, col {c2}) of out, a and b alike: it stores a({r2},{c2}) + b({r2},{c2}),"));
+    out.line(format!(
+        "which is cell (row {r2}, col {c2}) of out, a and b alike: it stores a({r2},{c2}) + b({r2},{c2}),"
+    ));
     out.line("the very value that cell should hold. Every stray store inside the matrix does the same.");
     out.line("A fill marker is made from the storing thread's own (row, col), so its strays are wrong.");
     out.blank();
 
     out.heading("Only the row checked");
-    let overflow = cfg.waste(cols, rows).x;
+    let overflow = plan.overflow();
     out.line(format!("columns past the last real column that every row still stores to: {overflow}"));
     out.blank();
-    let fwd = run_fill(&cfg, rows, cols, &BlockOrder::Forward, Fill::RowOnly);
-    let rev = run_fill(&cfg, rows, cols, &BlockOrder::Reverse, Fill::RowOnly);
+    let fwd = run_fill(&plan, &BlockOrder::Forward, Fill::RowOnly);
+    let rev = run_fill(&plan, &BlockOrder::Reverse, Fill::RowOnly);
     let (fwd_d, rev_d) = (Damage::of(&fwd, marker), Damage::of(&rev, marker));
     for (name, order, d) in [("forward", BlockOrder::Forward, &fwd_d), ("in reverse", BlockOrder::Reverse, &rev_d)] {
         out.line(format!(
@@ -394,9 +480,7 @@ pub fn worked_example() -> String {
         out.line(format!("  row {r}: holds {got}, should hold {want} -- {verdict}"));
     }
     out.blank();
-    out.line(format!(
-        "what both orders agree on: the last row's {overflow} stray stores, which land in the padding"
-    ));
+    out.line(format!("what both orders agree on: the last row's {overflow} stray stores, which land in the padding"));
     all_ok &= fwd_d.wrong_rows.is_empty()
         && rev_d.wrong_rows.len() as u64 == rows - 1
         && fwd_d.padding_overwritten == overflow
@@ -407,8 +491,8 @@ pub fn worked_example() -> String {
 
 /// The addition, actually run with the same one-axis check.
 pub fn addition_report() -> String {
-    let (rows, cols) = (SOURCE_ROWS, SOURCE_COLS);
-    let cfg = source_cfg();
+    let plan = source_plan();
+    let (rows, cols, cfg) = (plan.shape.rows, plan.shape.cols, plan.cfg);
     let expected = |r, c| add_a(r, c) + add_b(r, c);
     let mut out = Report::new();
     out.heading("The addition, run with only the row checked");
@@ -416,9 +500,9 @@ pub fn addition_report() -> String {
         "a(r,c) = r*1000 + c, b(r,c) = 3*r + 7*c, on the same {rows}x{cols} matrix and {}x{} blocks",
         cfg.block.x, cfg.block.y
     ));
-    let cells = rows * cols;
+    let cells = plan.shape.elements();
     for (name, order) in [("forward", BlockOrder::Forward), ("in reverse", BlockOrder::Reverse)] {
-        let buf = run_add(&cfg, rows, cols, &order);
+        let buf = run_add(&plan, &order);
         let d = Damage::of(&buf, expected);
         let stray_last = (0..rows)
             .flat_map(|r| (0..cols).map(move |c| (r, c)))
@@ -430,7 +514,7 @@ pub fn addition_report() -> String {
             d.padding_overwritten
         ));
     }
-    let buf = run_add(&cfg, rows, cols, &BlockOrder::Reverse);
+    let buf = run_add(&plan, &BlockOrder::Reverse);
     let (inside, past): (Vec<_>, Vec<_>) =
         buf.log().iter().filter(|((_, wc), _)| *wc >= cols).partition(|(_, s)| s.index < cells);
     let inside_right = inside.iter().all(|(_, s)| s.value == expected(s.index / cols, s.index % cols));
@@ -449,7 +533,7 @@ pub fn addition_report() -> String {
     let mut pads = BTreeMap::new();
     let orders = block_row_orders(cfg.grid);
     for perm in &orders {
-        let d = Damage::of(&run_add(&cfg, rows, cols, &by_block_rows(cfg.grid, perm)), expected);
+        let d = Damage::of(&run_add(&plan, &by_block_rows(cfg.grid, perm)), expected);
         all_right += (d.wrong_cells == 0) as u64;
         *pads.entry(d.padding_overwritten).or_insert(0u64) += 1;
     }
@@ -475,9 +559,9 @@ fn outcome_table<K>(out: &mut Report, o: &Outcomes<K>, example: impl Fn(&K) -> S
 /// Beyond the source: the whole distribution over block orders.
 pub fn orders_report() -> String {
     let mut out = Report::new();
-    let cfg = source_cfg();
-    let (rows, cols) = (SOURCE_ROWS, SOURCE_COLS);
-    let small = explore_block_rows(&cfg, rows, cols);
+    let plan = source_plan();
+    let (rows, cols, cfg) = (plan.shape.rows, plan.shape.cols, plan.cfg);
+    let small = explore_block_rows(&plan);
     out.heading(&format!(
         "Every order of the {} block rows: {rows}x{cols} matrix, {}x{} blocks",
         cfg.grid.y, cfg.block.x, cfg.block.y
@@ -491,88 +575,83 @@ pub fn orders_report() -> String {
     ));
     out.blank();
 
-    let big = LaunchConfig::for_matrix(LARGE_ROWS, LARGE_COLS, LARGE_BLOCK).expect("the large launch is valid");
-    let shuffled = explore_shuffles(&big, LARGE_ROWS, LARGE_COLS, 0, LARGE_SHUFFLES);
+    let big = launch_plan(LARGE_SHAPE, LARGE_BLOCK).expect("the large launch is valid");
+    let (big_rows, big_cols) = (LARGE_SHAPE.rows, LARGE_SHAPE.cols);
+    let shuffled = explore_shuffles(&big, 0, LARGE_SHUFFLES);
     out.heading(&format!(
-        "{LARGE_SHUFFLES} seeded shuffles of all {} blocks: {LARGE_ROWS}x{LARGE_COLS} matrix, {}x{} blocks",
-        big.blocks(),
-        big.block.x,
-        big.block.y
+        "{LARGE_SHUFFLES} seeded shuffles of all {} blocks: {big_rows}x{big_cols} matrix, {}x{} blocks",
+        big.cfg.blocks(),
+        big.cfg.block.x,
+        big.cfg.block.y
     ));
     outcome_table(&mut out, &shuffled, |s| s.to_string(), "first seed");
     let (lo, hi) = (shuffled.by_wrong_rows.keys().next().unwrap(), shuffled.by_wrong_rows.keys().last().unwrap());
     out.line(format!(
         "{} distinct outcomes, from {lo} to {hi} of {} rows below row 0 wrong; padding cells overwritten: {}",
         shuffled.by_wrong_rows.len(),
-        LARGE_ROWS - 1,
+        big_rows - 1,
         padding_summary(&shuffled.padding_counts)
     ));
     let checked_ok = (0..LARGE_SHUFFLES).all(|seed| {
-        let d = Damage::of(&run_fill(&big, LARGE_ROWS, LARGE_COLS, &BlockOrder::Shuffled(seed), Fill::Checked), marker);
+        let d = Damage::of(&run_fill(&big, &BlockOrder::Shuffled(seed), Fill::Checked), marker);
         d.wrong_cells == 0 && d.padding_overwritten == 0
     });
-    out.line(format!("the fully checked kernel is exact under the same {LARGE_SHUFFLES} shuffles: {}", report::verdict(checked_ok)));
+    out.line(format!(
+        "the fully checked kernel is exact under the same {LARGE_SHUFFLES} shuffles: {}",
+        report::verdict(checked_ok)
+    ));
     out.into_string()
 }
 
-/// Why a custom experiment cannot run.
-pub fn validate(rows: u64, cols: u64, block: Dim2, shuffles: u64) -> Result<LaunchConfig, String> {
-    if cols > MAX_COLS {
-        return Err(format!(
-            "{cols} columns: the row*1000+col marker is unique per cell only below 1000 columns"
-        ));
-    }
-    let cfg = LaunchConfig::for_matrix(rows, cols, block).map_err(|e| e.to_string())?;
-    let orders = if cfg.grid.y <= MAX_ENUMERATED_BLOCK_ROWS { (1..=cfg.grid.y as u64).product() } else { 0 };
-    let work = cfg.total_threads().saturating_mul(shuffles + orders + 2);
-    if work > MAX_SIMULATED_THREADS {
-        return Err(format!(
-            "that would simulate {work} threads, more than the limit of {MAX_SIMULATED_THREADS}; use fewer shuffles or a smaller matrix"
-        ));
-    }
-    Ok(cfg)
-}
-
-/// Block rows up to which a custom experiment tries every order (8! = 40320).
-pub const MAX_ENUMERATED_BLOCK_ROWS: u32 = 8;
-/// The most thread bodies a custom experiment may run.
-pub const MAX_SIMULATED_THREADS: u64 = 1 << 30;
-
-/// A custom experiment: both fill kernels and the order distribution.
-pub fn experiment_report(cfg: &LaunchConfig, rows: u64, cols: u64, shuffles: u64, seed: u64) -> String {
+/// A custom experiment: both fill kernels and the order distribution, with
+/// a progress bar on a terminal when it is long (see [`PROGRESS_FROM`]).
+/// Check [`experiment_work`] against a limit first.
+pub fn experiment_report(plan: &LaunchPlan, shuffles: u64, seed: u64) -> String {
+    let (rows, cols, cfg) = (plan.shape.rows, plan.shape.cols, &plan.cfg);
+    let threads = cfg.total_threads();
+    let work = experiment_work(plan, shuffles).unwrap_or(u64::MAX);
+    let bar = ktrav::progress::bar("simulating block orders", work, PROGRESS_FROM);
     let mut out = Report::new();
-    let overflow = cfg.waste(cols, rows).x;
     out.line(format!(
-        "matrix {rows}x{cols}, blocks of {}, grid {}: {overflow} columns past the last real column in every row",
-        cfg.block, cfg.grid
+        "matrix {rows}x{cols}, blocks of {}, grid {}: {} columns past the last real column in every row",
+        cfg.block,
+        cfg.grid,
+        plan.overflow()
     ));
-    let checked = Damage::of(&run_fill(cfg, rows, cols, &BlockOrder::Forward, Fill::Checked), marker);
+    let checked = Damage::of(&run_fill(plan, &BlockOrder::Forward, Fill::Checked), marker);
+    bar.inc(threads);
     out.line(format!("both axes checked: every cell right: {}", report::verdict(checked.wrong_cells == 0)));
     for (name, order) in [("forward", BlockOrder::Forward), ("in reverse", BlockOrder::Reverse)] {
-        let d = Damage::of(&run_fill(cfg, rows, cols, &order, Fill::RowOnly), marker);
-        writeln!(
-            out,
+        let d = Damage::of(&run_fill(plan, &order, Fill::RowOnly), marker);
+        bar.inc(threads);
+        out.line(format!(
             "row only, blocks run {name}: {} of {} rows below row 0 wrong, {} padding cells overwritten",
             d.wrong_rows.len(),
             rows - 1,
             d.padding_overwritten
-        )
-        .unwrap();
+        ));
     }
-    if cfg.grid.y <= MAX_ENUMERATED_BLOCK_ROWS {
-        let o = explore_block_rows(cfg, rows, cols);
+    if enumerated_orders(plan) > 0 {
+        let o: Outcomes<_> = block_row_runs(plan).inspect(|_| bar.inc(threads)).collect();
         out.line(format!("every order of the {} block rows ({} orders):", cfg.grid.y, o.runs));
         outcome_table(&mut out, &o, |p| join(p.iter(), " "), "first such order of blockIdx.y");
     } else {
         out.line(format!("{} block rows: too many to try every order", cfg.grid.y));
     }
     if shuffles > 0 {
-        let o = explore_shuffles(cfg, rows, cols, seed, shuffles);
+        let o: Outcomes<_> = shuffle_runs(plan, seed, shuffles).inspect(|_| bar.inc(threads)).collect();
         out.line(format!("{shuffles} seeded shuffles of all {} blocks, seeds from {seed}:", cfg.blocks()));
         outcome_table(&mut out, &o, |s| s.to_string(), "first seed");
         out.line(format!("padding cells overwritten: {}", padding_summary(&o.padding_counts)));
     }
+    bar.finish_and_clear();
     out.into_string()
+}
+
+/// What the binary prints by default, before the GPU section: the worked
+/// example, the addition run and the order distribution.
+pub fn report() -> Vec<String> {
+    shown_outputs().into_iter().map(|(_, text)| text).collect()
 }
 
 /// Every output the K.4 page shows, by file name under `book/outputs/`.
@@ -584,6 +663,18 @@ pub fn shown_outputs() -> Vec<(&'static str, String)> {
     ]
 }
 
+/// K.4 as one value, for its binary, the root runner, the GPU suite and the book.
+pub const CHAPTER: ktrav::Chapter = ktrav::Chapter {
+    id: "k4_boundary_check",
+    section: "K.4",
+    title: "Boundary checks that guard only one axis",
+    report,
+    shown_outputs,
+    figures: ktrav::chapter::no_figures,
+    gpu_checks: Some(gpu::checks),
+    exercises: &[],
+};
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -591,10 +682,10 @@ mod tests {
 
     #[test]
     fn source_figures() {
-        let cfg = source_cfg();
-        assert_eq!(cfg.waste(10, 4).x, 2);
-        let fwd = Damage::of(&run_fill(&cfg, 4, 10, &BlockOrder::Forward, Fill::RowOnly), marker);
-        let rev_buf = run_fill(&cfg, 4, 10, &BlockOrder::Reverse, Fill::RowOnly);
+        let plan = source_plan();
+        assert_eq!(plan.overflow(), 2);
+        let fwd = Damage::of(&run_fill(&plan, &BlockOrder::Forward, Fill::RowOnly), marker);
+        let rev_buf = run_fill(&plan, &BlockOrder::Reverse, Fill::RowOnly);
         let rev = Damage::of(&rev_buf, marker);
         assert_eq!((fwd.wrong_rows.len(), fwd.padding_overwritten), (0, 2));
         assert_eq!((rev.wrong_rows, rev.padding_overwritten), (vec![1, 2, 3], 2));
@@ -617,10 +708,7 @@ mod tests {
         assert_eq!(orders[0], vec![0, 1, 2, 3]);
         assert_eq!(orders[23], vec![3, 2, 1, 0]);
         assert_eq!(block_row_orders(Dim2::new(5, 1)), vec![vec![0]]);
-        assert_eq!(
-            by_block_rows(Dim2::new(2, 2), &[1, 0]),
-            BlockOrder::Explicit(vec![2, 3, 0, 1])
-        );
+        assert_eq!(by_block_rows(Dim2::new(2, 2), &[1, 0]), BlockOrder::Explicit(vec![2, 3, 0, 1]));
     }
 
     /// With 4x1 blocks each block row is one matrix row, and row r is wrong
@@ -628,7 +716,7 @@ mod tests {
     /// Eulerian numbers 1, 11, 11, 1.
     #[test]
     fn small_case_distribution_is_eulerian() {
-        let o = explore_block_rows(&source_cfg(), 4, 10);
+        let o = explore_block_rows(&source_plan());
         let counts: Vec<(u64, u64)> = o.by_wrong_rows.iter().map(|(k, (n, _))| (*k, *n)).collect();
         assert_eq!(counts, vec![(0, 1), (1, 11), (2, 11), (3, 1)]);
         assert_eq!(o.padding_counts, BTreeMap::from([(2, 24)]));
@@ -636,9 +724,9 @@ mod tests {
 
     #[test]
     fn addition_overflow_is_harmless_inside_the_matrix() {
-        let cfg = source_cfg();
-        for perm in block_row_orders(cfg.grid) {
-            let buf = run_add(&cfg, 4, 10, &by_block_rows(cfg.grid, &perm));
+        let plan = source_plan();
+        for perm in block_row_orders(plan.cfg.grid) {
+            let buf = run_add(&plan, &by_block_rows(plan.cfg.grid, &perm));
             let d = Damage::of(&buf, |r, c| add_a(r, c) + add_b(r, c));
             assert_eq!((d.wrong_cells, d.padding_overwritten), (0, 2));
             assert!(buf.padding()[..2].iter().all(|&v| v == 2.0 * SENTINEL));
@@ -647,7 +735,10 @@ mod tests {
 
     #[test]
     fn the_kernel_file_holds_all_three_kernels() {
-        ktrav::kernels::check_compiled("k4_boundary_check", &["fill_checked", "fill_row_only_checked", "add_row_only_checked"]);
+        ktrav::kernels::check_compiled(
+            "k4_boundary_check",
+            &["fill_checked", "fill_row_only_checked", "add_row_only_checked"],
+        );
         // The bug is in the .cu too, not only in its Rust twin.
         let k = ktrav::kernels::find("k4_boundary_check").unwrap();
         assert!(k.source.contains("if (row < rows) {"));
@@ -656,16 +747,33 @@ mod tests {
     #[test]
     #[should_panic(expected = "past the padding")]
     fn stores_beyond_the_padding_are_caught() {
-        let mut b = PaddedBuffer::new(1, 2, 1, |_, _| 0.0);
-        b.store((0, 9), Store { index: 4, value: 1.0 });
+        let plan = launch_plan(Shape::new(1, 2), Dim2::new(1, 1)).unwrap();
+        let mut b = PaddedBuffer::new(&plan, |_, _| 0.0);
+        let t = Thread {
+            block_idx: Dim2::new(0, 0),
+            thread_idx: Dim2::new(0, 0),
+            block_dim: Dim2::new(1, 1),
+            grid_dim: Dim2::new(2, 1),
+        };
+        b.store(t, 4, 1.0);
     }
 
     #[test]
     fn custom_inputs_are_validated() {
-        assert!(validate(4, 1000, SOURCE_BLOCK, 0).unwrap_err().contains("1000"));
-        assert!(validate(4, 10, Dim2::new(64, 32), 0).is_err());
-        assert!(validate(4096, 999, Dim2::new(32, 1), 1_000_000).unwrap_err().contains("limit"));
-        assert!(validate(4, 10, SOURCE_BLOCK, 10).is_ok());
+        assert!(experiment_plan(Shape::new(4, 1000), SOURCE_BLOCK).unwrap_err().to_string().contains("1000"));
+        assert!(format!("{:#}", experiment_plan(Shape::new(4, 10), Dim2::new(64, 32)).unwrap_err()).contains("2048"));
+        let big = experiment_plan(Shape::new(4096, 999), Dim2::new(32, 1)).unwrap();
+        assert!(experiment_work(&big, 200).unwrap() > MAX_SIMULATED_THREADS);
+        let small = experiment_plan(SOURCE_SHAPE, SOURCE_BLOCK).unwrap();
+        // 12x4 threads, for 3 fixed runs, 4! orders of the block rows and 10 shuffles.
+        assert_eq!(experiment_work(&small, 10), Some(48 * (3 + 24 + 10)));
+        assert_eq!(experiment_work(&small, u64::MAX), None);
+    }
+
+    #[test]
+    fn seeds_wrap_instead_of_overflowing() {
+        let seeds: Vec<u64> = shuffle_runs(&source_plan(), u64::MAX, 2).map(|(s, _)| s).collect();
+        assert_eq!(seeds, vec![u64::MAX, 0]);
     }
 
     proptest! {
@@ -677,13 +785,13 @@ mod tests {
         fn one_axis_bug_invariants(
             rows in 1u64..20, cols in 1u64..40, bx in 1u32..40, by in 1u32..6, seed in any::<u64>()
         ) {
-            let cfg = LaunchConfig::for_matrix(rows, cols, Dim2::new(bx, by)).unwrap();
+            let plan = launch_plan(Shape::new(rows, cols), Dim2::new(bx, by)).unwrap();
             let order = BlockOrder::Shuffled(seed);
-            let ok = Damage::of(&run_fill(&cfg, rows, cols, &order, Fill::Checked), marker);
+            let ok = Damage::of(&run_fill(&plan, &order, Fill::Checked), marker);
             prop_assert_eq!((ok.wrong_cells, ok.padding_overwritten), (0, 0));
-            let buf = run_fill(&cfg, rows, cols, &order, Fill::RowOnly);
+            let buf = run_fill(&plan, &order, Fill::RowOnly);
             let d = Damage::of(&buf, marker);
-            prop_assert_eq!(d.padding_overwritten, cfg.waste(cols, rows).x);
+            prop_assert_eq!(d.padding_overwritten, plan.overflow());
             prop_assert!(!d.wrong_rows.contains(&0));
             for &r in &d.wrong_rows {
                 for c in 0..cols {
@@ -696,8 +804,8 @@ mod tests {
             // Forward order heals when every stray's target row is owned by
             // a later block row (one matrix row per block row), or by a later
             // threadIdx.y of the same block (one block across).
-            if by == 1 || cfg.grid.x == 1 {
-                let f = Damage::of(&run_fill(&cfg, rows, cols, &BlockOrder::Forward, Fill::RowOnly), marker);
+            if by == 1 || plan.cfg.grid.x == 1 {
+                let f = Damage::of(&run_fill(&plan, &BlockOrder::Forward, Fill::RowOnly), marker);
                 prop_assert!(f.wrong_rows.is_empty());
             }
         }

@@ -4,48 +4,62 @@
 //! ones. With shape or block flags it reruns the experiment on another launch.
 
 use clap::Parser;
-use k4_boundary_check::{experiment_report, shown_outputs, validate, MAX_COLS};
+use k4_boundary_check::{
+    experiment_plan, experiment_report, experiment_work, CHAPTER, MAX_COLS, MAX_SIMULATED_THREADS,
+};
 use ktrav::cli::{self, size_in};
-use ktrav::Dim2;
+use ktrav::{Dim2, Shape};
 
 #[derive(Parser, Debug)]
 #[command(allow_negative_numbers = true, about = "Appendix K.4: a 2D bounds check that guards only one axis")]
 struct Args {
-    /// Matrix rows for a custom experiment (default 4)
-    #[arg(long, value_parser = size_in(4096))]
-    rows: Option<u64>,
-    /// Matrix columns for a custom experiment, below 1000 (default 10)
-    #[arg(long, value_parser = size_in(MAX_COLS))]
-    cols: Option<u64>,
-    /// blockDim.x (default 4)
-    #[arg(long, value_parser = size_in(1024))]
-    block_x: Option<u64>,
-    /// blockDim.y (default 1)
-    #[arg(long, value_parser = size_in(1024))]
-    block_y: Option<u64>,
-    /// Seeded shuffles of all blocks to try (0 for none)
-    #[arg(long, default_value = "100", value_parser = clap::value_parser!(u64).range(0..=100_000))]
+    #[command(flatten)]
+    launch: Option<Launch>,
+    /// Seeded shuffles of all blocks to try, 0 for none (at most 100000)
+    #[arg(long, default_value_t = 100, value_parser = shuffles, requires = "launch")]
     shuffles: u64,
-    /// First seed of the shuffles
-    #[arg(long, default_value = "0")]
+    /// First seed of the shuffles (at most 18446744073709551615)
+    #[arg(long, default_value_t = 0, value_parser = cli::seed, requires = "launch")]
     seed: u64,
+}
+
+/// Any of these runs a custom experiment instead of the chapter's report.
+#[derive(clap::Args, Debug)]
+#[group(id = "launch", multiple = true)]
+struct Launch {
+    /// Matrix rows for a custom experiment (at most 4096)
+    #[arg(long, default_value_t = 4, value_parser = size_in(4096))]
+    rows: u64,
+    /// Matrix columns for a custom experiment (at most 999)
+    #[arg(long, default_value_t = 10, value_parser = size_in(MAX_COLS))]
+    cols: u64,
+    /// blockDim.x (at most 1024)
+    #[arg(long, default_value_t = 4, value_parser = size_in(1024))]
+    block_x: u64,
+    /// blockDim.y (at most 1024)
+    #[arg(long, default_value_t = 1, value_parser = size_in(1024))]
+    block_y: u64,
+}
+
+/// The most shuffles a custom experiment may ask for.
+const MAX_SHUFFLES: u64 = 100_000;
+
+/// `--shuffles`: a whole number from 0 to [`MAX_SHUFFLES`].
+fn shuffles(s: &str) -> anyhow::Result<u64> {
+    match s.trim().parse::<u64>() {
+        Ok(n) if n <= MAX_SHUFFLES => Ok(n),
+        _ => anyhow::bail!("'{s}' is not a number of shuffles from 0 to {MAX_SHUFFLES}"),
+    }
 }
 
 fn main() {
     let args: Args = cli::parse_or_exit();
-    let custom = args.rows.is_some() || args.cols.is_some() || args.block_x.is_some() || args.block_y.is_some();
-    if custom {
-        let (rows, cols) = (args.rows.unwrap_or(4), args.cols.unwrap_or(10));
-        let block = Dim2::new(args.block_x.unwrap_or(4) as u32, args.block_y.unwrap_or(1) as u32);
-        let cfg = cli::or_exit(validate(rows, cols, block, args.shuffles));
-        anstream::print!("{}", experiment_report(&cfg, rows, cols, args.shuffles, args.seed));
-    } else {
-        for (i, (_, text)) in shown_outputs().iter().enumerate() {
-            if i > 0 {
-                println!();
-            }
-            anstream::print!("{text}");
-        }
-        ktrav::gpu::print_section(k4_boundary_check::gpu::checks);
-    }
+    let Some(launch) = args.launch else {
+        CHAPTER.run_default();
+        return;
+    };
+    let shape = Shape::new(launch.rows, launch.cols);
+    let plan = cli::or_exit(experiment_plan(shape, Dim2::new(launch.block_x as u32, launch.block_y as u32)));
+    cli::check_limit("simulated thread bodies", experiment_work(&plan, args.shuffles), MAX_SIMULATED_THREADS);
+    cli::print(&experiment_report(&plan, args.shuffles, args.seed));
 }

@@ -5,28 +5,18 @@
 //! reference of each call.
 
 use crate::{
-    add_mapped, convert_logical, gemm_operands, kernel_name, launch_mapped, layout_marker, reference_product,
-    sgemm, Axis, Mapping, Op, GEMM_K, GEMM_M, GEMM_N, SOURCE_COLS, SOURCE_ROWS, WARP_BLOCK, WARP_COLS, WARP_ROWS,
+    add_mapped, addend, check, convert_logical, gemm_operands, launch_plan, layout_marker, reference_product, sgemm,
+    GemmError, Op, Pairing, GEMM_K, GEMM_M, GEMM_N, PAIRINGS, SOURCE_SHAPE, WARP_BLOCK, WARP_SHAPE,
 };
-use cudarc::cublas::sys::cublasOperation_t;
-use cudarc::cublas::{CudaBlas, Gemm, GemmConfig};
-use cudarc::driver::{CudaFunction, CudaSlice};
-use ktrav::gpu::{compare, compare_with, test_value, Gpu, GpuSection, PushKernelArg};
-use ktrav::{Dim2, Matrix, StorageOrder};
-use std::panic::{catch_unwind, AssertUnwindSafe};
+use anyhow::{Context, Result};
+use ktrav::gpu::blas::{Blas, Sgemm, Transpose};
+use ktrav::gpu::{compare, compare_with, test_value, DeviceBuffer, Gpu, GpuSection, Kernel, PushKernelArg};
+use ktrav::{BlockOrder, Dim2, Matrix, Shape, StorageOrder};
 
 const FILE: &str = "k5_layout_interop";
 
-/// The four pairings of layout and mapping, twins first.
-pub const PAIRINGS: [(StorageOrder, Axis); 4] = [
-    (StorageOrder::RowMajor, Axis::Col),
-    (StorageOrder::ColMajor, Axis::Row),
-    (StorageOrder::RowMajor, Axis::Row),
-    (StorageOrder::ColMajor, Axis::Col),
-];
-
 /// The large shape of the addition: odd on both axes, 33.6 M elements.
-pub const LARGE_ADD: (u64, u64) = (4097, 8191);
+pub const LARGE_ADD: Shape = Shape::new(4097, 8191);
 /// The block of the large addition and its timing (K.3's 32x8).
 pub const LARGE_BLOCK: Dim2 = Dim2::new(32, 8);
 /// The large GEMM: every dimension different, too large for a silent coincidence.
@@ -37,57 +27,52 @@ pub const LARGE_GEMM: (usize, usize, usize) = (1000, 700, 500);
 /// a wrong element would be far above 1e-5.
 pub const GEMM_TOLERANCE: f64 = 1e-5;
 
-/// The kernel of a pairing, loaded from the embedded fatbin.
-fn kernel(gpu: &Gpu, pairing: (StorageOrder, Axis)) -> Result<CudaFunction, String> {
-    gpu.function(FILE, kernel_name(pairing.0, Mapping { x_walks: pairing.1 }))
-}
-
-/// Runs one of the four kernels into a freshly poisoned output.
+/// Runs one of the four kernels, launched by the chapter's launch plan, into
+/// a freshly poisoned output.
 #[allow(clippy::too_many_arguments)]
 fn add_on_gpu(
     gpu: &Gpu,
-    f: &CudaFunction,
-    pairing: (StorageOrder, Axis),
-    a: &CudaSlice<f32>,
-    b: &CudaSlice<f32>,
-    out: &mut CudaSlice<f32>,
-    rows: u64,
-    cols: u64,
+    f: &Kernel,
+    kernel: Pairing,
+    a: &DeviceBuffer<f32>,
+    b: &DeviceBuffer<f32>,
+    out: &mut DeviceBuffer<f32>,
+    shape: Shape,
     block: Dim2,
-) -> Result<f32, String> {
-    let mapping = Mapping { x_walks: pairing.1 };
-    let cfg = launch_mapped(mapping, rows, cols, block).map_err(|e| e.to_string())?;
+) -> Result<f32> {
+    let cfg = launch_plan(kernel, shape, block)
+        .with_context(|| format!("no launch of {} with {block} blocks covers {shape}", kernel.kernel_name()))?;
+    let (rows, cols) = (shape.rows, shape.cols);
     gpu.poison(out)?;
     let mut args = gpu.args(f);
     args.arg(&mut *out).arg(a).arg(b).arg(&rows).arg(&cols);
     gpu.launch(args, &cfg, 0)
 }
 
-fn describe(pairing: (StorageOrder, Axis)) -> String {
-    let (order, x_walks) = pairing;
-    format!("{} ({order} data, x walks {x_walks}s)", kernel_name(order, Mapping { x_walks }))
+fn describe(kernel: Pairing) -> String {
+    format!("{} ({} data, x walks {}s)", kernel.kernel_name(), kernel.order, kernel.x_walks)
 }
 
 /// Every cross-check of the chapter on the GPU.
-pub fn checks(gpu: &Gpu, sec: &mut GpuSection) -> Result<(), String> {
+pub fn checks(gpu: &Gpu, sec: &mut GpuSection) -> Result<()> {
     twins(gpu, sec)?;
     cublas(gpu, sec)
 }
 
 /// The four addition kernels: simulated shapes, a large shape, and timing.
-fn twins(gpu: &Gpu, sec: &mut GpuSection) -> Result<(), String> {
+fn twins(gpu: &Gpu, sec: &mut GpuSection) -> Result<()> {
     sec.line("the addition under all four pairings of layout and mapping, each against the simulator:");
-    for (rows, cols, block) in [(SOURCE_ROWS, SOURCE_COLS, Dim2::new(4, 4)), (WARP_ROWS, WARP_COLS, WARP_BLOCK)] {
-        let a_rm = Matrix::from_fn(rows, cols, StorageOrder::RowMajor, layout_marker);
-        let b_rm = Matrix::from_fn(rows, cols, StorageOrder::RowMajor, |r, c| (r + 2 * c) as f32);
-        for pairing in PAIRINGS {
-            let (a, b) = (convert_logical(&a_rm, pairing.0), convert_logical(&b_rm, pairing.0));
-            let mapping = Mapping { x_walks: pairing.1 };
-            let sim = add_mapped(a.as_slice(), b.as_slice(), pairing.0, mapping, rows, cols, block, f32::NAN);
+    for (shape, block) in [(SOURCE_SHAPE, Dim2::new(4, 4)), (WARP_SHAPE, WARP_BLOCK)] {
+        let a_rm = Matrix::from_fn(shape, StorageOrder::RowMajor, layout_marker);
+        let b_rm = Matrix::from_fn(shape, StorageOrder::RowMajor, addend);
+        for kernel in PAIRINGS {
+            let (a, b) = (convert_logical(&a_rm, kernel.order), convert_logical(&b_rm, kernel.order));
+            let sim = add_mapped(kernel, a.as_slice(), b.as_slice(), shape, block, &BlockOrder::Forward, f32::NAN);
             let (dev_a, dev_b) = (gpu.upload(a.as_slice())?, gpu.upload(b.as_slice())?);
             let mut out = gpu.poisoned::<f32>(sim.len())?;
-            let ms = add_on_gpu(gpu, &kernel(gpu, pairing)?, pairing, &dev_a, &dev_b, &mut out, rows, cols, block)?;
-            let label = format!("{rows}x{cols}, {block} blocks, {}", describe(pairing));
+            let f = gpu.function(FILE, kernel.kernel_name())?;
+            let ms = add_on_gpu(gpu, &f, kernel, &dev_a, &dev_b, &mut out, shape, block)?;
+            let label = format!("{shape}, {block} blocks, {}", describe(kernel));
             sec.check(&label, &compare(&gpu.download(&out)?, &sim), Some(ms));
         }
     }
@@ -95,8 +80,8 @@ fn twins(gpu: &Gpu, sec: &mut GpuSection) -> Result<(), String> {
     // Large: a(r,c) and b(r,c) are test values of the row-major index, laid
     // out in each layout; every output offset must hold a(r,c) + b(r,c) of
     // the (r,c) that offset means in that layout.
-    let (rows, cols) = LARGE_ADD;
-    let n = rows * cols;
+    let shape = LARGE_ADD;
+    let (rows, cols, n) = (shape.rows, shape.cols, shape.elements());
     let a_of = move |r: u64, c: u64| test_value(r * cols + c);
     let b_of = move |r: u64, c: u64| test_value(n + r * cols + c);
     let sum_at = move |order: StorageOrder, j: u64| {
@@ -106,41 +91,35 @@ fn twins(gpu: &Gpu, sec: &mut GpuSection) -> Result<(), String> {
         };
         a_of(r, c) + b_of(r, c)
     };
-    let build = |order: StorageOrder, f: &dyn Fn(u64, u64) -> f32| -> Vec<f32> {
-        (0..n)
-            .map(|j| match order {
-                StorageOrder::RowMajor => f(j / cols, j % cols),
-                StorageOrder::ColMajor => f(j % rows, j / rows),
-            })
-            .collect()
-    };
     let mut inputs = Vec::new();
     for order in [StorageOrder::RowMajor, StorageOrder::ColMajor] {
-        inputs.push((order, gpu.upload(&build(order, &a_of))?, gpu.upload(&build(order, &b_of))?));
+        let (a, b) = (Matrix::from_fn(shape, order, a_of), Matrix::from_fn(shape, order, b_of));
+        inputs.push((order, gpu.upload(a.as_slice())?, gpu.upload(b.as_slice())?));
     }
     let mut out = gpu.poisoned::<f32>(n as usize)?;
-    sec.line(format!("{rows}x{cols}, {LARGE_BLOCK} blocks, each pairing against a(r,c) + b(r,c) at the offset of (r,c):"));
-    for pairing in PAIRINGS {
-        let (_, a, b) = inputs.iter().find(|(o, _, _)| *o == pairing.0).expect("both layouts uploaded");
-        let ms = add_on_gpu(gpu, &kernel(gpu, pairing)?, pairing, a, b, &mut out, rows, cols, LARGE_BLOCK)?;
-        let agreement = compare_with(&gpu.download(&out)?, |j| sum_at(pairing.0, j as u64));
-        sec.check(&format!("  {}", describe(pairing)), &agreement, Some(ms));
+    sec.line(format!("{shape}, {LARGE_BLOCK} blocks, each pairing against a(r,c) + b(r,c) at the offset of (r,c):"));
+    for kernel in PAIRINGS {
+        let (_, a, b) = inputs.iter().find(|(o, _, _)| *o == kernel.order).expect("both layouts uploaded");
+        let f = gpu.function(FILE, kernel.kernel_name())?;
+        let ms = add_on_gpu(gpu, &f, kernel, a, b, &mut out, shape, LARGE_BLOCK)?;
+        let agreement = compare_with(&gpu.download(&out)?, |j| sum_at(kernel.order, j as u64));
+        sec.check(&format!("  {}", describe(kernel)), &agreement, Some(ms));
     }
 
     // Timing, printed and never asserted.
     const REPEATS: usize = 20;
     let bytes = 3 * n * 4; // two reads and one write per element
-    let table = sec.bandwidth(gpu, &format!("{rows}x{cols} floats, {LARGE_BLOCK} blocks"), (n * 4) as usize, REPEATS)?;
-    for pairing in PAIRINGS {
-        let (_, a, b) = inputs.iter().find(|(o, _, _)| *o == pairing.0).expect("both layouts uploaded");
-        let f = kernel(gpu, pairing)?;
-        table.row(sec, &describe(pairing), bytes, || add_on_gpu(gpu, &f, pairing, a, b, &mut out, rows, cols, LARGE_BLOCK))?;
+    let table = sec.bandwidth(gpu, &format!("{shape} floats, {LARGE_BLOCK} blocks"), (n * 4) as usize, REPEATS)?;
+    for kernel in PAIRINGS {
+        let (_, a, b) = inputs.iter().find(|(o, _, _)| *o == kernel.order).expect("both layouts uploaded");
+        let f = gpu.function(FILE, kernel.kernel_name())?;
+        table.row(sec, &describe(kernel), bytes, || add_on_gpu(gpu, &f, kernel, a, b, &mut out, shape, LARGE_BLOCK))?;
     }
     Ok(())
 }
 
 /// One `sgemm` call as the chapter writes it: `first` is the buffer passed
-/// as cuBLAS's A, `second` the one passed as its B.
+/// as cuBLAS's A, `second` the one passed as its B; alpha is 1 and beta 0.
 #[derive(Clone, Copy, Debug)]
 pub struct Call<'a> {
     pub name: &'static str,
@@ -162,34 +141,67 @@ impl Call<'_> {
         self.n * self.ldc
     }
 
-    /// Whether every operand fits its buffer, so the call reads and writes
-    /// only inside its allocations.
-    pub fn fits(&self) -> bool {
-        let needed = |rows: usize, cols: usize, ld: usize| if rows == 0 || cols == 0 { 0 } else { (cols - 1) * ld + rows };
-        let (ar, ac) = if self.transa == Op::N { (self.m, self.k) } else { (self.k, self.m) };
-        let (br, bc) = if self.transb == Op::N { (self.k, self.n) } else { (self.n, self.k) };
-        self.lda >= ar.max(1)
-            && self.ldb >= br.max(1)
-            && self.ldc >= self.m.max(1)
-            && needed(ar, ac, self.lda) <= self.first.len()
-            && needed(br, bc, self.ldb) <= self.second.len()
+    /// The host model's verdict on the call: whether every operand fits its
+    /// buffer, so the call reads and writes only inside its allocations.
+    pub fn check(&self) -> Result<(), GemmError> {
+        let (ar, ac) = self.transa.stored(self.m, self.k);
+        let (br, bc) = self.transb.stored(self.k, self.n);
+        check("A", self.first.len(), self.lda, ar, ac)?;
+        check("B", self.second.len(), self.ldb, br, bc)?;
+        check("C", self.c_len(), self.ldc, self.m, self.n)
+    }
+
+    /// The call as cuBLAS is given it (C is not read: beta is 0, so its
+    /// poison must survive only where nothing is written).
+    pub fn blas(&self) -> Sgemm {
+        let trans = |op: Op| if op == Op::N { Transpose::No } else { Transpose::Yes };
+        Sgemm {
+            transa: trans(self.transa),
+            transb: trans(self.transb),
+            m: self.m,
+            n: self.n,
+            k: self.k,
+            alpha: 1.0,
+            lda: self.lda,
+            ldb: self.ldb,
+            beta: 0.0,
+            ldc: self.ldc,
+        }
     }
 
     /// The chapter's host reference of this very call (float32), on a C
     /// buffer that starts as `c_init` everywhere.
-    pub fn host(&self, c_init: f32) -> Vec<f32> {
+    pub fn host(&self, c_init: f32) -> Result<Vec<f32>, GemmError> {
         let mut c = vec![c_init; self.c_len()];
-        sgemm(self.transa, self.transb, self.m, self.n, self.k, 1.0, self.first, self.lda, self.second, self.ldb, 0.0, &mut c, self.ldc)
-            .expect("only calls that fit are made");
-        c
+        let (first, second) = (self.first, self.second);
+        sgemm(
+            self.transa,
+            self.transb,
+            self.m,
+            self.n,
+            self.k,
+            1.0,
+            first,
+            self.lda,
+            second,
+            self.ldb,
+            0.0,
+            &mut c,
+            self.ldc,
+        )?;
+        Ok(c)
     }
 
     /// The same call computed in f64: the reference for shapes where float32
     /// rounding makes an exact comparison meaningless.
     pub fn host_f64(&self) -> Vec<f64> {
         let (lda, ldb, ldc) = (self.lda, self.ldb, self.ldc);
-        let op_a = |i: usize, l: usize| f64::from(if self.transa == Op::N { self.first[i + l * lda] } else { self.first[l + i * lda] });
-        let op_b = |l: usize, j: usize| f64::from(if self.transb == Op::N { self.second[l + j * ldb] } else { self.second[j + l * ldb] });
+        let op_a = |i: usize, l: usize| {
+            f64::from(if self.transa == Op::N { self.first[i + l * lda] } else { self.first[l + i * lda] })
+        };
+        let op_b = |l: usize, j: usize| {
+            f64::from(if self.transb == Op::N { self.second[l + j * ldb] } else { self.second[j + l * ldb] })
+        };
         let mut c = vec![0.0f64; self.c_len()];
         let threads = std::thread::available_parallelism().map_or(1, |t| t.get());
         let cols_per = self.n.div_ceil(threads).max(1);
@@ -226,50 +238,12 @@ impl Call<'_> {
     }
 }
 
-/// Opens cuBLAS on the GPU's stream, or says in one line why not. Never
-/// panics: cudarc panics when a library or symbol is missing, so that is
-/// caught too.
-fn open_blas(gpu: &Gpu) -> Result<CudaBlas, String> {
-    // SAFETY: only tries to dlopen the library by its usual names.
-    if !unsafe { cudarc::cublas::sys::is_culib_present() } {
-        return Err("no cuBLAS library (libcublas with libcublasLt) on this machine".into());
-    }
-    match catch_unwind(AssertUnwindSafe(|| CudaBlas::new(gpu.stream.clone()))) {
-        Ok(Ok(blas)) => Ok(blas),
-        Ok(Err(e)) => Err(format!("cuBLAS did not start ({e})")),
-        Err(_) => Err("the cuBLAS library could not be loaded".into()),
-    }
-}
-
 /// Makes `call` on the GPU into a freshly poisoned C and returns C.
-fn gemm_on_gpu(gpu: &Gpu, blas: &CudaBlas, call: &Call) -> Result<Vec<f32>, String> {
-    if !call.fits() {
-        return Err(format!("{} would read or write past its buffers; not launched", call.name));
-    }
-    let int = |x: usize| i32::try_from(x).map_err(|_| format!("{x} does not fit cuBLAS's int"));
-    let op = |o: Op| if o == Op::N { cublasOperation_t::CUBLAS_OP_N } else { cublasOperation_t::CUBLAS_OP_T };
-    let cfg = GemmConfig {
-        transa: op(call.transa),
-        transb: op(call.transb),
-        m: int(call.m)?,
-        n: int(call.n)?,
-        k: int(call.k)?,
-        alpha: 1.0f32,
-        lda: int(call.lda)?,
-        ldb: int(call.ldb)?,
-        beta: 0.0f32, // C is not read: its poison must survive only where nothing is written
-        ldc: int(call.ldc)?,
-    };
+fn gemm_on_gpu(gpu: &Gpu, blas: &Blas, call: &Call) -> Result<Vec<f32>> {
+    call.check().with_context(|| format!("{} would read or write past its buffers; not launched", call.name))?;
     let (first, second) = (gpu.upload(call.first)?, gpu.upload(call.second)?);
     let mut c = gpu.poisoned::<f32>(call.c_len())?;
-    // SAFETY: `fits` checked every operand against its buffer's length.
-    let status = catch_unwind(AssertUnwindSafe(|| unsafe { blas.gemm(cfg, &first, &second, &mut c) }));
-    match status {
-        Ok(Ok(())) => {}
-        Ok(Err(e)) => return Err(format!("cublasSgemm failed ({e})")),
-        Err(_) => return Err("cublasSgemm could not be called (missing symbol)".into()),
-    }
-    gpu.stream.synchronize().map_err(|e| format!("cublasSgemm failed during execution ({e})"))?;
+    blas.sgemm(gpu, &call.blas(), &first, &second, &mut c).with_context(|| format!("the {} call", call.name))?;
     gpu.download(&c)
 }
 
@@ -315,11 +289,11 @@ pub fn calls<'a>(m: usize, n: usize, k: usize, a: &'a [f32], b: &'a [f32]) -> [C
 }
 
 /// cuBLAS itself, if it is installed.
-fn cublas(gpu: &Gpu, sec: &mut GpuSection) -> Result<(), String> {
-    let blas = match open_blas(gpu) {
+fn cublas(gpu: &Gpu, sec: &mut GpuSection) -> Result<()> {
+    let blas = match gpu.blas() {
         Ok(blas) => blas,
         Err(reason) => {
-            sec.line(format!("cuBLAS part skipped: {reason}."));
+            sec.skipped("cuBLAS part", &reason);
             return Ok(());
         }
     };
@@ -332,7 +306,7 @@ fn cublas(gpu: &Gpu, sec: &mut GpuSection) -> Result<(), String> {
 
 /// Small integer-valued operands: every sum is exact in float32, so every
 /// result must equal its host reference bit for bit.
-fn exact_case(gpu: &Gpu, blas: &CudaBlas, sec: &mut GpuSection, m: usize, n: usize, k: usize) -> Result<(), String> {
+fn exact_case(gpu: &Gpu, blas: &Blas, sec: &mut GpuSection, m: usize, n: usize, k: usize) -> Result<()> {
     let (a, b) = gemm_operands(m as u64, n as u64, k as u64);
     let want = reference_product(&a, &b);
     sec.line(format!("  A {m}x{k}, B {k}x{n} (the chapter's integer operands; exact comparison):"));
@@ -342,12 +316,23 @@ fn exact_case(gpu: &Gpu, blas: &CudaBlas, sec: &mut GpuSection, m: usize, n: usi
         let got = gemm_on_gpu(gpu, blas, &call)?;
         // The host model runs on a poisoned C as well, so the margin of the
         // wide call must stay unwritten on both.
-        let label = format!("    {:<10} {}: GPU against the host model of the same call", call.name, call.signature(first, second));
-        sec.check(&label, &compare(&got, &call.host(poison)), None);
+        let host = call.host(poison).with_context(|| format!("the host model of the {} call", call.name))?;
+        let label = format!(
+            "    {:<10} {}: GPU against the host model of the same call",
+            call.name,
+            call.signature(first, second)
+        );
+        sec.check(&label, &compare(&got, &host), None);
         match call.name {
             "as-is" => {
-                let right = (0..m).flat_map(|i| (0..n).map(move |j| (i, j))).filter(|&(i, j)| got[i * n + j] == want.get(i as u64, j as u64)).count();
-                sec.line(format!("      C read row-major: {right} of {} entries of A*B right (a trap, wrong on purpose)", m * n));
+                let right = (0..m)
+                    .flat_map(|i| (0..n).map(move |j| (i, j)))
+                    .filter(|&(i, j)| got[i * n + j] == want.get(i as u64, j as u64))
+                    .count();
+                sec.line(format!(
+                    "      C read row-major: {right} of {} entries of A*B right (a trap, wrong on purpose)",
+                    m * n
+                ));
             }
             "transposed" => {
                 let t_ok = (0..n).all(|r| (0..m).all(|c| got[r * m + c] == want.get(c as u64, r as u64)));
@@ -369,7 +354,7 @@ fn exact_case(gpu: &Gpu, blas: &CudaBlas, sec: &mut GpuSection, m: usize, n: usi
 
 /// A large product of values in [-1, 1): compared in f64 with a relative
 /// tolerance, since float32 rounding depends on the summation order.
-fn large_case(gpu: &Gpu, blas: &CudaBlas, sec: &mut GpuSection) -> Result<(), String> {
+fn large_case(gpu: &Gpu, blas: &Blas, sec: &mut GpuSection) -> Result<()> {
     let (m, n, k) = LARGE_GEMM;
     let value = |i: u64| test_value(i) / (1u32 << 23) as f32 - 1.0;
     let a: Vec<f32> = (0..(m * k) as u64).map(value).collect();
@@ -401,7 +386,12 @@ fn large_case(gpu: &Gpu, blas: &CudaBlas, sec: &mut GpuSection) -> Result<(), St
             // Column-major m x n C holds A*B: as a column-major matrix it is A*B itself.
             let expect: Vec<f64> = (0..m * n).map(|idx| product[(idx / m) + (idx % m) * n]).collect();
             let err = relative_error(&got, &expect, m, n, m);
-            sec.verdict("      its buffer read row-major as nxm is (A*B)^T", &format!("relative error {err:.2e}"), err < GEMM_TOLERANCE, None);
+            sec.verdict(
+                "      its buffer read row-major as nxm is (A*B)^T",
+                &format!("relative error {err:.2e}"),
+                err < GEMM_TOLERANCE,
+                None,
+            );
         }
     }
     Ok(())
@@ -418,8 +408,8 @@ mod tests {
         for (m, n, k) in [(2, 4, 3), (5, 2, 7), (3, 3, 3), (1, 6, 2)] {
             let (a, b) = gemm_operands(m as u64, n as u64, k as u64);
             for call in calls(m, n, k, a.as_slice(), b.as_slice()) {
-                assert!(call.fits(), "{} {m}x{n}x{k}", call.name);
-                let host = call.host(0.0);
+                assert!(call.check().is_ok(), "{} {m}x{n}x{k}", call.name);
+                let host = call.host(0.0).unwrap();
                 let f64s = call.host_f64();
                 assert_eq!(host.iter().map(|&x| f64::from(x)).collect::<Vec<_>>(), f64s, "{}", call.name);
                 assert_eq!(relative_error(&host, &f64s, call.m, call.n, call.ldc), 0.0);
@@ -433,22 +423,36 @@ mod tests {
         let (a, b) = gemm_operands(m as u64, n as u64, k as u64);
         let want = reference_product(&a, &b);
         let [_, _, fix, wide] = calls(m, n, k, a.as_slice(), b.as_slice());
-        assert_eq!(fix.host(0.0), want.as_slice());
-        let w = wide.host(f32::NAN);
+        assert_eq!(fix.host(0.0).unwrap(), want.as_slice());
+        let w = wide.host(f32::NAN).unwrap();
         assert!((0..m).all(|i| (0..n).all(|j| w[i * (n + 2) + j] == want.get(i as u64, j as u64))));
         assert!((0..m).all(|i| w[i * (n + 2) + n].is_nan()));
-        let half = Call { name: "half fix", m, n, first: b.as_slice(), lda: n, second: a.as_slice(), ldb: k, ldc: m, ..fix };
-        assert!(!half.fits());
+        let half =
+            Call { name: "half fix", m, n, first: b.as_slice(), lda: n, second: a.as_slice(), ldb: k, ldc: m, ..fix };
+        assert_eq!(half.check(), Err(GemmError::BufferTooShort { name: "B", needed: 12, len: 6 }));
+        assert!(half.host(0.0).is_err());
+    }
+
+    #[test]
+    fn calls_map_onto_cublas() {
+        let (a, b) = gemm_operands(2, 4, 3);
+        let [_, transposed, fix, _] = calls(2, 4, 3, a.as_slice(), b.as_slice());
+        let t = transposed.blas();
+        assert_eq!(
+            (t.transa, t.transb, t.m, t.n, t.k, t.lda, t.ldb, t.ldc),
+            (Transpose::Yes, Transpose::Yes, 2, 4, 3, 3, 4, 2)
+        );
+        let f = fix.blas();
+        assert_eq!((f.transa, f.m, f.n, f.alpha, f.beta), (Transpose::No, 4, 2, 1.0, 0.0));
     }
 
     #[test]
     fn large_shapes_are_launchable() {
-        let (rows, cols) = LARGE_ADD;
-        for pairing in PAIRINGS {
-            assert!(launch_mapped(Mapping { x_walks: pairing.1 }, rows, cols, LARGE_BLOCK).is_ok());
+        for kernel in PAIRINGS {
+            assert!(launch_plan(kernel, LARGE_ADD, LARGE_BLOCK).is_ok());
         }
         let (m, n, k) = LARGE_GEMM;
         let (a, b) = (vec![0.0; m * k], vec![0.0; k * n]);
-        assert!(calls(m, n, k, &a, &b).iter().all(Call::fits));
+        assert!(calls(m, n, k, &a, &b).iter().all(|c| c.check().is_ok()));
     }
 }

@@ -7,13 +7,20 @@
 //! independently written converters, shows that skipping the conversion reads
 //! the transpose, and runs a host reference of cuBLAS's column-major GEMM to
 //! show the same trap, and the standard way round it, on non-square shapes.
+//!
+//! The file reads top to bottom: the CPU reference (walks, converters, the
+//! host model of `cublasSgemm`), the twins of the four kernels, the launch
+//! plan shared by the simulator and [`gpu`], the exploration of each
+//! pairing's first warp, and the printed reports.
 
 pub mod gpu;
 
-use ktrav::report::{self, Report};
-use ktrav::{BlockOrder, Dim2, LaunchConfig, Matrix, StorageOrder, Thread};
+use ktrav::report::{self, join, Report};
+use ktrav::{BlockOrder, Dim2, GeometryError, LaunchConfig, Matrix, Shape, StorageOrder, Thread};
 use std::collections::BTreeSet;
 use std::fmt;
+
+// --- CPU reference -----------------------------------------------------------
 
 /// One of a matrix's two axes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -35,32 +42,19 @@ impl fmt::Display for Axis {
 /// The axis along which neighbours are neighbours in memory (stride 1):
 /// the axis `threadIdx.x` should walk. (With one row or one column both
 /// strides are 1; the layout's own fast axis is returned.)
-pub fn contiguous_axis(order: StorageOrder, rows: u64, cols: u64) -> Axis {
-    match order.strides(rows, cols) {
+pub fn contiguous_axis(order: StorageOrder, shape: Shape) -> Axis {
+    match order.strides(shape) {
         (1, cs) if cs != 1 || order == StorageOrder::ColMajor => Axis::Row,
         _ => Axis::Col,
     }
 }
 
-fn slots(n: u64) -> String {
-    format!("{n} slot{}", if n == 1 { "" } else { "s" })
-}
-
-/// Offsets for printing: all of them, or the first ten and the last.
-fn show_offsets(offsets: &[u64]) -> String {
-    if offsets.len() <= 12 {
-        join(offsets, " ")
-    } else {
-        format!("{} ... {}", join(&offsets[..10], " "), offsets[offsets.len() - 1])
-    }
-}
-
 /// The flat offsets met by stepping along `along` with the other index
 /// held at `fixed`.
-pub fn walk(order: StorageOrder, rows: u64, cols: u64, along: Axis, fixed: u64) -> Vec<u64> {
+pub fn walk(order: StorageOrder, shape: Shape, along: Axis, fixed: u64) -> Vec<u64> {
     match along {
-        Axis::Col => (0..cols).map(|c| order.offset(rows, cols, fixed, c)).collect(),
-        Axis::Row => (0..rows).map(|r| order.offset(rows, cols, r, fixed)).collect(),
+        Axis::Col => (0..shape.cols).map(|c| order.offset(shape, fixed, c)).collect(),
+        Axis::Row => (0..shape.rows).map(|r| order.offset(shape, r, fixed)).collect(),
     }
 }
 
@@ -79,12 +73,13 @@ pub fn constant_stride(offsets: &[u64]) -> Option<u64> {
 /// Converter one: copy each logical element `(r, c)`, leaving every offset
 /// to the layout-aware accessors of [`Matrix`].
 pub fn convert_logical(src: &Matrix<f32>, to: StorageOrder) -> Matrix<f32> {
-    Matrix::from_fn(src.rows(), src.cols(), to, |r, c| src.get(r, c))
+    Matrix::from_fn(src.shape(), to, |r, c| src.get(r, c))
 }
 
 /// Converter two: one pass over a row-major buffer, recovering `(r, c)` from
 /// the flat index and writing the column-major offset by hand.
-pub fn row_to_col_major_flat(src: &[f32], rows: usize, cols: usize) -> Vec<f32> {
+pub fn row_to_col_major_flat(src: &[f32], shape: Shape) -> Vec<f32> {
+    let (rows, cols) = (shape.rows as usize, shape.cols as usize);
     assert_eq!(src.len(), rows * cols, "buffer length does not match the shape");
     let mut dst = vec![0.0; src.len()];
     for (i, &v) in src.iter().enumerate() {
@@ -98,135 +93,26 @@ pub fn row_to_col_major_flat(src: &[f32], rows: usize, cols: usize) -> Vec<f32> 
 /// The only shape that fits the buffer's runs is `cols x rows`.
 pub fn reinterpret_as_row_major(src: &Matrix<f32>) -> Matrix<f32> {
     assert_eq!(src.order(), StorageOrder::ColMajor);
-    Matrix::from_vec(src.cols(), src.rows(), StorageOrder::RowMajor, src.as_slice().to_vec())
+    Matrix::from_vec(src.shape().transposed(), StorageOrder::RowMajor, src.as_slice().to_vec())
 }
 // ANCHOR_END: converters
 
-// ANCHOR: twins
-/// The element a thread of `add_row_major` owns: x walks columns.
-pub fn row_major_element(t: Thread, rows: u64, cols: u64) -> Option<usize> {
-    let col = t.global_x(); // blockIdx.x * blockDim.x + threadIdx.x: x walks columns
-    let row = t.global_y(); // blockIdx.y * blockDim.y + threadIdx.y
-    (row < rows && col < cols).then(|| (row * cols + col) as usize) // both axes guarded, row-major offset
+/// A plainly written row-major product, the answer every call is judged by.
+pub fn reference_product(a: &Matrix<f32>, b: &Matrix<f32>) -> Matrix<f32> {
+    assert_eq!(a.cols(), b.rows(), "inner dimensions differ");
+    Matrix::from_fn(Shape::new(a.rows(), b.cols()), StorageOrder::RowMajor, |i, j| {
+        (0..a.cols()).map(|l| a.get(i, l) * b.get(l, j)).sum()
+    })
 }
 
-/// The element a thread of `add_col_major` owns: x walks rows.
-pub fn col_major_element(t: Thread, rows: u64, cols: u64) -> Option<usize> {
-    let row = t.global_x(); // blockIdx.x * blockDim.x + threadIdx.x: x walks rows
-    let col = t.global_y(); // blockIdx.y * blockDim.y + threadIdx.y
-    (row < rows && col < cols).then(|| (col * rows + row) as usize) // both axes guarded, column-major offset
+/// The transpose, as a new row-major matrix.
+pub fn transpose(m: &Matrix<f32>) -> Matrix<f32> {
+    Matrix::from_fn(m.shape().transposed(), StorageOrder::RowMajor, |r, c| m.get(c, r))
 }
 
-/// `add_row_major` in `kernels/k5_layout_interop.cu`.
-pub fn add_row_major(t: Thread, out: &mut [f32], a: &[f32], b: &[f32], rows: u64, cols: u64) {
-    if let Some(i) = row_major_element(t, rows, cols) {
-        out[i] = a[i] + b[i];
-    }
-}
-
-/// `add_col_major` in `kernels/k5_layout_interop.cu`.
-pub fn add_col_major(t: Thread, out: &mut [f32], a: &[f32], b: &[f32], rows: u64, cols: u64) {
-    if let Some(i) = col_major_element(t, rows, cols) {
-        out[i] = a[i] + b[i];
-    }
-}
-
-/// The launch each twin needs: the grid's x covers the axis x walks.
-pub fn launch_for(order: StorageOrder, rows: u64, cols: u64, block: Dim2) -> Result<LaunchConfig, ktrav::GeometryError> {
-    match order {
-        StorageOrder::RowMajor => LaunchConfig::covering(cols, rows, block),
-        StorageOrder::ColMajor => LaunchConfig::covering(rows, cols, block),
-    }
-}
-
-/// Runs the twin that matches `a` and `b`'s storage order.
-pub fn add(a: &Matrix<f32>, b: &Matrix<f32>, block: Dim2, order: &BlockOrder) -> Matrix<f32> {
-    let (rows, cols, layout) = (a.rows(), a.cols(), a.order());
-    assert!(b.rows() == rows && b.cols() == cols && b.order() == layout, "operands differ in shape or layout");
-    let cfg = launch_for(layout, rows, cols, block).expect("a valid launch");
-    let mut out = vec![0.0; (rows * cols) as usize];
-    ktrav::launch(&cfg, order, |t| match layout {
-        StorageOrder::RowMajor => add_row_major(t, &mut out, a.as_slice(), b.as_slice(), rows, cols),
-        StorageOrder::ColMajor => add_col_major(t, &mut out, a.as_slice(), b.as_slice(), rows, cols),
-    });
-    Matrix::from_vec(rows, cols, layout, out)
-}
-// ANCHOR_END: twins
-
-/// Which axis `threadIdx.x` is given.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Mapping {
-    pub x_walks: Axis,
-}
-
-/// The element a thread owns under `mapping`, in a buffer of `order`.
-pub fn element(mapping: Mapping, order: StorageOrder, t: Thread, rows: u64, cols: u64) -> Option<u64> {
-    let (row, col) = match mapping.x_walks {
-        Axis::Col => (t.global_y(), t.global_x()),
-        Axis::Row => (t.global_x(), t.global_y()),
-    };
-    (row < rows && col < cols).then(|| order.offset(rows, cols, row, col))
-}
-
-/// The launch a mapping needs: the grid's x covers the axis x walks.
-pub fn launch_mapped(mapping: Mapping, rows: u64, cols: u64, block: Dim2) -> Result<LaunchConfig, ktrav::GeometryError> {
-    match mapping.x_walks {
-        Axis::Col => LaunchConfig::covering(cols, rows, block),
-        Axis::Row => LaunchConfig::covering(rows, cols, block),
-    }
-}
-
-/// The kernel of `kernels/k5_layout_interop.cu` for a pairing of layout and
-/// mapping: the two twins, and the two mismatched pairings of the warp table.
-pub fn kernel_name(order: StorageOrder, mapping: Mapping) -> &'static str {
-    match (order, mapping.x_walks) {
-        (StorageOrder::RowMajor, Axis::Col) => "add_row_major",
-        (StorageOrder::RowMajor, Axis::Row) => "add_row_major_x_rows",
-        (StorageOrder::ColMajor, Axis::Row) => "add_col_major",
-        (StorageOrder::ColMajor, Axis::Col) => "add_col_major_x_cols",
-    }
-}
-
-/// Any of the four kernels through the simulator: `out[i] = a[i] + b[i]`
-/// for the element each thread owns under `mapping` in buffers of `order`,
-/// with the launch [`launch_mapped`] gives. Unowned elements stay `fill`.
-#[allow(clippy::too_many_arguments)]
-pub fn add_mapped(
-    a: &[f32],
-    b: &[f32],
-    order: StorageOrder,
-    mapping: Mapping,
-    rows: u64,
-    cols: u64,
-    block: Dim2,
-    fill: f32,
-) -> Vec<f32> {
-    let cfg = launch_mapped(mapping, rows, cols, block).expect("a valid launch");
-    let mut out = vec![fill; a.len()];
-    ktrav::launch(&cfg, &BlockOrder::Forward, |t| {
-        if let Some(i) = element(mapping, order, t, rows, cols) {
-            out[i as usize] = a[i as usize] + b[i as usize];
-        }
-    });
-    out
-}
-
-/// The first warp's access: its lanes' offsets (in bounds only) and the
-/// number of distinct 128-byte segments of 4-byte floats they touch.
-pub fn first_warp(mapping: Mapping, order: StorageOrder, rows: u64, cols: u64, block: Dim2) -> (Vec<u64>, u64) {
-    let (ex, ey) = match mapping.x_walks {
-        Axis::Col => (cols, rows),
-        Axis::Row => (rows, cols),
-    };
-    let cfg = LaunchConfig::covering(ex, ey, block).expect("a valid launch");
-    let mut offsets = Vec::new();
-    ktrav::launch(&cfg, &BlockOrder::Forward, |t| {
-        if t.linear_block() == 0 && t.linear_in_block() < 32 {
-            offsets.extend(element(mapping, order, t, rows, cols));
-        }
-    });
-    let segments: BTreeSet<u64> = offsets.iter().map(|o| o * 4 / 128).collect();
-    (offsets, segments.len() as u64)
+/// Logical equality, whatever the two layouts.
+pub fn same_values(x: &Matrix<f32>, y: &Matrix<f32>) -> bool {
+    x.shape() == y.shape() && (0..x.rows()).all(|r| (0..x.cols()).all(|c| x.get(r, c) == y.get(r, c)))
 }
 
 // ANCHOR: gemm
@@ -235,6 +121,16 @@ pub fn first_warp(mapping: Mapping, order: StorageOrder, rows: u64, cols: u64, b
 pub enum Op {
     N,
     T,
+}
+
+impl Op {
+    /// The stored shape of an operand that `op` turns into `rows x cols`.
+    pub fn stored(self, rows: usize, cols: usize) -> (usize, usize) {
+        match self {
+            Op::N => (rows, cols),
+            Op::T => (cols, rows),
+        }
+    }
 }
 
 /// Why a GEMM call is refused.
@@ -252,7 +148,11 @@ impl fmt::Display for GemmError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             GemmError::LeadingDimension { name, ld, min } => {
-                write!(f, "ld{} = {ld} is below the {min} rows {name} is stored with (CUBLAS_STATUS_INVALID_VALUE)", name.to_lowercase())
+                write!(
+                    f,
+                    "ld{} = {ld} is below the {min} rows {name} is stored with (CUBLAS_STATUS_INVALID_VALUE)",
+                    name.to_lowercase()
+                )
             }
             GemmError::BufferTooShort { name, needed, len } => {
                 write!(f, "the buffer passed as {name} needs {needed} elements but holds {len}")
@@ -261,20 +161,29 @@ impl fmt::Display for GemmError {
     }
 }
 
+impl std::error::Error for GemmError {}
+
 /// Element `(i, j)` of a column-major matrix with leading dimension `ld`.
 fn cm(buf: &[f32], ld: usize, i: usize, j: usize) -> f32 {
     buf[i + j * ld]
 }
 
-/// Checks one operand: `stored_rows x stored_cols`, column-major, `ld` apart.
-fn check(name: &'static str, buf: &[f32], ld: usize, stored_rows: usize, stored_cols: usize) -> Result<(), GemmError> {
+/// Checks one operand of `len` elements: `stored_rows x stored_cols`,
+/// column-major, `ld` apart.
+pub fn check(
+    name: &'static str,
+    len: usize,
+    ld: usize,
+    stored_rows: usize,
+    stored_cols: usize,
+) -> Result<(), GemmError> {
     let min = stored_rows.max(1);
     if ld < min {
         return Err(GemmError::LeadingDimension { name, ld, min });
     }
     let needed = if stored_rows == 0 || stored_cols == 0 { 0 } else { (stored_cols - 1) * ld + stored_rows };
-    if buf.len() < needed {
-        return Err(GemmError::BufferTooShort { name, needed, len: buf.len() });
+    if len < needed {
+        return Err(GemmError::BufferTooShort { name, needed, len });
     }
     Ok(())
 }
@@ -300,11 +209,11 @@ pub fn sgemm(
     ldc: usize,
 ) -> Result<(), GemmError> {
     // A is stored m x k (N) or k x m (T); B is stored k x n (N) or n x k (T).
-    let (a_rows, a_cols) = if transa == Op::N { (m, k) } else { (k, m) };
-    let (b_rows, b_cols) = if transb == Op::N { (k, n) } else { (n, k) };
-    check("A", a, lda, a_rows, a_cols)?;
-    check("B", b, ldb, b_rows, b_cols)?;
-    check("C", c, ldc, m, n)?;
+    let (a_rows, a_cols) = transa.stored(m, k);
+    let (b_rows, b_cols) = transb.stored(k, n);
+    check("A", a.len(), lda, a_rows, a_cols)?;
+    check("B", b.len(), ldb, b_rows, b_cols)?;
+    check("C", c.len(), ldc, m, n)?;
     let op_a = |i, l| if transa == Op::N { cm(a, lda, i, l) } else { cm(a, lda, l, i) };
     let op_b = |l, j| if transb == Op::N { cm(b, ldb, l, j) } else { cm(b, ldb, j, l) };
     for j in 0..n {
@@ -337,26 +246,214 @@ pub fn sgemm_row_major(
 }
 // ANCHOR_END: gemm
 
-/// A plainly written row-major product, the answer every call is judged by.
-pub fn reference_product(a: &Matrix<f32>, b: &Matrix<f32>) -> Matrix<f32> {
-    assert_eq!(a.cols(), b.rows(), "inner dimensions differ");
-    Matrix::from_fn(a.rows(), b.cols(), StorageOrder::RowMajor, |i, j| (0..a.cols()).map(|l| a.get(i, l) * b.get(l, j)).sum())
+// --- Kernel twins: kernels/k5_layout_interop.cu, line for line ---------------
+
+// ANCHOR: twins
+/// `add_row_major` in `kernels/k5_layout_interop.cu`: x walks columns.
+pub fn add_row_major(t: Thread, out: &mut [f32], a: &[f32], b: &[f32], rows: u64, cols: u64) {
+    let col = t.global_x(); // blockIdx.x * blockDim.x + threadIdx.x: x walks columns
+    let row = t.global_y(); // blockIdx.y * blockDim.y + threadIdx.y
+    if row < rows && col < cols {
+        // both axes guarded
+        let i = (row * cols + col) as usize; // row-major offset
+        out[i] = a[i] + b[i];
+    }
 }
 
-/// The transpose, as a new row-major matrix.
-pub fn transpose(m: &Matrix<f32>) -> Matrix<f32> {
-    Matrix::from_fn(m.cols(), m.rows(), StorageOrder::RowMajor, |r, c| m.get(c, r))
+/// `add_col_major` in `kernels/k5_layout_interop.cu`: x walks rows.
+pub fn add_col_major(t: Thread, out: &mut [f32], a: &[f32], b: &[f32], rows: u64, cols: u64) {
+    let row = t.global_x(); // blockIdx.x * blockDim.x + threadIdx.x: x walks rows
+    let col = t.global_y(); // blockIdx.y * blockDim.y + threadIdx.y
+    if row < rows && col < cols {
+        // both axes guarded
+        let i = (col * rows + row) as usize; // column-major offset
+        out[i] = a[i] + b[i];
+    }
+}
+// ANCHOR_END: twins
+
+/// `add_row_major_x_rows`: row-major offsets, but x walks rows.
+pub fn add_row_major_x_rows(t: Thread, out: &mut [f32], a: &[f32], b: &[f32], rows: u64, cols: u64) {
+    let row = t.global_x(); // blockIdx.x * blockDim.x + threadIdx.x: x walks rows
+    let col = t.global_y(); // blockIdx.y * blockDim.y + threadIdx.y
+    if row < rows && col < cols {
+        // both axes guarded
+        let i = (row * cols + col) as usize; // row-major offset: lanes cols apart
+        out[i] = a[i] + b[i];
+    }
 }
 
-/// Logical equality, whatever the two layouts.
-pub fn same_values(x: &Matrix<f32>, y: &Matrix<f32>) -> bool {
-    x.rows() == y.rows()
-        && x.cols() == y.cols()
-        && (0..x.rows()).all(|r| (0..x.cols()).all(|c| x.get(r, c) == y.get(r, c)))
+/// `add_col_major_x_cols`: column-major offsets, but x walks columns.
+pub fn add_col_major_x_cols(t: Thread, out: &mut [f32], a: &[f32], b: &[f32], rows: u64, cols: u64) {
+    let col = t.global_x(); // blockIdx.x * blockDim.x + threadIdx.x: x walks columns
+    let row = t.global_y(); // blockIdx.y * blockDim.y + threadIdx.y
+    if row < rows && col < cols {
+        // both axes guarded
+        let i = (col * rows + row) as usize; // column-major offset: lanes rows apart
+        out[i] = a[i] + b[i];
+    }
 }
 
-fn join<T: ToString>(items: impl IntoIterator<Item = T>, sep: &str) -> String {
-    items.into_iter().map(|x| x.to_string()).collect::<Vec<_>>().join(sep)
+// --- Launch plan: each kernel's launch, for the simulator and the GPU -------
+
+// ANCHOR: plan
+/// One kernel of the `.cu` file, named by what it pairs: the storage order
+/// its offsets assume and the axis `threadIdx.x` walks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Pairing {
+    pub order: StorageOrder,
+    pub x_walks: Axis,
+}
+
+/// A kernel twin: the `.cu` kernel's parameters, after the thread.
+pub type Twin = fn(Thread, &mut [f32], &[f32], &[f32], u64, u64);
+
+/// The four kernels: the two twins, then the two mismatched pairings.
+pub const PAIRINGS: [Pairing; 4] = [
+    Pairing { order: StorageOrder::RowMajor, x_walks: Axis::Col },
+    Pairing { order: StorageOrder::ColMajor, x_walks: Axis::Row },
+    Pairing { order: StorageOrder::RowMajor, x_walks: Axis::Row },
+    Pairing { order: StorageOrder::ColMajor, x_walks: Axis::Col },
+];
+
+impl Pairing {
+    /// The twin written for data in `order`: x walks its contiguous axis.
+    pub const fn twin_for(order: StorageOrder) -> Pairing {
+        let x_walks = match order {
+            StorageOrder::RowMajor => Axis::Col,
+            StorageOrder::ColMajor => Axis::Row,
+        };
+        Pairing { order, x_walks }
+    }
+
+    /// The kernel's name in `kernels/k5_layout_interop.cu`.
+    pub fn kernel_name(self) -> &'static str {
+        match (self.order, self.x_walks) {
+            (StorageOrder::RowMajor, Axis::Col) => "add_row_major",
+            (StorageOrder::RowMajor, Axis::Row) => "add_row_major_x_rows",
+            (StorageOrder::ColMajor, Axis::Row) => "add_col_major",
+            (StorageOrder::ColMajor, Axis::Col) => "add_col_major_x_cols",
+        }
+    }
+
+    /// The kernel's Rust twin.
+    pub fn twin(self) -> Twin {
+        match (self.order, self.x_walks) {
+            (StorageOrder::RowMajor, Axis::Col) => add_row_major,
+            (StorageOrder::RowMajor, Axis::Row) => add_row_major_x_rows,
+            (StorageOrder::ColMajor, Axis::Row) => add_col_major,
+            (StorageOrder::ColMajor, Axis::Col) => add_col_major_x_cols,
+        }
+    }
+}
+
+/// The launch of any of the four kernels on a `shape` matrix: the grid's x
+/// covers the axis x walks (`ceil(cols / blockDim.x)` blocks when x walks
+/// columns, `ceil(rows / blockDim.x)` when it walks rows); no shared memory.
+pub fn launch_plan(kernel: Pairing, shape: Shape, block: Dim2) -> Result<LaunchConfig, GeometryError> {
+    match kernel.x_walks {
+        Axis::Col => LaunchConfig::covering(shape, block),
+        Axis::Row => LaunchConfig::covering(shape.transposed(), block),
+    }
+}
+
+/// Any of the four kernels through the simulator, launched by
+/// [`launch_plan`] with blocks in `order`: `out[i] = a[i] + b[i]` for the
+/// element each thread owns. Elements no thread owns stay `fill`.
+pub fn add_mapped(
+    kernel: Pairing,
+    a: &[f32],
+    b: &[f32],
+    shape: Shape,
+    block: Dim2,
+    order: &BlockOrder,
+    fill: f32,
+) -> Vec<f32> {
+    let cfg = launch_plan(kernel, shape, block).expect("a valid launch");
+    let twin = kernel.twin();
+    let mut out = vec![fill; a.len()];
+    ktrav::launch(&cfg, order, |t| twin(t, &mut out, a, b, shape.rows, shape.cols));
+    out
+}
+
+/// Runs the twin that matches `a` and `b`'s storage order.
+pub fn add(a: &Matrix<f32>, b: &Matrix<f32>, block: Dim2, order: &BlockOrder) -> Matrix<f32> {
+    let (shape, layout) = (a.shape(), a.order());
+    assert!(b.shape() == shape && b.order() == layout, "operands differ in shape or layout");
+    let out = add_mapped(Pairing::twin_for(layout), a.as_slice(), b.as_slice(), shape, block, order, 0.0);
+    Matrix::from_vec(shape, layout, out)
+}
+// ANCHOR_END: plan
+
+// --- Exploration: where each pairing's first warp reaches --------------------
+
+/// The first warp's access under a kernel: its lanes' offsets (in bounds
+/// only) and the number of distinct 128-byte segments of 4-byte floats they
+/// touch. Each lane's offset is the one cell its twin writes when it runs
+/// alone on a buffer of NaNs.
+pub fn first_warp(kernel: Pairing, shape: Shape, block: Dim2) -> (Vec<u64>, u64) {
+    let cfg = launch_plan(kernel, shape, block).expect("a valid launch");
+    let twin = kernel.twin();
+    let zeros = vec![0.0; shape.elements() as usize];
+    let mut offsets = Vec::new();
+    ktrav::launch(&cfg, &BlockOrder::Forward, |t| {
+        if t.linear_block() == 0 && t.linear_in_block() < 32 {
+            let mut out = vec![f32::NAN; zeros.len()];
+            twin(t, &mut out, &zeros, &zeros, shape.rows, shape.cols);
+            offsets.extend(out.iter().position(|v| !v.is_nan()).map(|i| i as u64));
+        }
+    });
+    let segments: BTreeSet<u64> = offsets.iter().map(|o| o * 4 / 128).collect();
+    (offsets, segments.len() as u64)
+}
+
+/// The GEMM operands: A counts down from `m*k`, B counts up from 1, both
+/// along their rows, so that A and B differ even when square.
+pub fn gemm_operands(m: u64, n: u64, k: u64) -> (Matrix<f32>, Matrix<f32>) {
+    let a = Matrix::from_fn(Shape::new(m, k), StorageOrder::RowMajor, |i, l| (m * k - (k * i + l)) as f32);
+    let b = Matrix::from_fn(Shape::new(k, n), StorageOrder::RowMajor, |l, j| (n * l + j + 1) as f32);
+    (a, b)
+}
+
+/// The marker of the layout examples: `r * 100 + c`.
+pub fn layout_marker(r: u64, c: u64) -> f32 {
+    (r * 100 + c) as f32
+}
+
+/// The second operand of the additions: `r + 2 * c`.
+pub fn addend(r: u64, c: u64) -> f32 {
+    (r + 2 * c) as f32
+}
+
+/// The source's shape for the stride tables.
+pub const SOURCE_SHAPE: Shape = Shape::new(4, 6);
+
+/// The most elements the layout part accepts: its five buffers of that size
+/// take 80 MB, and the run about a second even in a debug build.
+pub const MAX_LAYOUT_ELEMENTS: u64 = 1 << 22;
+
+/// The shape and block of the coalescing table.
+pub const WARP_SHAPE: Shape = Shape::new(64, 96);
+pub const WARP_BLOCK: Dim2 = Dim2::new(32, 8);
+
+/// The GEMM shape of the page: non-square, so no mistake can hide.
+pub const GEMM_M: u64 = 2;
+pub const GEMM_N: u64 = 4;
+pub const GEMM_K: u64 = 3;
+
+// --- Report ------------------------------------------------------------------
+
+fn slots(n: u64) -> String {
+    format!("{n} slot{}", if n == 1 { "" } else { "s" })
+}
+
+/// Offsets for printing: all of them, or the first ten and the last.
+fn show_offsets(offsets: &[u64]) -> String {
+    if offsets.len() <= 12 {
+        join(offsets, " ")
+    } else {
+        format!("{} ... {}", join(&offsets[..10], " "), offsets[offsets.len() - 1])
+    }
 }
 
 /// A matrix on one line, rows separated by `;`.
@@ -365,18 +462,10 @@ pub fn show(m: &Matrix<f32>) -> String {
     format!("[{}]", rows.join("; "))
 }
 
-/// The marker of the layout examples: `r * 100 + c`.
-pub fn layout_marker(r: u64, c: u64) -> f32 {
-    (r * 100 + c) as f32
-}
-
-/// The source's shape for the stride tables.
-pub const SOURCE_ROWS: u64 = 4;
-pub const SOURCE_COLS: u64 = 6;
-
 /// Strides, addresses, conversion, round trip and the naive reading, for
 /// any shape; the worked example is this for 4x6.
-pub fn layout_report(rows: u64, cols: u64) -> String {
+pub fn layout_report(shape: Shape) -> String {
+    let (rows, cols) = (shape.rows, shape.cols);
     let mut out = Report::new();
     let orders = [StorageOrder::RowMajor, StorageOrder::ColMajor];
     let mut all_ok = true;
@@ -384,8 +473,8 @@ pub fn layout_report(rows: u64, cols: u64) -> String {
     out.blank();
     out.line(format!("a {rows}x{cols} matrix:"));
     for order in orders {
-        let (rs, cs) = order.strides(rows, cols);
-        let fast = contiguous_axis(order, rows, cols);
+        let (rs, cs) = order.strides(shape);
+        let fast = contiguous_axis(order, shape);
         let (fast_stride, slow, slow_stride) =
             if fast == Axis::Col { (cs, Axis::Row, rs) } else { (rs, Axis::Col, cs) };
         out.line(format!(
@@ -397,7 +486,7 @@ pub fn layout_report(rows: u64, cols: u64) -> String {
     out.blank();
     out.line("give threadIdx.x the axis with stride 1 (K.3's rule), and the assignment follows the layout:");
     for order in orders {
-        let x = contiguous_axis(order, rows, cols);
+        let x = contiguous_axis(order, shape);
         let y = if x == Axis::Col { Axis::Row } else { Axis::Col };
         out.line(format!("  {order} kernel: threadIdx.x -> {x}, threadIdx.y -> {y}"));
     }
@@ -411,7 +500,7 @@ pub fn layout_report(rows: u64, cols: u64) -> String {
         (StorageOrder::ColMajor, Axis::Col),
     ] {
         let (fixed, held) = if along == Axis::Col { (fixed_row, "row") } else { (fixed_col, "column") };
-        let offsets = walk(order, rows, cols, along, fixed);
+        let offsets = walk(order, shape, along, fixed);
         let stride = constant_stride(&offsets).map_or("none".to_string(), |s| s.to_string());
         out.line(format!(
             "{order}, {along}s in turn at {held} {fixed}: offsets {} (stride {stride})",
@@ -421,9 +510,9 @@ pub fn layout_report(rows: u64, cols: u64) -> String {
     out.blank();
 
     out.heading("Converting row-major data for a column-major library");
-    let rm = Matrix::from_fn(rows, cols, StorageOrder::RowMajor, layout_marker);
+    let rm = Matrix::from_fn(shape, StorageOrder::RowMajor, layout_marker);
     let by_accessors = convert_logical(&rm, StorageOrder::ColMajor);
-    let by_flat = row_to_col_major_flat(rm.as_slice(), rows as usize, cols as usize);
+    let by_flat = row_to_col_major_flat(rm.as_slice(), shape);
     let agree = by_accessors.as_slice() == by_flat.as_slice();
     let preserved = same_values(&by_accessors, &rm);
     all_ok &= agree && preserved;
@@ -435,7 +524,10 @@ pub fn layout_report(rows: u64, cols: u64) -> String {
     let back = convert_logical(&by_accessors, StorageOrder::RowMajor);
     let round_trip = back.as_slice() == rm.as_slice();
     all_ok &= round_trip;
-    out.line(format!("the row-major buffer comes back identical, element for element: {}", report::verdict(round_trip)));
+    out.line(format!(
+        "the row-major buffer comes back identical, element for element: {}",
+        report::verdict(round_trip)
+    ));
     out.blank();
 
     out.heading("The trap: column-major bytes read as row-major");
@@ -460,26 +552,21 @@ pub fn layout_report(rows: u64, cols: u64) -> String {
 
 /// The worked example: every figure of the source's K.5 output.
 pub fn worked_example() -> String {
-    layout_report(SOURCE_ROWS, SOURCE_COLS)
+    layout_report(SOURCE_SHAPE)
 }
-
-/// The shape and block of the coalescing table.
-pub const WARP_ROWS: u64 = 64;
-pub const WARP_COLS: u64 = 96;
-pub const WARP_BLOCK: Dim2 = Dim2::new(32, 8);
 
 /// The twins side by side: same answer, and the first warp's addresses under
 /// every pairing of layout and thread mapping.
 pub fn twins_report() -> String {
-    let (rows, cols) = (WARP_ROWS, WARP_COLS);
+    let shape = WARP_SHAPE;
     let mut out = Report::new();
-    out.heading(&format!("The twin kernels on a {rows}x{cols} matrix, {WARP_BLOCK} blocks"));
-    let a_rm = Matrix::from_fn(rows, cols, StorageOrder::RowMajor, layout_marker);
-    let b_rm = Matrix::from_fn(rows, cols, StorageOrder::RowMajor, |r, c| (r + 2 * c) as f32);
+    out.heading(&format!("The twin kernels on a {shape} matrix, {WARP_BLOCK} blocks"));
+    let a_rm = Matrix::from_fn(shape, StorageOrder::RowMajor, layout_marker);
+    let b_rm = Matrix::from_fn(shape, StorageOrder::RowMajor, addend);
     let (a_cm, b_cm) = (convert_logical(&a_rm, StorageOrder::ColMajor), convert_logical(&b_rm, StorageOrder::ColMajor));
     let sum_rm = add(&a_rm, &b_rm, WARP_BLOCK, &BlockOrder::Shuffled(5));
     let sum_cm = add(&a_cm, &b_cm, WARP_BLOCK, &BlockOrder::Shuffled(5));
-    let expect = Matrix::from_fn(rows, cols, StorageOrder::RowMajor, |r, c| a_rm.get(r, c) + b_rm.get(r, c));
+    let expect = Matrix::from_fn(shape, StorageOrder::RowMajor, |r, c| a_rm.get(r, c) + b_rm.get(r, c));
     out.line(format!(
         "add_row_major on row-major buffers and add_col_major on column-major buffers give the same matrix: {}",
         report::verdict(same_values(&sum_rm, &expect) && same_values(&sum_cm, &expect))
@@ -487,27 +574,16 @@ pub fn twins_report() -> String {
     out.line("the first warp (32 lanes along x) of each pairing of layout and mapping:");
     for order in [StorageOrder::RowMajor, StorageOrder::ColMajor] {
         for x_walks in [Axis::Col, Axis::Row] {
-            let (offsets, segments) = first_warp(Mapping { x_walks }, order, rows, cols, WARP_BLOCK);
+            let kernel = Pairing { order, x_walks };
+            let (offsets, segments) = first_warp(kernel, shape, WARP_BLOCK);
             let stride = constant_stride(&offsets).map_or("none".to_string(), |s| s.to_string());
-            let twin = match (order, x_walks) {
-                (StorageOrder::RowMajor, Axis::Col) => "add_row_major",
-                (StorageOrder::ColMajor, Axis::Row) => "add_col_major",
-                _ => "mismatched",
-            };
+            let twin = if kernel == Pairing::twin_for(order) { kernel.kernel_name() } else { "mismatched" };
             out.line(format!(
                 "  {order} data, x walks {x_walks}s ({twin}): lane stride {stride}, 128-byte segments touched: {segments}"
             ));
         }
     }
     out.into_string()
-}
-
-/// The GEMM operands: A counts down from `m*k`, B counts up from 1, both
-/// along their rows, so that A and B differ even when square.
-pub fn gemm_operands(m: u64, n: u64, k: u64) -> (Matrix<f32>, Matrix<f32>) {
-    let a = Matrix::from_fn(m, k, StorageOrder::RowMajor, |i, l| (m * k - (k * i + l)) as f32);
-    let b = Matrix::from_fn(k, n, StorageOrder::RowMajor, |l, j| (n * l + j + 1) as f32);
-    (a, b)
 }
 
 /// Four cuBLAS-style calls on row-major data, for any `m x k` times `k x n`:
@@ -523,8 +599,8 @@ pub fn gemm_report(m: u64, n: u64, k: u64) -> String {
     out.line(format!("A = {}", show(&a)));
     out.line(format!("B = {}", show(&b)));
     out.line(format!("A*B, by the plain row-major loop = {}", show(&want)));
-    let a_seen = Matrix::from_vec(k, m, StorageOrder::ColMajor, a.as_slice().to_vec());
-    let b_seen = Matrix::from_vec(n, k, StorageOrder::ColMajor, b.as_slice().to_vec());
+    let a_seen = Matrix::from_vec(Shape::new(k, m), StorageOrder::ColMajor, a.as_slice().to_vec());
+    let b_seen = Matrix::from_vec(Shape::new(n, k), StorageOrder::ColMajor, b.as_slice().to_vec());
     let seen_ok = same_values(&a_seen, &transpose(&a)) && same_values(&b_seen, &transpose(&b));
     all_ok &= seen_ok;
     out.line(format!(
@@ -533,7 +609,7 @@ pub fn gemm_report(m: u64, n: u64, k: u64) -> String {
     ));
     out.blank();
 
-    let read_c = |buf: &[f32], r: u64, c: u64| Matrix::from_vec(r, c, StorageOrder::RowMajor, buf.to_vec());
+    let read_c = |buf: &[f32], r: u64, c: u64| Matrix::from_vec(Shape::new(r, c), StorageOrder::RowMajor, buf.to_vec());
     let right_of = |got: &Matrix<f32>| {
         (0..m).flat_map(|i| (0..n).map(move |j| (i, j))).filter(|&(i, j)| got.get(i, j) == want.get(i, j)).count()
     };
@@ -594,7 +670,8 @@ pub fn gemm_report(m: u64, n: u64, k: u64) -> String {
     let (sa, sb) = gemm_operands(s, s, s);
     let su = s as usize;
     let (mut half, mut full) = (vec![0.0; su * su], vec![0.0; su * su]);
-    let half_ok = sgemm(Op::N, Op::N, su, su, su, 1.0, sb.as_slice(), su, sa.as_slice(), su, 0.0, &mut half, su).is_ok();
+    let half_ok =
+        sgemm(Op::N, Op::N, su, su, su, 1.0, sb.as_slice(), su, sa.as_slice(), su, 0.0, &mut half, su).is_ok();
     let full_ok = sgemm_row_major(su, su, su, sa.as_slice(), su, sb.as_slice(), su, &mut full, su).is_ok();
     let square_hides = half_ok && full_ok && half == full;
     all_ok &= square_hides;
@@ -609,10 +686,7 @@ pub fn gemm_report(m: u64, n: u64, k: u64) -> String {
     out.line(format!("fix:        sgemm(N, N, m={n}, n={m}, k={k}, B, ldb={n}, A, lda={k}, C, ldc={n})"));
     let fixed = r4.is_ok() && same_values(&read_c(&c4, m, n), &want);
     all_ok &= fixed;
-    out.line(format!(
-        "  C read row-major equals A*B, with no buffer copied or transposed: {}",
-        report::verdict(fixed)
-    ));
+    out.line(format!("  C read row-major equals A*B, with no buffer copied or transposed: {}", report::verdict(fixed)));
 
     // The fix writing into a wider row-major buffer (row length ldc > n).
     let ldc = nu + 2;
@@ -632,10 +706,11 @@ pub fn gemm_report(m: u64, n: u64, k: u64) -> String {
     out.into_string()
 }
 
-/// The GEMM shape of the page: non-square, so no mistake can hide.
-pub const GEMM_M: u64 = 2;
-pub const GEMM_N: u64 = 4;
-pub const GEMM_K: u64 = 3;
+/// What the binary prints by default, before the GPU section: the worked
+/// example, the twins and the cuBLAS-convention GEMM.
+pub fn report() -> Vec<String> {
+    shown_outputs().into_iter().map(|(_, text)| text).collect()
+}
 
 /// Every output the K.5 page shows, by file name under `book/outputs/`.
 pub fn shown_outputs() -> Vec<(&'static str, String)> {
@@ -646,6 +721,18 @@ pub fn shown_outputs() -> Vec<(&'static str, String)> {
     ]
 }
 
+/// K.5 as one value, for its binary, the root runner, the GPU suite and the book.
+pub const CHAPTER: ktrav::Chapter = ktrav::Chapter {
+    id: "k5_layout_interop",
+    section: "K.5",
+    title: "Row-major kernels meeting column-major data",
+    report,
+    shown_outputs,
+    figures: ktrav::chapter::no_figures,
+    gpu_checks: Some(gpu::checks),
+    exercises: &[],
+};
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -653,28 +740,25 @@ mod tests {
 
     #[test]
     fn source_figures() {
-        let (r, c) = (SOURCE_ROWS, SOURCE_COLS);
-        assert_eq!(walk(StorageOrder::RowMajor, r, c, Axis::Col, 2), vec![12, 13, 14, 15, 16, 17]);
-        assert_eq!(walk(StorageOrder::ColMajor, r, c, Axis::Row, 2), vec![8, 9, 10, 11]);
-        assert_eq!(walk(StorageOrder::RowMajor, r, c, Axis::Row, 2), vec![2, 8, 14, 20]);
-        assert_eq!(walk(StorageOrder::ColMajor, r, c, Axis::Col, 2), vec![2, 6, 10, 14, 18, 22]);
+        let s = SOURCE_SHAPE;
+        assert_eq!(walk(StorageOrder::RowMajor, s, Axis::Col, 2), vec![12, 13, 14, 15, 16, 17]);
+        assert_eq!(walk(StorageOrder::ColMajor, s, Axis::Row, 2), vec![8, 9, 10, 11]);
+        assert_eq!(walk(StorageOrder::RowMajor, s, Axis::Row, 2), vec![2, 8, 14, 20]);
+        assert_eq!(walk(StorageOrder::ColMajor, s, Axis::Col, 2), vec![2, 6, 10, 14, 18, 22]);
         assert_eq!(constant_stride(&[2, 6, 10, 14]), Some(4));
         assert_eq!(constant_stride(&[2, 6, 11]), None);
-        assert_eq!(contiguous_axis(StorageOrder::RowMajor, r, c), Axis::Col);
-        assert_eq!(contiguous_axis(StorageOrder::ColMajor, r, c), Axis::Row);
+        assert_eq!(contiguous_axis(StorageOrder::RowMajor, s), Axis::Col);
+        assert_eq!(contiguous_axis(StorageOrder::ColMajor, s), Axis::Row);
         assert!(report::plain(&worked_example()).ends_with("every check above holds: true\n"));
     }
 
     #[test]
     fn twins_coalesce_and_mismatches_do_not() {
-        for (order, x_walks, segments) in [
-            (StorageOrder::RowMajor, Axis::Col, 1),
-            (StorageOrder::RowMajor, Axis::Row, 32),
-            (StorageOrder::ColMajor, Axis::Row, 1),
-            (StorageOrder::ColMajor, Axis::Col, 32),
-        ] {
-            assert_eq!(first_warp(Mapping { x_walks }, order, WARP_ROWS, WARP_COLS, WARP_BLOCK).1, segments);
+        for (kernel, segments) in PAIRINGS.into_iter().zip([1, 1, 32, 32]) {
+            assert_eq!(first_warp(kernel, WARP_SHAPE, WARP_BLOCK).1, segments, "{kernel:?}");
         }
+        // The lanes of a twin's warp sit one float apart, from offset 0.
+        assert_eq!(first_warp(PAIRINGS[0], WARP_SHAPE, WARP_BLOCK).0, (0..32).collect::<Vec<u64>>());
     }
 
     #[test]
@@ -708,38 +792,39 @@ mod tests {
     }
 
     #[test]
-    fn the_kernel_file_holds_both_twins() {
-        ktrav::kernels::check_compiled(
-            "k5_layout_interop",
-            &["add_row_major", "add_col_major", "add_row_major_x_rows", "add_col_major_x_cols"],
-        );
+    fn the_kernel_file_holds_all_four_kernels() {
+        let names: Vec<&str> = PAIRINGS.iter().map(|p| p.kernel_name()).collect();
+        ktrav::kernels::check_compiled("k5_layout_interop", &names);
+        assert_eq!(names, ["add_row_major", "add_col_major", "add_row_major_x_rows", "add_col_major_x_cols"]);
     }
 
-    /// All four pairings compute the same sum; the twins' simulation by
-    /// `element` agrees with their line-for-line Rust twins.
+    /// All four pairings compute the same sum, whatever the layout their
+    /// offsets assume, when given buffers in that layout.
     #[test]
     fn every_pairing_adds_correctly() {
-        let (rows, cols) = (13, 21);
-        let a_rm = Matrix::from_fn(rows, cols, StorageOrder::RowMajor, layout_marker);
-        let b_rm = Matrix::from_fn(rows, cols, StorageOrder::RowMajor, |r, c| (r + 2 * c) as f32);
+        let shape = Shape::new(13, 21);
+        let a_rm = Matrix::from_fn(shape, StorageOrder::RowMajor, layout_marker);
+        let b_rm = Matrix::from_fn(shape, StorageOrder::RowMajor, addend);
         let block = Dim2::new(8, 4);
         for order in [StorageOrder::RowMajor, StorageOrder::ColMajor] {
             let (a, b) = (convert_logical(&a_rm, order), convert_logical(&b_rm, order));
             let twin = add(&a, &b, block, &BlockOrder::Forward);
             for x_walks in [Axis::Col, Axis::Row] {
-                let out = add_mapped(a.as_slice(), b.as_slice(), order, Mapping { x_walks }, rows, cols, block, f32::NAN);
+                let kernel = Pairing { order, x_walks };
+                let out = add_mapped(kernel, a.as_slice(), b.as_slice(), shape, block, &BlockOrder::Forward, f32::NAN);
                 assert_eq!(out, twin.as_slice(), "{order} data, x walks {x_walks}s");
             }
         }
-        assert_eq!(kernel_name(StorageOrder::ColMajor, Mapping { x_walks: Axis::Row }), "add_col_major");
+        assert_eq!(Pairing::twin_for(StorageOrder::ColMajor).kernel_name(), "add_col_major");
     }
 
     proptest! {
         #[test]
         fn converters_agree_and_round_trip(rows in 1u64..12, cols in 1u64..12) {
-            let rm = Matrix::from_fn(rows, cols, StorageOrder::RowMajor, |r, c| (r * 37 + c) as f32);
+            let shape = Shape::new(rows, cols);
+            let rm = Matrix::from_fn(shape, StorageOrder::RowMajor, |r, c| (r * 37 + c) as f32);
             let cm = convert_logical(&rm, StorageOrder::ColMajor);
-            let flat = row_to_col_major_flat(rm.as_slice(), rows as usize, cols as usize);
+            let flat = row_to_col_major_flat(rm.as_slice(), shape);
             prop_assert_eq!(cm.as_slice(), flat.as_slice());
             let back = convert_logical(&cm, StorageOrder::RowMajor);
             prop_assert_eq!(back.as_slice(), rm.as_slice());
@@ -750,9 +835,10 @@ mod tests {
         /// the shape, block and block order.
         #[test]
         fn twins_agree(rows in 1u64..30, cols in 1u64..30, bx in 1u32..40, by in 1u32..8, seed in any::<u64>()) {
-            let a = Matrix::from_fn(rows, cols, StorageOrder::RowMajor, |r, c| (r * 31 + c) as f32);
-            let b = Matrix::from_fn(rows, cols, StorageOrder::RowMajor, |r, c| (c * 7 + r) as f32);
-            let expect = Matrix::from_fn(rows, cols, StorageOrder::RowMajor, |r, c| a.get(r, c) + b.get(r, c));
+            let shape = Shape::new(rows, cols);
+            let a = Matrix::from_fn(shape, StorageOrder::RowMajor, |r, c| (r * 31 + c) as f32);
+            let b = Matrix::from_fn(shape, StorageOrder::RowMajor, |r, c| (c * 7 + r) as f32);
+            let expect = Matrix::from_fn(shape, StorageOrder::RowMajor, |r, c| a.get(r, c) + b.get(r, c));
             let block = Dim2::new(bx, by);
             let order = BlockOrder::Shuffled(seed);
             prop_assert!(same_values(&add(&a, &b, block, &order), &expect));
@@ -779,7 +865,7 @@ mod tests {
 
             let mut t = vec![0.0; m * n];
             sgemm(Op::T, Op::T, m, n, k, 1.0, a.as_slice(), k, b.as_slice(), n, 0.0, &mut t, m).unwrap();
-            prop_assert!(same_values(&Matrix::from_vec(n as u64, m as u64, StorageOrder::RowMajor, t), &transpose(&want)));
+            prop_assert!(same_values(&Matrix::from_vec(Shape::new(n as u64, m as u64), StorageOrder::RowMajor, t), &transpose(&want)));
         }
     }
 }

@@ -4,50 +4,65 @@
 //! part on another shape, `--m/--n/--k` the GEMM part.
 
 use clap::Parser;
-use k5_layout_interop::{gemm_report, layout_report, shown_outputs, GEMM_K, GEMM_M, GEMM_N, SOURCE_COLS, SOURCE_ROWS};
+use k5_layout_interop::{gemm_report, layout_report, CHAPTER, MAX_LAYOUT_ELEMENTS};
 use ktrav::cli::{self, size_in};
+use ktrav::Shape;
 
 #[derive(Parser, Debug)]
-#[command(allow_negative_numbers = true, about = "Appendix K.5: row-major kernels meeting column-major data, and cuBLAS conventions")]
+#[command(
+    allow_negative_numbers = true,
+    about = "Appendix K.5: row-major kernels meeting column-major data, and cuBLAS conventions"
+)]
 struct Args {
-    /// Rows of the matrix for the strides, addresses and conversions (default 4)
-    #[arg(long, value_parser = size_in(1 << 12))]
-    rows: Option<u64>,
-    /// Columns of that matrix (default 6)
-    #[arg(long, value_parser = size_in(1 << 12))]
-    cols: Option<u64>,
-    /// GEMM: rows of A and C (default 2)
-    #[arg(long, value_parser = size_in(16))]
-    m: Option<u64>,
-    /// GEMM: columns of B and C (default 4)
-    #[arg(long, value_parser = size_in(16))]
-    n: Option<u64>,
-    /// GEMM: columns of A, rows of B (default 3)
-    #[arg(long, value_parser = size_in(16))]
-    k: Option<u64>,
+    #[command(flatten)]
+    layout: Option<Layout>,
+    #[command(flatten)]
+    gemm: Option<Gemm>,
+}
+
+/// Either of these reruns the strides, walks and conversions on another shape.
+#[derive(clap::Args, Debug)]
+#[group(id = "layout", multiple = true)]
+struct Layout {
+    /// Rows of the matrix for the strides, addresses and conversions (at most 4096)
+    #[arg(long, default_value_t = 4, value_parser = size_in(1 << 12))]
+    rows: u64,
+    /// Columns of that matrix (at most 4096; rows times columns at most 4194304)
+    #[arg(long, default_value_t = 6, value_parser = size_in(1 << 12))]
+    cols: u64,
+}
+
+/// Any of these reruns the cuBLAS-convention GEMM on another shape.
+#[derive(clap::Args, Debug)]
+#[group(id = "gemm", multiple = true)]
+struct Gemm {
+    /// GEMM: rows of A and C (at most 16)
+    #[arg(long, default_value_t = 2, value_parser = size_in(16))]
+    m: u64,
+    /// GEMM: columns of B and C (at most 16)
+    #[arg(long, default_value_t = 4, value_parser = size_in(16))]
+    n: u64,
+    /// GEMM: columns of A, rows of B (at most 16)
+    #[arg(long, default_value_t = 3, value_parser = size_in(16))]
+    k: u64,
 }
 
 fn main() {
     let args: Args = cli::parse_or_exit();
-    let layout = args.rows.is_some() || args.cols.is_some();
-    let gemm = args.m.is_some() || args.n.is_some() || args.k.is_some();
-    if layout {
-        anstream::print!("{}", layout_report(args.rows.unwrap_or(SOURCE_ROWS), args.cols.unwrap_or(SOURCE_COLS)));
+    if args.layout.is_none() && args.gemm.is_none() {
+        CHAPTER.run_default();
+        return;
     }
-    if gemm {
-        if layout {
-            println!();
-        }
-        let (m, n, k) = (args.m.unwrap_or(GEMM_M), args.n.unwrap_or(GEMM_N), args.k.unwrap_or(GEMM_K));
-        anstream::print!("{}", gemm_report(m, n, k));
+    let shape = args.layout.map(|l| Shape::new(l.rows, l.cols));
+    if let Some(shape) = shape {
+        cli::check_limit("matrix elements", shape.checked_elements(), MAX_LAYOUT_ELEMENTS);
     }
-    if !layout && !gemm {
-        for (i, (_, text)) in shown_outputs().iter().enumerate() {
-            if i > 0 {
-                println!();
-            }
-            anstream::print!("{text}");
-        }
-        ktrav::gpu::print_section(k5_layout_interop::gpu::checks);
+    let mut parts = Vec::new();
+    if let Some(shape) = shape {
+        parts.push(layout_report(shape));
     }
+    if let Some(g) = args.gemm {
+        parts.push(gemm_report(g.m, g.n, g.k));
+    }
+    cli::print(&parts.join("\n"));
 }

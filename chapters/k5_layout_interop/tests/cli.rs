@@ -1,15 +1,20 @@
 //! The binary: every shown output by default (then the GPU section, or the
 //! line saying it was skipped), the layout or GEMM part on other shapes on
-//! request, and one line on stderr with exit code 2 for anything it cannot run.
+//! request, and one line on stderr with exit code 2 for anything it cannot
+//! run, before any work.
 
-use ktrav::testing::{assert_default_run, assert_usage_errors, stdout_of};
+use ktrav::testing::{assert_default_run, assert_quiet_on_closed_pipe, assert_usage_errors, run_binary, stdout_of};
 
 const BIN: &str = env!("CARGO_BIN_EXE_k5_layout_interop");
 
 #[test]
 fn default_prints_every_shown_output() {
-    let shown: Vec<String> = k5_layout_interop::shown_outputs().into_iter().map(|(_, text)| text).collect();
-    assert_default_run(BIN, &shown);
+    assert_default_run(BIN, &(k5_layout_interop::CHAPTER.report)());
+}
+
+#[test]
+fn default_run_stops_quietly_when_the_reader_goes_away() {
+    assert_quiet_on_closed_pipe(BIN, &[]);
 }
 
 #[test]
@@ -19,20 +24,35 @@ fn custom_shapes_run() {
     assert!(text.contains("A is 5x7, B is 7x2, C = A*B is 5x2"), "{text}");
     assert_eq!(text.matches("every check above holds: true").count(), 2, "{text}");
     assert!(!text.contains("GPU section"), "{text}");
+    // One flag of a part is enough; the others keep their defaults.
+    let text = stdout_of(BIN, &["--cols", "5"]);
+    assert!(text.contains("a 4x5 matrix:") && !text.contains("cuBLAS"), "{text}");
+    let text = stdout_of(BIN, &["--k", "5"]);
+    assert!(text.contains("A is 2x5, B is 5x4") && !text.contains("matrix:"), "{text}");
 }
 
+/// The table where it applies, and more: each refused at once, in
+/// one line that says why.
 #[test]
 fn bad_values_fail_in_one_line() {
-    assert_usage_errors(
-        BIN,
-        &[
-            &["--rows", "0"][..],
-            &["--cols", "-6"],
-            &["--rows", "4097"],
-            &["--m", "17"],
-            &["--k", "0"],
-            &["--n", "two"],
-            &["--nonsense"],
-        ],
-    );
+    let table: &[(&[&str], &str)] = &[
+        (&["--rows", "0"], "not positive"),
+        (&["--cols", "-6"], "not positive"),
+        (&["--rows", "4097"], "limit of 4096"),
+        (&["--rows", "99999999999999999999"], "limit of 4096"),
+        (&["--cols", "1.5"], "not a whole number"),
+        // Each side allowed, the whole refused before anything is allocated.
+        (&["--rows", "4096", "--cols", "4096"], "16777216 matrix elements, more than the limit of 4194304"),
+        (&["--m", "17"], "limit of 16"),
+        (&["--k", "0"], "not positive"),
+        (&["--n", "two"], "not a whole number"),
+        (&["--m", "-1"], "not positive"),
+        (&["--nonsense"], "--nonsense"),
+    ];
+    let cases: Vec<&[&str]> = table.iter().map(|(args, _)| *args).collect();
+    assert_usage_errors(BIN, &cases);
+    for (args, says) in table {
+        let err = String::from_utf8(run_binary(BIN, args).stderr).unwrap();
+        assert!(err.contains(says), "{args:?}: {err}");
+    }
 }
