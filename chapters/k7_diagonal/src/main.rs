@@ -13,9 +13,9 @@ use ktrav::{progress, Shape};
 /// 0.3 GB at the limit).
 const MAX_CELLS: u64 = 1 << 22;
 /// Simulated steps (see `ShapeWork`): a few seconds in a release build.
-const MAX_WORK: u64 = 1 << 30;
+const MAX_WORK: u64 = 1 << 31;
 /// Runs with fewer steps than this finish in well under a second.
-const QUICK_WORK: u64 = 1 << 27;
+const QUICK_WORK: u64 = 1 << 28;
 
 #[derive(Parser, Debug)]
 #[command(
