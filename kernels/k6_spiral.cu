@@ -88,34 +88,48 @@ __device__ void spiral_position(long long rank, long long rows, long long cols, 
 }
 
 // ANCHOR: scatter_cu
-// scatter_indices + scatter: one thread per INPUT element. The read
-// in[row * cols + col] is coalesced; the write lands at out[rank].
-extern "C" __global__ void spiral_scatter(float* __restrict__ out, const float* __restrict__ in, int rows, int cols) {
+// scatter_indices: one thread per INPUT element. The read in[row * cols + col]
+// is coalesced; the write lands at out[rank]. False for an idle thread.
+__device__ __forceinline__ bool scatter_indices(long long rows, long long cols, long long* from, long long* to) {
     long long row = (long long)blockIdx.y * blockDim.y + threadIdx.y;   // t.global_y()
     long long col = (long long)blockIdx.x * blockDim.x + threadIdx.x;   // t.global_x()
     if (row >= rows || col >= cols) {
-        return;                                                         // boundary check on both axes
+        return false;                                                   // boundary check on both axes
     }
-    long long from = row * cols + col;
-    long long to = spiral_rank(row, col, rows, cols);
-    out[to] = in[from];
+    *from = row * cols + col;
+    *to = spiral_rank(row, col, rows, cols);
+    return true;
+}
+
+extern "C" __global__ void spiral_scatter(float* __restrict__ out, const float* __restrict__ in, int rows, int cols) {
+    long long from, to;
+    if (scatter_indices(rows, cols, &from, &to)) {
+        out[to] = in[from];
+    }
 }
 // ANCHOR_END: scatter_cu
 
 // ANCHOR: gather_cu
-// gather_indices + gather: one thread per OUTPUT slot, the output laid out
-// as the same rows x cols grid. The write out[row * cols + col] is
-// coalesced; the read comes from wherever the inverse says.
-extern "C" __global__ void spiral_gather(float* __restrict__ out, const float* __restrict__ in, int rows, int cols) {
+// gather_indices: one thread per OUTPUT slot, the output laid out as the
+// same rows x cols grid. The write out[row * cols + col] is coalesced; the
+// read comes from wherever the inverse says. False for an idle thread.
+__device__ __forceinline__ bool gather_indices(long long rows, long long cols, long long* from, long long* to) {
     long long row = (long long)blockIdx.y * blockDim.y + threadIdx.y;
     long long col = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (row >= rows || col >= cols) {
-        return;
+        return false;
     }
-    long long to = row * cols + col;
+    *to = row * cols + col;
     long long src_row, src_col;
-    spiral_position(to, rows, cols, &src_row, &src_col);
-    long long from = src_row * cols + src_col;
-    out[to] = in[from];
+    spiral_position(*to, rows, cols, &src_row, &src_col);
+    *from = src_row * cols + src_col;
+    return true;
+}
+
+extern "C" __global__ void spiral_gather(float* __restrict__ out, const float* __restrict__ in, int rows, int cols) {
+    long long from, to;
+    if (gather_indices(rows, cols, &from, &to)) {
+        out[to] = in[from];
+    }
 }
 // ANCHOR_END: gather_cu

@@ -22,51 +22,53 @@ __device__ __forceinline__ long long row_max(long long d, long long rows) {
     return d < rows - 1 ? d : rows - 1;
 }
 
+// lattice_cell: the recurrence, written once. The edges are 1; any other
+// cell is the sum of its upper and left neighbours, both on the previous
+// diagonal.
+__device__ __forceinline__ unsigned long long lattice_cell(const unsigned long long* grid, long long row, long long col, long long cols) {
+    long long at = row * cols + col;
+    return (row == 0 || col == 0) ? 1ull : add_mod(grid[at - cols], grid[at - 1]);
+}
+
 // ANCHOR: wavefront_cu
-// wavefront_step: launched once per diagonal d = 0 .. rows+cols-2, as a 1D
-// grid of ceil(diagonal_len / blockDim.x) blocks. Every cell it writes
-// depends only on diagonal d - 1, finished by the previous launch.
+// lattice_wavefront: launched once per diagonal d = 0 .. rows+cols-2, as a 1D
+// grid of ceil(diagonal_len / blockDim.x) blocks (wavefront_plan). Every cell
+// it writes depends only on diagonal d - 1, finished by the previous launch.
 extern "C" __global__ void lattice_wavefront(unsigned long long* grid, long long rows, long long cols, long long d) {
     long long row = row_min(d, cols) + (long long)blockIdx.x * blockDim.x + threadIdx.x;   // row_min + t.global_x()
     if (row > row_max(d, rows)) {
         return;                                               // boundary check: past this diagonal's last row
     }
     long long col = d - row;
-    long long at = row * cols + col;
-    grid[at] = (row == 0 || col == 0)
-        ? 1ull
-        : add_mod(grid[at - cols], grid[at - 1]);             // both on diagonal d - 1
+    unsigned long long value = lattice_cell(grid, row, col, cols);   // both inputs on diagonal d - 1
+    grid[row * cols + col] = value;
 }
 // ANCHOR_END: wavefront_cu
 
 // ANCHOR: single_launch_cu
-// single_launch_value + its store: the same update launched ONCE over the
-// whole rows x cols grid. WRONG ON PURPOSE: nothing orders this thread after
-// the threads that write grid[at - cols] and grid[at - 1], so it may read
-// zeros (the memset) or half-finished neighbours. The book's simulator shows
-// it breaking under reversed, shuffled and lock-step schedules.
+// lattice_single_launch: the same update launched ONCE over the whole
+// rows x cols grid (single_launch_plan). WRONG ON PURPOSE: nothing orders this
+// thread after the threads that write grid[at - cols] and grid[at - 1], so it
+// may read zeros (the memset) or half-finished neighbours. The book's
+// simulator shows it breaking under reversed, shuffled and lock-step schedules.
 extern "C" __global__ void lattice_single_launch(unsigned long long* grid, long long rows, long long cols) {
     long long row = (long long)blockIdx.y * blockDim.y + threadIdx.y;   // t.global_y()
     long long col = (long long)blockIdx.x * blockDim.x + threadIdx.x;   // t.global_x()
     if (row >= rows || col >= cols) {
         return;
     }
-    long long at = row * cols + col;
-    unsigned long long value = (row == 0 || col == 0)
-        ? 1ull
-        : add_mod(grid[at - cols], grid[at - 1]);             // finished yet? nothing says so
-    grid[at] = value;                                         // the store half
+    unsigned long long value = lattice_cell(grid, row, col, cols);   // finished yet? nothing says so
+    grid[row * cols + col] = value;                           // the store half
 }
 // ANCHOR_END: single_launch_cu
 
 // ANCHOR: tiled_cu
-// tile_of + tiled_value + its store: launched once per diagonal of tiles,
-// tile_d = 0 .. tiles_down+tiles_across-2, with one tile x tile block
-// (blockDim.x == blockDim.y == tile) per tile on that diagonal. Inside the
-// block, loop iteration `step` updates the tile's own step-th diagonal, then
-// a barrier ends the step (a phase boundary in the simulator). Threads
-// outside the table stay in the loop, so every thread reaches every
-// __syncthreads().
+// lattice_tiled: launched once per diagonal of tiles, tile_d = 0 ..
+// tiles_down+tiles_across-2, with one tile x tile block (blockDim.x ==
+// blockDim.y == tile) per tile on that diagonal (tiled_plan). Inside the
+// block, loop iteration `step` updates the tile's own step-th diagonal, then a
+// barrier ends the step (a phase boundary in the simulator). Threads outside
+// the table stay in the loop, so every thread reaches every __syncthreads().
 extern "C" __global__ void lattice_tiled(unsigned long long* grid, long long rows, long long cols, long long tile_d) {
     long long tile = blockDim.x;
     long long tiles_across = (cols + tile - 1) / tile;         // row_min needs only the width
@@ -74,13 +76,11 @@ extern "C" __global__ void lattice_tiled(unsigned long long* grid, long long row
     long long tile_col = tile_d - tile_row;
     long long row = tile_row * tile + threadIdx.y;
     long long col = tile_col * tile + threadIdx.x;
-    for (int step = 0; step < 2 * (int)tile - 1; ++step) {
+    for (int step = 0; step < 2 * (int)tile - 1; ++step) {     // the Rust twin is one iteration
         bool on_this_diagonal = (int)(threadIdx.x + threadIdx.y) == step;
-        if (on_this_diagonal && row < rows && col < cols) {   // tiled_value(t, step, ...) is Some
-            long long at = row * cols + col;
-            grid[at] = (row == 0 || col == 0)
-                ? 1ull
-                : add_mod(grid[at - cols], grid[at - 1]);
+        if (on_this_diagonal && row < rows && col < cols) {
+            unsigned long long value = lattice_cell(grid, row, col, cols);
+            grid[row * cols + col] = value;
         }
         __syncthreads();                                       // the simulator ends the step here
     }

@@ -2,34 +2,42 @@
 //! still has an O(1) closed form, so every CUDA thread can compute its own
 //! place in it.
 //!
-//! The chapter has three layers, each checked against the one before:
+//! The file reads top to bottom like the CUDA study it mirrors:
 //!
-//! 1. [`spiral_order`], the plain ring-peeling walk everyone already trusts;
-//! 2. [`spiral_rank`], the closed form `(row, col) -> rank`, and its inverse
-//!    [`spiral_position`], `rank -> (row, col)`;
-//! 3. two kernels built on them, [`scatter`] (one thread per input element,
-//!    writes land wherever the rank says) and [`gather`] (one thread per output
-//!    slot, reads come from wherever the inverse says), run through
-//!    [`ktrav::sim`] exactly as `kernels/k6_spiral.cu` would run on a GPU.
+//! 1. the CPU reference: [`spiral_order`], the plain ring-peeling walk
+//!    everyone already trusts, and the closed forms checked against it,
+//!    [`spiral_rank`] `(row, col) -> rank` and its inverse
+//!    [`spiral_position`] `rank -> (row, col)`;
+//! 2. the kernel twins, one per `__global__` of `kernels/k6_spiral.cu`:
+//!    [`spiral_scatter`] (one thread per input element, writes land wherever
+//!    the rank says) and [`spiral_gather`] (one thread per output slot, reads
+//!    come from wherever the inverse says);
+//! 3. the launch plan both kernels share, driven by the grid simulator here
+//!    and by the GPU runner in [`gpu`];
+//! 4. the exploration: cross-checks, coalescing;
+//! 5. the report.
 
 pub mod gpu;
 
+use anyhow::{Context, Result};
 use ktrav::report::{self, Report};
-use ktrav::{launch, BlockOrder, Dim2, GeometryError, LaunchConfig, Thread};
-use std::collections::HashSet;
+use ktrav::{launch, BlockOrder, Dim2, GeometryError, LaunchConfig, Shape, Thread};
+use std::collections::{BTreeMap, HashSet};
 use std::fmt::Write as _;
+
+// --- 1. CPU reference ----------------------------------------------------
 
 // ANCHOR: sequential
 /// The spiral walk the obvious way: four shrinking bounds, one side of the
 /// current ring at a time. Each position is appended only after every
 /// position before it, which is exactly what makes it look sequential.
-pub fn spiral_order(rows: u64, cols: u64) -> Vec<(u64, u64)> {
-    let mut order = Vec::with_capacity((rows * cols) as usize);
-    if rows == 0 || cols == 0 {
+pub fn spiral_order(shape: Shape) -> Vec<(u64, u64)> {
+    let mut order = Vec::with_capacity(shape.elements() as usize);
+    if shape.is_empty() {
         return order;
     }
     // Signed bounds: `bottom` and `right` may step past `top` and `left`.
-    let (mut top, mut bottom, mut left, mut right) = (0i64, rows as i64 - 1, 0i64, cols as i64 - 1);
+    let (mut top, mut bottom, mut left, mut right) = (0i64, shape.rows as i64 - 1, 0i64, shape.cols as i64 - 1);
     let mut push = |r: i64, c: i64| order.push((r as u64, c as u64));
     while top <= bottom && left <= right {
         (left..=right).for_each(|c| push(top, c)); // top side, left to right
@@ -47,7 +55,16 @@ pub fn spiral_order(rows: u64, cols: u64) -> Vec<(u64, u64)> {
     }
     order
 }
+
+/// The reference the kernels must reproduce, built from the sequential walk
+/// alone: `reference[rank]` is the element the walk visits `rank`-th.
+pub fn reference<T: Copy>(input: &[T], shape: Shape) -> Vec<T> {
+    spiral_order(shape).into_iter().map(|(r, c)| input[(r * shape.cols + c) as usize]).collect()
+}
 // ANCHOR_END: sequential
+
+// The closed forms: each is a `__device__` function of the .cu as well,
+// taking `rows, cols` as it does.
 
 // ANCHOR: ring
 /// The ring a position lies on: its distance to the nearest edge.
@@ -132,9 +149,11 @@ pub fn spiral_position(rank: u64, rows: u64, cols: u64) -> (u64, u64) {
 }
 // ANCHOR_END: inverse
 
+// --- 2. Kernel twins -----------------------------------------------------
+
 // ANCHOR: kernels
-/// Scatter, one thread per INPUT element: read `in[row][col]` (coalesced),
-/// write it to `out[rank]` (wherever the spiral puts it).
+/// Scatter's indices, one thread per INPUT element: read `in[row][col]`
+/// (coalesced), write it to `out[rank]` (wherever the spiral puts it).
 /// Returns the (read, write) flat indices, or `None` for an idle thread.
 pub fn scatter_indices(t: Thread, rows: u64, cols: u64) -> Option<(u64, u64)> {
     let row = t.global_y(); // blockIdx.y * blockDim.y + threadIdx.y
@@ -147,9 +166,17 @@ pub fn scatter_indices(t: Thread, rows: u64, cols: u64) -> Option<(u64, u64)> {
     Some((from, to))
 }
 
-/// Gather, one thread per OUTPUT slot: the output is laid out as the same
-/// `rows x cols` grid, so thread `(row, col)` owns `rank = row * cols + col`
-/// and writes it (coalesced) after reading from wherever the inverse says.
+/// `__global__ spiral_scatter(out, in, rows, cols)`.
+pub fn spiral_scatter<T: Copy>(t: Thread, out: &mut [T], input: &[T], rows: u64, cols: u64) {
+    if let Some((from, to)) = scatter_indices(t, rows, cols) {
+        out[to as usize] = input[from as usize];
+    }
+}
+
+/// Gather's indices, one thread per OUTPUT slot: the output is laid out as
+/// the same `rows x cols` grid, so thread `(row, col)` owns
+/// `rank = row * cols + col` and writes it (coalesced) after reading from
+/// wherever the inverse says.
 pub fn gather_indices(t: Thread, rows: u64, cols: u64) -> Option<(u64, u64)> {
     let row = t.global_y();
     let col = t.global_x();
@@ -162,21 +189,17 @@ pub fn gather_indices(t: Thread, rows: u64, cols: u64) -> Option<(u64, u64)> {
     Some((from, to))
 }
 
-/// The body both kernels share once their indices are known: `out[to] = in[from]`.
-pub fn scatter<T: Copy>(t: Thread, input: &[T], out: &mut [T], rows: u64, cols: u64) {
-    if let Some((from, to)) = scatter_indices(t, rows, cols) {
-        out[to as usize] = input[from as usize];
-    }
-}
-
-pub fn gather<T: Copy>(t: Thread, input: &[T], out: &mut [T], rows: u64, cols: u64) {
+/// `__global__ spiral_gather(out, in, rows, cols)`.
+pub fn spiral_gather<T: Copy>(t: Thread, out: &mut [T], input: &[T], rows: u64, cols: u64) {
     if let Some((from, to)) = gather_indices(t, rows, cols) {
         out[to as usize] = input[from as usize];
     }
 }
 // ANCHOR_END: kernels
 
-/// Which of the two kernels to simulate.
+// --- 3. The launch plan --------------------------------------------------
+
+/// Which of the two kernels.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kernel {
     Scatter,
@@ -184,6 +207,7 @@ pub enum Kernel {
 }
 
 impl Kernel {
+    /// Its name in `kernels/k6_spiral.cu`.
     pub fn name(self) -> &'static str {
         match self {
             Kernel::Scatter => "spiral_scatter",
@@ -191,6 +215,7 @@ impl Kernel {
         }
     }
 
+    /// The (read, write) indices of thread `t`, as the kernel computes them.
     pub fn indices(self, t: Thread, rows: u64, cols: u64) -> Option<(u64, u64)> {
         match self {
             Kernel::Scatter => scatter_indices(t, rows, cols),
@@ -200,31 +225,34 @@ impl Kernel {
 }
 
 // ANCHOR: simulate
-/// One launch of `kernel` over a `rows x cols` input (row-major), blocks run
-/// in `order`. The output is the input rearranged into spiral order.
+/// The launch of either kernel over a `shape` matrix: one thread per element,
+/// `x` along columns, in one pass (the kernels have no grid-stride loop).
+/// The simulator and the GPU code both launch exactly this.
+pub fn plan(shape: Shape, block: Dim2) -> Result<LaunchConfig, GeometryError> {
+    LaunchConfig::covering(shape, block)
+}
+
+/// One launch of `kernel` over a row-major `shape` input, blocks run in
+/// `order`. The output is the input rearranged into spiral order.
 pub fn simulate<T: Copy + Default>(
     kernel: Kernel,
     input: &[T],
-    rows: u64,
-    cols: u64,
+    shape: Shape,
     block: Dim2,
     order: &BlockOrder,
 ) -> Result<Vec<T>, GeometryError> {
-    let cfg = LaunchConfig::for_matrix(rows, cols, block)?;
+    let cfg = plan(shape, block)?;
+    let (rows, cols) = (shape.rows, shape.cols);
     let mut out = vec![T::default(); input.len()];
     launch(&cfg, order, |t| match kernel {
-        Kernel::Scatter => scatter(t, input, &mut out, rows, cols),
-        Kernel::Gather => gather(t, input, &mut out, rows, cols),
+        Kernel::Scatter => spiral_scatter(t, &mut out, input, rows, cols),
+        Kernel::Gather => spiral_gather(t, &mut out, input, rows, cols),
     });
     Ok(out)
 }
-
-/// The reference the kernels must reproduce, built from the sequential walk
-/// alone: `reference[rank]` is the element the walk visits `rank`-th.
-pub fn reference<T: Copy>(input: &[T], rows: u64, cols: u64) -> Vec<T> {
-    spiral_order(rows, cols).into_iter().map(|(r, c)| input[(r * cols + c) as usize]).collect()
-}
 // ANCHOR_END: simulate
+
+// --- 4. Exploration ------------------------------------------------------
 
 /// How one shape fares: does each closed form agree with the walk everywhere?
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -245,9 +273,10 @@ impl ShapeCheck {
 /// Compares both closed forms with the sequential walk at every position.
 /// The walk visits each position once, so agreement with it also proves
 /// that both closed forms are bijections onto `0..rows*cols`.
-pub fn cross_check(rows: u64, cols: u64) -> ShapeCheck {
-    let walk = spiral_order(rows, cols);
-    let n = rows * cols;
+pub fn cross_check(shape: Shape) -> ShapeCheck {
+    let (rows, cols) = (shape.rows, shape.cols);
+    let walk = spiral_order(shape);
+    let n = shape.elements();
     // The walk must itself be a permutation for agreement to mean anything.
     let mut seen = vec![false; n as usize];
     let walk_is_permutation = walk.len() as u64 == n
@@ -271,37 +300,39 @@ pub struct Coalescing {
     pub write_segments: f64,
 }
 
-/// Runs `kernel`'s index computation through the simulator and counts the
-/// memory segments each warp's load and store instructions touch.
-pub fn coalescing(kernel: Kernel, rows: u64, cols: u64, block: Dim2) -> Result<Coalescing, GeometryError> {
+/// Runs `kernel`'s index computation through the simulator, with the
+/// kernel's own launch plan, and counts the memory segments each warp's load
+/// and store instructions touch.
+pub fn coalescing(kernel: Kernel, shape: Shape, block: Dim2) -> Result<Coalescing, GeometryError> {
     const ELEM_BYTES: u64 = 4;
     const SEGMENT_BYTES: u64 = 128;
-    let cfg = LaunchConfig::for_matrix(rows, cols, block)?;
+    let cfg = plan(shape, block)?;
     // (block, warp) -> the segments its loads and its stores touch.
-    let mut reads: std::collections::BTreeMap<(u64, u32), HashSet<u64>> = Default::default();
-    let mut writes: std::collections::BTreeMap<(u64, u32), HashSet<u64>> = Default::default();
+    let mut reads: BTreeMap<(u64, u32), HashSet<u64>> = Default::default();
+    let mut writes: BTreeMap<(u64, u32), HashSet<u64>> = Default::default();
     launch(&cfg, &BlockOrder::Forward, |t| {
-        if let Some((from, to)) = kernel.indices(t, rows, cols) {
+        if let Some((from, to)) = kernel.indices(t, shape.rows, shape.cols) {
             let warp = (t.linear_block(), t.linear_in_block() / 32);
             reads.entry(warp).or_default().insert(from * ELEM_BYTES / SEGMENT_BYTES);
             writes.entry(warp).or_default().insert(to * ELEM_BYTES / SEGMENT_BYTES);
         }
     });
     let warps = reads.len() as u64;
-    let avg = |m: &std::collections::BTreeMap<(u64, u32), HashSet<u64>>| {
+    let avg = |m: &BTreeMap<(u64, u32), HashSet<u64>>| {
         m.values().map(|s| s.len() as u64).sum::<u64>() as f64 / warps as f64
     };
     Ok(Coalescing { warps, read_segments: avg(&reads), write_segments: avg(&writes) })
 }
 
 /// The rank of every position, drawn as the matrix itself.
-pub fn rank_grid(rows: u64, cols: u64) -> String {
-    let width = (rows * cols - 1).to_string().len().max(2);
+pub fn rank_grid(shape: Shape) -> String {
+    let (rows, cols) = (shape.rows, shape.cols);
+    let width = (shape.elements() - 1).to_string().len().max(2);
     let mut out = String::new();
     for r in 0..rows {
         out.push(' ');
         for c in 0..cols {
-            write!(out, " {:>width$}", spiral_rank(r, c, rows, cols)).unwrap();
+            write!(out, " {:>width$}", spiral_rank(r, c, rows, cols)).expect("writing to a String cannot fail");
         }
         out.push('\n');
     }
@@ -309,31 +340,36 @@ pub fn rank_grid(rows: u64, cols: u64) -> String {
 }
 
 /// The source's ten shapes for the exhaustive cross-check.
-pub const SOURCE_SHAPES: [(u64, u64); 10] =
-    [(1, 1), (1, 5), (5, 1), (3, 3), (4, 4), (4, 5), (5, 4), (7, 7), (6, 9), (9, 6)];
+pub const SOURCE_SHAPES: [Shape; 10] = [
+    Shape::new(1, 1),
+    Shape::new(1, 5),
+    Shape::new(5, 1),
+    Shape::new(3, 3),
+    Shape::new(4, 4),
+    Shape::new(4, 5),
+    Shape::new(5, 4),
+    Shape::new(7, 7),
+    Shape::new(6, 9),
+    Shape::new(9, 6),
+];
 
-/// The source's four kernel cases: (rows, cols), all with 4x4 blocks.
-pub const SOURCE_KERNEL_CASES: [(u64, u64); 4] = [(4, 4), (7, 5), (9, 6), (6, 9)];
+/// The source's four kernel cases, all with 4x4 blocks.
+pub const SOURCE_KERNEL_CASES: [Shape; 4] = [Shape::new(4, 4), Shape::new(7, 5), Shape::new(9, 6), Shape::new(6, 9)];
 pub const SOURCE_BLOCK: Dim2 = Dim2::new(4, 4);
 
 /// One kernel case: launch shape and whether the output matches the reference.
-fn kernel_case_line(
-    kernel: Kernel,
-    rows: u64,
-    cols: u64,
-    block: Dim2,
-    order: &BlockOrder,
-) -> Result<(String, bool), GeometryError> {
-    let input: Vec<u32> = (0..(rows * cols) as u32).collect();
-    let out = simulate(kernel, &input, rows, cols, block, order)?;
-    let ok = out == reference(&input, rows, cols);
-    let cfg = LaunchConfig::for_matrix(rows, cols, block)?;
-    let idle = cfg.waste(cols, rows).total;
+fn kernel_case_line(kernel: Kernel, shape: Shape, block: Dim2, order: &BlockOrder) -> Result<(String, bool)> {
+    let input: Vec<u32> = (0..shape.elements() as u32).collect();
+    let out = simulate(kernel, &input, shape, block, order)
+        .with_context(|| format!("{} over a {shape} matrix with {block} blocks", kernel.name()))?;
+    let ok = out == reference(&input, shape);
+    let cfg = plan(shape, block)?;
+    let idle = cfg.waste(shape).total;
     let blocks = cfg.blocks();
     let plural = if blocks == 1 { "" } else { "s" };
     Ok((
         format!(
-            "  {rows}x{cols}, block={block} ({blocks} block{plural}, {idle} idle threads): output equals the walk's reference: {}",
+            "  {shape}, block={block} ({blocks} block{plural}, {idle} idle threads): output equals the walk's reference: {}",
             report::verdict(ok)
         ),
         ok,
@@ -341,8 +377,10 @@ fn kernel_case_line(
 }
 
 fn sequence_3x3() -> String {
-    spiral_order(3, 3).iter().map(|&(r, c)| (r * 3 + c + 1).to_string()).collect::<Vec<_>>().join(" ")
+    report::join(spiral_order(Shape::new(3, 3)).iter().map(|&(r, c)| r * 3 + c + 1), " ")
 }
+
+// --- 5. Report -----------------------------------------------------------
 
 /// The worked example: every figure of the source's K.6 output.
 pub fn worked_example() -> String {
@@ -358,11 +396,11 @@ pub fn worked_example() -> String {
 
     out.line("Closed-form rank against the sequential walk, at every position:");
     let mut all_shapes = true;
-    for (rows, cols) in SOURCE_SHAPES {
-        let check = cross_check(rows, cols);
+    for shape in SOURCE_SHAPES {
+        let check = cross_check(shape);
         all_shapes &= check.rank_matches_walk;
         out.line(format!(
-            "  {rows}x{cols}: rank agrees with the walk at all {} positions: {}",
+            "  {shape}: rank agrees with the walk at all {} positions: {}",
             check.positions,
             report::verdict(check.rank_matches_walk)
         ));
@@ -377,8 +415,8 @@ pub fn worked_example() -> String {
 
     out.heading("spiral_scatter through the grid simulator, divisible and ragged shapes");
     let mut all_kernel = true;
-    for (rows, cols) in SOURCE_KERNEL_CASES {
-        let (line, ok) = kernel_case_line(Kernel::Scatter, rows, cols, SOURCE_BLOCK, &BlockOrder::Forward)
+    for shape in SOURCE_KERNEL_CASES {
+        let (line, ok) = kernel_case_line(Kernel::Scatter, shape, SOURCE_BLOCK, &BlockOrder::Forward)
             .expect("the source's launch shapes are valid");
         all_kernel &= ok;
         out.line(line);
@@ -399,12 +437,9 @@ pub fn beyond_the_source() -> String {
     out.heading("The inverse closed form: rank -> (row, col)");
     out.blank();
     out.line("Spiral rank of every position of a 4x5 matrix:");
-    out.line(rank_grid(4, 5).trim_end());
+    out.line(rank_grid(Shape::new(4, 5)).trim_end());
     out.blank();
-    let mut inverse_ok = true;
-    for (rows, cols) in SOURCE_SHAPES {
-        inverse_ok &= cross_check(rows, cols).position_matches_walk;
-    }
+    let inverse_ok = SOURCE_SHAPES.iter().all(|&shape| cross_check(shape).position_matches_walk);
     out.line(format!(
         "position(rank) returns the walked position at every rank of the {} shapes: {}",
         SOURCE_SHAPES.len(),
@@ -413,7 +448,7 @@ pub fn beyond_the_source() -> String {
     let (mut shapes, mut positions, mut all_ok) = (0u64, 0u64, true);
     for rows in 1..=64 {
         for cols in 1..=64 {
-            let check = cross_check(rows, cols);
+            let check = cross_check(Shape::new(rows, cols));
             shapes += 1;
             positions += check.positions;
             all_ok &= check.ok();
@@ -427,8 +462,8 @@ pub fn beyond_the_source() -> String {
 
     out.heading("spiral_gather through the grid simulator, the same four cases");
     let mut all_gather = true;
-    for (rows, cols) in SOURCE_KERNEL_CASES {
-        let (line, ok) = kernel_case_line(Kernel::Gather, rows, cols, SOURCE_BLOCK, &BlockOrder::Reverse)
+    for shape in SOURCE_KERNEL_CASES {
+        let (line, ok) = kernel_case_line(Kernel::Gather, shape, SOURCE_BLOCK, &BlockOrder::Reverse)
             .expect("the source's launch shapes are valid");
         all_gather &= ok;
         out.line(line);
@@ -441,10 +476,12 @@ pub fn beyond_the_source() -> String {
     out.blank();
 
     out.heading("Which side of the copy coalesces");
-    let (rows, cols, block) = (64, 64, Dim2::new(32, 8));
-    out.line(format!("{rows}x{cols} floats, {block} blocks: 128-byte segments touched per warp instruction (1 is ideal, 32 the worst):"));
+    let (shape, block) = (Shape::new(64, 64), Dim2::new(32, 8));
+    out.line(format!(
+        "{shape} floats, {block} blocks: 128-byte segments touched per warp instruction (1 is ideal, 32 the worst):"
+    ));
     for kernel in [Kernel::Scatter, Kernel::Gather] {
-        let c = coalescing(kernel, rows, cols, block).expect("a valid launch");
+        let c = coalescing(kernel, shape, block).expect("a valid launch");
         out.line(format!(
             "  {:<14}  loads {:>5.2}   stores {:>5.2}   ({} warps)",
             kernel.name(),
@@ -456,17 +493,31 @@ pub fn beyond_the_source() -> String {
     out.into_string()
 }
 
+/// The work of [`shape_report`] on `shape` with `block`, in simulated steps:
+/// the walk and both closed forms (two per element), then four kernel runs
+/// (every launched thread, and the input and reference built for it: one per
+/// element). Known before any of it starts, so a run too large is refused and
+/// a long one gets a progress bar. Saturates rather than overflowing.
+pub fn shape_report_work(shape: Shape, block: Dim2) -> Result<u64> {
+    let cfg = plan(shape, block).with_context(|| format!("a {shape} matrix with {block} blocks"))?;
+    let per_case = cfg.total_threads().saturating_add(shape.elements());
+    Ok(shape.elements().saturating_mul(2).saturating_add(per_case.saturating_mul(4)))
+}
+
 /// The report for any shape and block: both closed forms and both kernels.
-pub fn shape_report(rows: u64, cols: u64, block: Dim2) -> Result<String, GeometryError> {
-    let cfg = LaunchConfig::for_matrix(rows, cols, block)?;
+/// `progress` is told the work done (in the units of [`shape_report_work`])
+/// after each part.
+pub fn shape_report(shape: Shape, block: Dim2, progress: &mut dyn FnMut(u64)) -> Result<String> {
+    let cfg = plan(shape, block).with_context(|| format!("a {shape} matrix with {block} blocks"))?;
     let mut out = Report::new();
     out.line(format!(
-        "{rows}x{cols} matrix, {block} blocks, grid {} ({} threads for {} elements)",
+        "{shape} matrix, {block} blocks, grid {} ({} threads for {} elements)",
         cfg.grid,
         cfg.total_threads(),
-        rows * cols
+        shape.elements()
     ));
-    let check = cross_check(rows, cols);
+    let check = cross_check(shape);
+    progress(2 * shape.elements());
     out.line(format!(
         "  rank(row, col) agrees with the walk at all {} positions: {}",
         check.positions,
@@ -479,7 +530,8 @@ pub fn shape_report(rows: u64, cols: u64, block: Dim2) -> Result<String, Geometr
     ));
     for kernel in [Kernel::Scatter, Kernel::Gather] {
         for order in [BlockOrder::Forward, BlockOrder::Shuffled(6)] {
-            let (line, _) = kernel_case_line(kernel, rows, cols, block, &order)?;
+            let (line, _) = kernel_case_line(kernel, shape, block, &order)?;
+            progress(cfg.total_threads() + shape.elements());
             let label = if order == BlockOrder::Forward { "forward" } else { "shuffled" };
             out.line(format!(
                 "  {} ({label} blocks):{}",
@@ -488,17 +540,33 @@ pub fn shape_report(rows: u64, cols: u64, block: Dim2) -> Result<String, Geometr
             ));
         }
     }
-    if rows <= 16 && cols <= 16 {
+    if shape.rows <= 16 && shape.cols <= 16 {
         out.line("  rank of every position:");
-        out.line(rank_grid(rows, cols).trim_end());
+        out.line(rank_grid(shape).trim_end());
     }
     Ok(out.into_string())
+}
+
+/// What the binary prints by default before its GPU section.
+pub fn report() -> Vec<String> {
+    vec![worked_example(), beyond_the_source()]
 }
 
 /// Every output the K.6 page shows, by file name under `book/outputs/`.
 pub fn shown_outputs() -> Vec<(&'static str, String)> {
     vec![("k6_spiral.txt", worked_example()), ("k6_spiral-beyond.txt", beyond_the_source())]
 }
+
+pub const CHAPTER: ktrav::Chapter = ktrav::Chapter {
+    id: "k6_spiral",
+    section: "K.6",
+    title: "Spiral order has a closed form",
+    report,
+    shown_outputs,
+    figures: ktrav::chapter::no_figures,
+    gpu_checks: Some(gpu::checks),
+    exercises: &[],
+};
 
 #[cfg(test)]
 mod tests;

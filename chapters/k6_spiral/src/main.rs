@@ -4,44 +4,53 @@
 //! With `--rows`/`--cols` (and optionally `--block-x`/`--block-y`) it checks
 //! both closed forms and both kernels on that shape instead.
 
-use clap::Parser;
-use k6_spiral::{beyond_the_source, shape_report, worked_example};
+use clap::{ArgGroup, Parser};
+use k6_spiral::{shape_report, shape_report_work, CHAPTER};
 use ktrav::cli::{self, size_in};
-use ktrav::Dim2;
+use ktrav::{progress, Dim2, Shape};
 
-/// The simulator keeps a few vectors of this many elements in memory.
+/// The simulator keeps a few vectors of this many elements in memory
+/// (about 0.5 GB at the limit).
 const MAX_ELEMENTS: u64 = 1 << 24;
+/// Simulated steps (see `shape_report_work`): a few seconds in a release build.
+const MAX_WORK: u64 = 1 << 29;
+/// Runs with fewer steps than this finish in well under a second.
+const QUICK_WORK: u64 = 1 << 25;
 
 #[derive(Parser, Debug)]
-#[command(allow_negative_numbers = true, about = "Appendix K.6: spiral order's O(1) closed form, its inverse, and two CUDA kernels built on them")]
+#[command(
+    allow_negative_numbers = true,
+    about = "Appendix K.6: spiral order's O(1) closed form, its inverse, and two CUDA kernels built on them",
+    group(ArgGroup::new("shape").multiple(true).args(["rows", "cols"]))
+)]
 struct Args {
-    /// Matrix rows for a custom check (default 9)
+    /// Matrix rows for a custom check, 9 when only --cols is given (at most 16777216)
     #[arg(long, value_parser = size_in(1 << 24))]
     rows: Option<u64>,
-    /// Matrix columns for a custom check (default 6)
+    /// Matrix columns for a custom check, 6 when only --rows is given (at most 16777216)
     #[arg(long, value_parser = size_in(1 << 24))]
     cols: Option<u64>,
-    /// Threads per block along x, the column axis
-    #[arg(long, default_value = "4", value_parser = size_in(1024))]
+    /// Threads per block along x, the column axis (at most 1024, and block-x times block-y at most 1024)
+    #[arg(long, default_value = "4", value_parser = size_in(1024), requires = "shape")]
     block_x: u64,
-    /// Threads per block along y, the row axis
-    #[arg(long, default_value = "4", value_parser = size_in(1024))]
+    /// Threads per block along y, the row axis (at most 1024, and block-x times block-y at most 1024)
+    #[arg(long, default_value = "4", value_parser = size_in(1024), requires = "shape")]
     block_y: u64,
 }
 
 fn main() {
     let args: Args = cli::parse_or_exit();
     if args.rows.is_none() && args.cols.is_none() {
-        anstream::print!("{}", worked_example());
-        println!();
-        anstream::print!("{}", beyond_the_source());
-        ktrav::gpu::print_section(k6_spiral::gpu::checks);
+        CHAPTER.run_default();
         return;
     }
-    let (rows, cols) = (args.rows.unwrap_or(9), args.cols.unwrap_or(6));
-    if rows * cols > MAX_ELEMENTS {
-        cli::fail(&format!("a {rows}x{cols} matrix has more than {MAX_ELEMENTS} elements, the simulator's limit"));
-    }
+    let shape = Shape::new(args.rows.unwrap_or(9), args.cols.unwrap_or(6));
+    cli::check_limit("matrix elements", shape.checked_elements(), MAX_ELEMENTS);
     let block = Dim2::new(args.block_x as u32, args.block_y as u32);
-    anstream::print!("{}", cli::or_exit(shape_report(rows, cols, block)));
+    let work = cli::or_exit(shape_report_work(shape, block));
+    cli::check_limit("simulated steps", Some(work), MAX_WORK);
+    let bar = progress::bar("simulating", work, QUICK_WORK);
+    let report = shape_report(shape, block, &mut |steps| bar.inc(steps));
+    bar.finish_and_clear();
+    cli::print(&cli::or_exit(report));
 }

@@ -3,7 +3,7 @@ use proptest::prelude::*;
 
 #[test]
 fn canonical_3x3_walk() {
-    let values: Vec<u64> = spiral_order(3, 3).iter().map(|&(r, c)| r * 3 + c + 1).collect();
+    let values: Vec<u64> = spiral_order(Shape::new(3, 3)).iter().map(|&(r, c)| r * 3 + c + 1).collect();
     assert_eq!(values, [1, 2, 3, 6, 9, 8, 7, 4, 5]);
 }
 
@@ -21,7 +21,7 @@ fn ring_starts_follow_the_peeled_area() {
 fn rank_grid_of_4x5() {
     // Read along the spiral: 0..=4 on top, 5..=7 down the right, and so on.
     let expect = "   0  1  2  3  4\n  13 14 15 16  5\n  12 19 18 17  6\n  11 10  9  8  7\n";
-    assert_eq!(rank_grid(4, 5), expect);
+    assert_eq!(rank_grid(Shape::new(4, 5)), expect);
 }
 
 /// The proof by exhaustion: for every shape up to 64x64, the rank
@@ -31,7 +31,7 @@ fn rank_grid_of_4x5() {
 fn every_shape_up_to_64x64_agrees_with_the_walk() {
     for rows in 1..=64 {
         for cols in 1..=64 {
-            let check = cross_check(rows, cols);
+            let check = cross_check(Shape::new(rows, cols));
             assert!(check.ok(), "{rows}x{cols}: {check:?}");
         }
     }
@@ -41,7 +41,7 @@ fn every_shape_up_to_64x64_agrees_with_the_walk() {
 /// no longer matches the ranks.
 #[test]
 fn a_wrong_order_is_detected() {
-    let mut walk = spiral_order(4, 5);
+    let mut walk = spiral_order(Shape::new(4, 5));
     walk.swap(6, 7);
     let agrees = walk.iter().enumerate().all(|(i, &(r, c))| spiral_rank(r, c, 4, 5) == i as u64);
     assert!(!agrees);
@@ -61,8 +61,8 @@ fn source_cases_pass_in_the_report() {
 fn the_copy_side_that_follows_the_grid_is_coalesced() {
     // 64 floats per row, a warp is half a row: its loads (scatter) or
     // stores (gather) cover exactly one 128-byte segment.
-    let s = coalescing(Kernel::Scatter, 64, 64, Dim2::new(32, 8)).unwrap();
-    let g = coalescing(Kernel::Gather, 64, 64, Dim2::new(32, 8)).unwrap();
+    let s = coalescing(Kernel::Scatter, Shape::new(64, 64), Dim2::new(32, 8)).unwrap();
+    let g = coalescing(Kernel::Gather, Shape::new(64, 64), Dim2::new(32, 8)).unwrap();
     assert_eq!(s.warps, 128);
     assert_eq!(s.read_segments, 1.0);
     assert_eq!(g.write_segments, 1.0);
@@ -71,9 +71,19 @@ fn the_copy_side_that_follows_the_grid_is_coalesced() {
 
 #[test]
 fn bad_launch_shapes_are_errors_not_panics() {
-    assert!(shape_report(4, 4, Dim2::new(64, 32)).is_err());
-    assert!(shape_report(4, 4, Dim2::new(0, 4)).is_err());
-    assert!(shape_report(70_000, 1, Dim2::new(1, 1)).is_err()); // gridDim.y over 65535
+    let report = |shape, block| shape_report(shape, block, &mut |_| {});
+    assert!(report(Shape::new(4, 4), Dim2::new(64, 32)).is_err());
+    assert!(report(Shape::new(4, 4), Dim2::new(0, 4)).is_err());
+    assert!(report(Shape::new(70_000, 1), Dim2::new(1, 1)).is_err()); // gridDim.y over 65535
+    assert!(shape_report_work(Shape::new(70_000, 1), Dim2::new(1, 1)).is_err());
+}
+
+#[test]
+fn the_work_estimate_counts_what_the_report_does() {
+    let (shape, block) = (Shape::new(37, 23), Dim2::new(8, 4));
+    let mut done = 0;
+    shape_report(shape, block, &mut |n| done += n).unwrap();
+    assert_eq!(done, shape_report_work(shape, block).unwrap());
 }
 
 /// The slow, obviously correct ring search the closed-form inverse replaces.
@@ -140,13 +150,14 @@ proptest! {
     fn kernels_match_the_walk(
         rows in 1u64..40, cols in 1u64..40, bx in 1u32..40, by in 1u32..20, seed in any::<u64>()
     ) {
+        let shape = Shape::new(rows, cols);
         let input: Vec<u32> = (0..(rows * cols) as u32).collect();
-        let expect = reference(&input, rows, cols);
+        let expect = reference(&input, shape);
         let block = Dim2::new(bx, by);
         for kernel in [Kernel::Scatter, Kernel::Gather] {
-            let out = simulate(kernel, &input, rows, cols, block, &BlockOrder::Shuffled(seed)).unwrap();
+            let out = simulate(kernel, &input, shape, block, &BlockOrder::Shuffled(seed)).unwrap();
             prop_assert_eq!(&out, &expect);
-            let cfg = LaunchConfig::for_matrix(rows, cols, block).unwrap();
+            let cfg = plan(shape, block).unwrap();
             let mut writes = vec![0u8; (rows * cols) as usize];
             launch(&cfg, &BlockOrder::Forward, |t| {
                 if let Some((_, to)) = kernel.indices(t, rows, cols) {

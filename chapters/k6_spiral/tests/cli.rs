@@ -2,13 +2,19 @@
 //! a custom shape on request, and one line on stderr with exit code 2 for
 //! anything it cannot run.
 
-use ktrav::testing::{assert_default_run, assert_usage_errors, run_binary, stdout_of};
+use ktrav::testing::{assert_default_run, assert_quiet_on_closed_pipe, assert_usage_errors, run_binary, stdout_of};
 
 const BIN: &str = env!("CARGO_BIN_EXE_k6_spiral");
 
 #[test]
 fn default_prints_the_worked_example_then_the_gpu_line() {
-    assert_default_run(BIN, &[k6_spiral::worked_example(), k6_spiral::beyond_the_source()]);
+    assert_default_run(BIN, &(k6_spiral::CHAPTER.report)());
+}
+
+#[test]
+fn a_closed_pipe_stops_it_quietly() {
+    assert_quiet_on_closed_pipe(BIN, &[]);
+    assert_quiet_on_closed_pipe(BIN, &["--rows", "5", "--cols", "8"]);
 }
 
 #[test]
@@ -20,25 +26,35 @@ fn custom_shape_runs() {
     assert!(!text.contains("GPU"), "a custom run has no GPU section: {text}");
 }
 
+/// Every input the binary refuses, and what its one line must say: refused
+/// before any work (within the time `assert_usage_errors` allows).
 #[test]
-fn bad_values_fail_in_one_line() {
-    assert_usage_errors(
-        BIN,
-        &[
-            &["--rows", "0"][..],
-            &["--rows", "-3"],
-            &["--cols", "x"],
-            &["--rows", "4", "--cols", "4", "--block-x", "64", "--block-y", "32"],
-            &["--rows", "16000000", "--cols", "1", "--block-y", "1"],
-            &["--rows", "5000", "--cols", "5000"],
-            &["--block-x", "2000"],
-            &["--nonsense"],
-        ],
-    );
-}
-
-#[test]
-fn a_negative_size_is_called_not_positive() {
-    let err = String::from_utf8(run_binary(BIN, &["--rows", "-3"]).stderr).unwrap();
-    assert!(err.contains("-3 is not positive"), "{err}");
+fn bad_input_fails_in_one_line_naming_the_problem() {
+    let cases: &[(&[&str], &str)] = &[
+        (&["--rows", "0"], "0 is not positive"),
+        (&["--rows", "-3"], "-3 is not positive"),
+        (&["--cols", "x"], "'x' is not a whole number"),
+        (&["--cols", "4.5"], "not a whole number"),
+        (&["--rows", "99999999999999999999"], "larger than the limit of 16777216"),
+        (&["--rows", "16777217"], "larger than the limit of 16777216"),
+        (&["--rows", "4", "--cols", "4", "--block-x", "64", "--block-y", "32"], "2048 threads"),
+        (&["--rows", "4", "--block-x", "0"], "0 is not positive"),
+        (&["--rows", "16000000", "--cols", "1", "--block-y", "1"], "blocks along y"),
+        // Too many elements for the simulator's memory.
+        (&["--rows", "5000", "--cols", "5000"], "the limit of 16777216"),
+        (&["--rows", "16777216", "--cols", "16777216"], "matrix elements"),
+        // Within the element limit, but too many idle threads to simulate.
+        (&["--rows", "1", "--cols", "16777216", "--block-x", "1", "--block-y", "1024"], "simulated steps"),
+        // Flags that only matter with a shape.
+        (&["--block-x", "8"], "needs <--rows"),
+        (&["--block-y", "8"], "needs <--rows"),
+        (&["--block-x", "2000"], "limit of 1024"),
+        (&["--nonsense"], "--nonsense"),
+    ];
+    let args: Vec<&[&str]> = cases.iter().map(|(args, _)| *args).collect();
+    assert_usage_errors(BIN, &args);
+    for (args, says) in cases {
+        let err = String::from_utf8(run_binary(BIN, args).stderr).unwrap();
+        assert!(err.contains(says), "{args:?} should say {says:?}: {err}");
+    }
 }

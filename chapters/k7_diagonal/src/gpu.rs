@@ -3,15 +3,17 @@
 //! of tiles), checked cell by cell against the scalar DP, exact integers
 //! modulo 2^61 - 1, on the source's five tables and on large ones. The
 //! single launch, wrong on purpose, is run too and its wrong cells counted,
-//! as a demonstration rather than a verdict.
+//! as a demonstration rather than a verdict. Every launch comes from the
+//! same launch plan the simulator runs.
 
 use crate::{
-    diagonal_count, diagonal_len, scalar_dp, simulate_tiled, simulate_wavefront, wavefront_config, Interleaving,
-    SOURCE_BLOCK_X, SOURCE_DP_CASES,
+    diagonal_count, scalar_dp, simulate_tiled, simulate_wavefront, single_launch_plan, tiled_plan, wavefront_plan,
+    Interleaving, Launch, SOURCE_BLOCK_X, SOURCE_DP_CASES,
 };
-use cudarc::driver::CudaSlice;
+use anyhow::{Context, Result};
 use ktrav::gpu::{compare, Agreement, Gpu, GpuSection, PushKernelArg};
-use ktrav::{BlockOrder, Dim2, LaunchConfig};
+use ktrav::report;
+use ktrav::{BlockOrder, Dim2, Shape};
 use std::time::Instant;
 
 const FILE: &str = "k7_diagonal";
@@ -19,13 +21,14 @@ const FILE: &str = "k7_diagonal";
 /// The source's tile side for its five tables, as in the tiled report.
 pub const SOURCE_TILE: u32 = 4;
 
-/// Tables beyond the source: (rows, cols, block_x of each per-diagonal
-/// launch, tile side of the tiled version).
-pub const LARGE_TABLES: [(u64, u64, u32, u32); 2] = [(4096, 4096, 256, 32), (3001, 4999, 256, 16)];
+/// Tables beyond the source: (shape, block_x of each per-diagonal launch,
+/// tile side of the tiled version).
+pub const LARGE_TABLES: [(Shape, u32, u32); 2] = [(Shape::new(4096, 4096), 256, 32), (Shape::new(3001, 4999), 256, 16)];
 
 /// The single launch is shown on the chapter's 16x16 table and on the first
-/// large one: (rows, cols, block).
-pub const SINGLE_LAUNCH_TABLES: [(u64, u64, Dim2); 2] = [(16, 16, Dim2::new(4, 4)), (4096, 4096, Dim2::new(16, 16))];
+/// large one: (shape, block).
+pub const SINGLE_LAUNCH_TABLES: [(Shape, Dim2); 2] =
+    [(Shape::new(16, 16), Dim2::new(4, 4)), (Shape::new(4096, 4096), Dim2::new(16, 16))];
 
 /// How many times the single launch is repeated on each table: the race
 /// need not come out the same way twice.
@@ -43,76 +46,49 @@ pub struct Fill {
     pub wall_ms: f64,
 }
 
-fn geometry(e: ktrav::GeometryError) -> String {
-    e.to_string()
-}
-
-/// A table of `rows x cols` cells on the device, every word poisoned, so a
-/// cell no launch writes, and any cell computed from one, is caught.
-fn poisoned_table(gpu: &Gpu, rows: u64, cols: u64) -> Result<CudaSlice<u64>, String> {
-    gpu.poisoned::<u64>((rows * cols) as usize)
-}
-
-/// The host's loop of `rows + cols - 1` launches of `lattice_wavefront`,
-/// each with the simulator's launch for its diagonal.
-pub fn wavefront_on_gpu(gpu: &Gpu, rows: u64, cols: u64, block_x: u32) -> Result<Fill, String> {
-    let f = gpu.function(FILE, "lattice_wavefront")?;
-    let mut grid = poisoned_table(gpu, rows, cols)?;
-    let (r, c) = (rows as i64, cols as i64);
-    let (mut launches, mut kernel_ms) = (0u64, 0.0f32);
+/// Runs a plan of `kernel` (`lattice_wavefront` or `lattice_tiled`, which
+/// take the same arguments) on a poisoned `shape` table, so a cell no launch
+/// writes, and any cell computed from one, is caught. Each launch is
+/// waited for before the next, as the chapter's host loop does.
+fn run_plan_on_gpu(gpu: &Gpu, kernel: &str, shape: Shape, plan: &[Launch]) -> Result<Fill> {
+    let f = gpu.function(FILE, kernel)?;
+    let mut grid = gpu.poisoned::<u64>(shape.elements() as usize)?;
+    let (rows, cols) = (shape.rows as i64, shape.cols as i64);
+    let mut kernel_ms = 0.0f32;
     let start = Instant::now();
-    for d in 0..diagonal_count(rows, cols) {
-        let cfg = wavefront_config(d, rows, cols, block_x).map_err(geometry)?;
-        let d = d as i64;
-        // lattice_wavefront(unsigned long long* grid, long long rows, long long cols, long long d)
+    for launch in plan {
+        let d = launch.diagonal as i64;
+        // lattice_wavefront / lattice_tiled(unsigned long long* grid, long long rows, long long cols, long long d)
         let mut args = gpu.args(&f);
-        args.arg(&mut grid).arg(&r).arg(&c).arg(&d);
-        kernel_ms += gpu.launch(args, &cfg, 0)?;
-        launches += 1;
+        args.arg(&mut grid).arg(&rows).arg(&cols).arg(&d);
+        kernel_ms += gpu.launch(args, &launch.cfg, 0).with_context(|| format!("{kernel} for diagonal {d}"))?;
     }
     let wall_ms = start.elapsed().as_secs_f64() * 1e3;
-    Ok(Fill { table: gpu.download(&grid)?, launches, kernel_ms, wall_ms })
+    Ok(Fill { table: gpu.download(&grid)?, launches: plan.len() as u64, kernel_ms, wall_ms })
 }
 
-/// The host's loop for `lattice_tiled`: one launch per diagonal of tiles,
-/// one `tile x tile` block per tile on it (the simulator's launches).
-pub fn tiled_on_gpu(gpu: &Gpu, rows: u64, cols: u64, tile: u32) -> Result<Fill, String> {
-    let f = gpu.function(FILE, "lattice_tiled")?;
-    let block = Dim2::new(tile, tile);
-    let (tiles_down, tiles_across) = (rows.div_ceil(tile as u64), cols.div_ceil(tile as u64));
-    let mut grid = poisoned_table(gpu, rows, cols)?;
-    let (r, c) = (rows as i64, cols as i64);
-    let (mut launches, mut kernel_ms) = (0u64, 0.0f32);
-    let start = Instant::now();
-    for tile_d in 0..diagonal_count(tiles_down, tiles_across) {
-        let blocks = diagonal_len(tile_d, tiles_down, tiles_across);
-        let cfg = LaunchConfig::covering(blocks * tile as u64, tile as u64, block).map_err(geometry)?; // grid = (blocks, 1)
-        let tile_d = tile_d as i64;
-        // lattice_tiled(unsigned long long* grid, long long rows, long long cols, long long tile_d)
-        let mut args = gpu.args(&f);
-        args.arg(&mut grid).arg(&r).arg(&c).arg(&tile_d);
-        kernel_ms += gpu.launch(args, &cfg, 0)?;
-        launches += 1;
-    }
-    let wall_ms = start.elapsed().as_secs_f64() * 1e3;
-    Ok(Fill { table: gpu.download(&grid)?, launches, kernel_ms, wall_ms })
+/// `lattice_wavefront`'s plan on the GPU: `rows + cols - 1` launches.
+pub fn wavefront_on_gpu(gpu: &Gpu, shape: Shape, block_x: u32) -> Result<Fill> {
+    run_plan_on_gpu(gpu, "lattice_wavefront", shape, &wavefront_plan(shape, block_x)?)
+}
+
+/// `lattice_tiled`'s plan on the GPU: one launch per diagonal of tiles.
+pub fn tiled_on_gpu(gpu: &Gpu, shape: Shape, tile: u32) -> Result<Fill> {
+    run_plan_on_gpu(gpu, "lattice_tiled", shape, &tiled_plan(shape, tile)?)
 }
 
 /// One launch of `lattice_single_launch` over the whole table, which starts
 /// zeroed as in the chapter (`cudaMemset(grid, 0, ...)`), so a read that
 /// comes too early sees 0. Returns the table and the kernel's time.
-pub fn single_launch_on_gpu(gpu: &Gpu, rows: u64, cols: u64, block: Dim2) -> Result<(Vec<u64>, f32), String> {
+pub fn single_launch_on_gpu(gpu: &Gpu, shape: Shape, block: Dim2) -> Result<(Vec<u64>, f32)> {
     let f = gpu.function(FILE, "lattice_single_launch")?;
-    let cfg = LaunchConfig::for_matrix(rows, cols, block).map_err(geometry)?;
-    let mut grid = gpu
-        .stream
-        .alloc_zeros::<u64>((rows * cols) as usize)
-        .map_err(|e| format!("zeroed device allocation failed ({e})"))?;
-    let (r, c) = (rows as i64, cols as i64);
+    let launch = single_launch_plan(shape, block)?;
+    let mut grid = gpu.zeros::<u64>(shape.elements() as usize)?;
+    let (rows, cols) = (shape.rows as i64, shape.cols as i64);
     // lattice_single_launch(unsigned long long* grid, long long rows, long long cols)
     let mut args = gpu.args(&f);
-    args.arg(&mut grid).arg(&r).arg(&c);
-    let ms = gpu.launch(args, &cfg, 0)?;
+    args.arg(&mut grid).arg(&rows).arg(&cols);
+    let ms = gpu.launch(args, &launch.cfg, 0).context("lattice_single_launch")?;
     Ok((gpu.download(&grid)?, ms))
 }
 
@@ -133,37 +109,35 @@ fn verdict(sec: &mut GpuSection, label: &str, agreement: &Agreement, fill: &Fill
 }
 
 /// Every cross-check of the chapter on the GPU.
-pub fn checks(gpu: &Gpu, sec: &mut GpuSection) -> Result<(), String> {
+pub fn checks(gpu: &Gpu, sec: &mut GpuSection) -> Result<()> {
     sec.line(format!(
         "the source's five tables, each against the simulator's table and launch count \
          (block_dim_x={SOURCE_BLOCK_X}, {SOURCE_TILE}x{SOURCE_TILE} tiles; the simulator's table equals the scalar DP):"
     ));
-    for (rows, cols) in SOURCE_DP_CASES {
-        let reference = scalar_dp(rows, cols);
-        let (sim, sim_launches) =
-            simulate_wavefront(rows, cols, SOURCE_BLOCK_X, &BlockOrder::Forward).map_err(geometry)?;
-        let fill = wavefront_on_gpu(gpu, rows, cols, SOURCE_BLOCK_X)?;
-        let label = format!("{rows}x{cols} lattice_wavefront");
+    for shape in SOURCE_DP_CASES {
+        let reference = scalar_dp(shape);
+        let (sim, sim_launches) = simulate_wavefront(shape, SOURCE_BLOCK_X, &BlockOrder::Forward)?;
+        let fill = wavefront_on_gpu(gpu, shape, SOURCE_BLOCK_X)?;
+        let label = format!("{shape} lattice_wavefront");
         verdict(sec, &label, &compare(&fill.table, &sim), &fill, sim_launches, sim == reference);
 
-        let (sim, sim_launches) =
-            simulate_tiled(rows, cols, SOURCE_TILE, &BlockOrder::Forward, Interleaving::LockStep).map_err(geometry)?;
-        let fill = tiled_on_gpu(gpu, rows, cols, SOURCE_TILE)?;
-        let label = format!("{rows}x{cols} lattice_tiled");
+        let (sim, sim_launches) = simulate_tiled(shape, SOURCE_TILE, &BlockOrder::Forward, Interleaving::LockStep)?;
+        let fill = tiled_on_gpu(gpu, shape, SOURCE_TILE)?;
+        let label = format!("{shape} lattice_tiled");
         verdict(sec, &label, &compare(&fill.table, &sim), &fill, sim_launches, sim == reference);
     }
 
     sec.line("large tables, against the scalar DP (mod 2^61-1):");
-    for (rows, cols, block_x, tile) in LARGE_TABLES {
-        let reference = scalar_dp(rows, cols);
-        let fill = wavefront_on_gpu(gpu, rows, cols, block_x)?;
-        let label = format!("{rows}x{cols} lattice_wavefront, block_dim_x={block_x}");
-        verdict(sec, &label, &compare(&fill.table, &reference), &fill, diagonal_count(rows, cols), true);
+    for (shape, block_x, tile) in LARGE_TABLES {
+        let reference = scalar_dp(shape);
+        let fill = wavefront_on_gpu(gpu, shape, block_x)?;
+        let label = format!("{shape} lattice_wavefront, block_dim_x={block_x}");
+        verdict(sec, &label, &compare(&fill.table, &reference), &fill, diagonal_count(shape), true);
 
-        let tiles = diagonal_count(rows.div_ceil(tile as u64), cols.div_ceil(tile as u64));
-        let fill = tiled_on_gpu(gpu, rows, cols, tile)?;
-        let label = format!("{rows}x{cols} lattice_tiled, {tile}x{tile} tiles");
-        verdict(sec, &label, &compare(&fill.table, &reference), &fill, tiles, true);
+        let tiles = Shape::new(shape.rows.div_ceil(tile as u64), shape.cols.div_ceil(tile as u64));
+        let fill = tiled_on_gpu(gpu, shape, tile)?;
+        let label = format!("{shape} lattice_tiled, {tile}x{tile} tiles");
+        verdict(sec, &label, &compare(&fill.table, &reference), &fill, diagonal_count(tiles), true);
     }
 
     single_launch(gpu, sec)?;
@@ -172,19 +146,23 @@ pub fn checks(gpu: &Gpu, sec: &mut GpuSection) -> Result<(), String> {
 
 /// The single launch, wrong on purpose: its wrong cells are counted and
 /// reported, never judged, since CUDA promises no order either way.
-fn single_launch(gpu: &Gpu, sec: &mut GpuSection) -> Result<(), String> {
+fn single_launch(gpu: &Gpu, sec: &mut GpuSection) -> Result<()> {
     sec.line(format!(
         "one launch for the whole table (wrong on purpose), {SINGLE_LAUNCH_RUNS} runs each, wrong cells against the scalar DP:"
     ));
-    for (rows, cols, block) in SINGLE_LAUNCH_TABLES {
-        let reference = scalar_dp(rows, cols);
+    for (shape, block) in SINGLE_LAUNCH_TABLES {
+        let reference = scalar_dp(shape);
         let mut wrong = Vec::with_capacity(SINGLE_LAUNCH_RUNS);
         for _ in 0..SINGLE_LAUNCH_RUNS {
-            let (table, _) = single_launch_on_gpu(gpu, rows, cols, block)?;
+            let (table, _) = single_launch_on_gpu(gpu, shape, block)?;
             let a = compare(&table, &reference);
-            wrong.push((a.unwritten + a.mismatched).to_string());
+            wrong.push(a.unwritten + a.mismatched);
         }
-        sec.line(format!("  {rows}x{cols}, {block} blocks: {} of {} cells wrong", wrong.join(", "), rows * cols));
+        sec.line(format!(
+            "  {shape}, {block} blocks: {} of {} cells wrong",
+            report::join(wrong, ", "),
+            shape.elements()
+        ));
     }
     sec.line("  (a demonstration, not a verdict: nothing orders a cell after its neighbours, so a GPU");
     sec.line("  may or may not show the race on a given run; 0 on a run proves nothing)");
@@ -194,22 +172,18 @@ fn single_launch(gpu: &Gpu, sec: &mut GpuSection) -> Result<(), String> {
 /// The per-diagonal and tiled fills of one table side by side, medians of a
 /// few runs, beside the host's scalar DP. The times are printed, never
 /// asserted; the timed tables are still checked, in one verdict.
-fn timing(gpu: &Gpu, sec: &mut GpuSection, (rows, cols, block_x, tile): (u64, u64, u32, u32)) -> Result<(), String> {
+fn timing(gpu: &Gpu, sec: &mut GpuSection, (shape, block_x, tile): (Shape, u32, u32)) -> Result<()> {
     const REPEATS: usize = 3;
-    fn median(mut v: Vec<f64>) -> f64 {
-        v.sort_by(f64::total_cmp);
-        v[v.len() / 2]
-    }
-    sec.line(format!("times on the {rows}x{cols} table, median of {REPEATS} fills (timings vary; never asserted):"));
+    sec.line(format!("times on the {shape} table, median of {REPEATS} fills (timings vary; never asserted):"));
     let start = Instant::now();
-    let reference = scalar_dp(rows, cols);
+    let reference = scalar_dp(shape);
     let host_ms = start.elapsed().as_secs_f64() * 1e3;
     sec.line(format!("  scalar DP on the host, one core: {host_ms:.1} ms"));
     let mut bad_fills = 0;
     for tiled in [false, true] {
         let (mut device, mut wall, mut launches) = (Vec::new(), Vec::new(), 0);
         for _ in 0..REPEATS {
-            let fill = if tiled { tiled_on_gpu(gpu, rows, cols, tile)? } else { wavefront_on_gpu(gpu, rows, cols, block_x)? };
+            let fill = if tiled { tiled_on_gpu(gpu, shape, tile)? } else { wavefront_on_gpu(gpu, shape, block_x)? };
             bad_fills += usize::from(!compare(&fill.table, &reference).ok());
             device.push(fill.kernel_ms as f64);
             wall.push(fill.wall_ms);
@@ -222,8 +196,8 @@ fn timing(gpu: &Gpu, sec: &mut GpuSection, (rows, cols, block_x, tile): (u64, u6
         };
         sec.line(format!(
             "  {name}: {launches} launches, {:.1} ms of device time summed over them, {:.1} ms of wall time",
-            median(device),
-            median(wall)
+            report::median(device).expect("at least one fill"),
+            report::median(wall).expect("at least one fill")
         ));
     }
     sec.line("  (wall time includes the runner's synchronisation after every launch)");
@@ -235,31 +209,37 @@ fn timing(gpu: &Gpu, sec: &mut GpuSection, (rows, cols, block_x, tile): (u64, u6
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::{diagonal_len, tiled_steps};
+    use ktrav::LaunchConfig;
 
     #[test]
     fn every_launch_is_within_cuda_limits() {
-        let source = SOURCE_DP_CASES.iter().map(|&(r, c)| (r, c, SOURCE_BLOCK_X, SOURCE_TILE));
-        for (rows, cols, block_x, tile) in source.chain(LARGE_TABLES) {
-            for d in 0..diagonal_count(rows, cols) {
-                let cfg = wavefront_config(d, rows, cols, block_x).unwrap();
-                assert!(cfg.threads_x() >= diagonal_len(d, rows, cols) && cfg.grid.y == 1);
+        let source = SOURCE_DP_CASES.iter().map(|&shape| (shape, SOURCE_BLOCK_X, SOURCE_TILE));
+        for (shape, block_x, tile) in source.chain(LARGE_TABLES) {
+            for launch in wavefront_plan(shape, block_x).unwrap() {
+                let cfg = launch.cfg;
+                assert!(cfg.threads_x() >= diagonal_len(launch.diagonal, shape) && cfg.grid.y == 1);
             }
             // A tile x tile block must hold at most 1024 threads.
             LaunchConfig::check_block(Dim2::new(tile, tile)).unwrap();
+            assert!(tiled_plan(shape, tile).unwrap().iter().all(|l| l.cfg.grid.y == 1));
         }
-        for (rows, cols, block) in SINGLE_LAUNCH_TABLES {
-            LaunchConfig::for_matrix(rows, cols, block).unwrap();
+        for (shape, block) in SINGLE_LAUNCH_TABLES {
+            single_launch_plan(shape, block).unwrap();
         }
     }
 
     #[test]
     fn the_large_tables_take_the_launch_counts_the_section_expects() {
         // 4096x4096: 8191 diagonals, and 128 + 128 - 1 diagonals of 32x32 tiles.
-        let (rows, cols, _, tile) = LARGE_TABLES[0];
-        assert_eq!(diagonal_count(rows, cols), 8191);
-        assert_eq!(diagonal_count(rows.div_ceil(tile as u64), cols.div_ceil(tile as u64)), 255);
+        let (shape, block_x, tile) = LARGE_TABLES[0];
+        assert_eq!(wavefront_plan(shape, block_x).unwrap().len(), 8191);
+        assert_eq!(tiled_plan(shape, tile).unwrap().len(), 255);
+        assert_eq!(tiled_steps(tile), 63);
         // The simulator counts tiled launches the same way the GPU loop does.
-        let (_, launches) = simulate_tiled(37, 53, 8, &BlockOrder::Forward, Interleaving::OneAtATime).unwrap();
-        assert_eq!(launches, diagonal_count(37u64.div_ceil(8), 53u64.div_ceil(8)));
+        let small = Shape::new(37, 53);
+        let (_, launches) = simulate_tiled(small, 8, &BlockOrder::Forward, Interleaving::OneAtATime).unwrap();
+        assert_eq!(launches, tiled_plan(small, 8).unwrap().len() as u64);
+        assert_eq!(launches, diagonal_count(Shape::new(37u64.div_ceil(8), 53u64.div_ceil(8))));
     }
 }

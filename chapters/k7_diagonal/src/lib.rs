@@ -4,12 +4,20 @@
 //! how many kernel launches a computation needs.
 //!
 //! The chapter's kernels (`kernels/k7_diagonal.cu`) fill a lattice-path
-//! table, `paths(r, c) = paths(r-1, c) + paths(r, c-1)`, three ways:
+//! table, `paths(r, c) = paths(r-1, c) + paths(r, c-1)`, three ways. The
+//! file reads top to bottom like the CUDA study it mirrors:
 //!
-//! * [`wavefront_step`]: one launch per diagonal, `rows + cols - 1` launches;
-//! * [`single_launch_value`]: one launch for the whole grid, wrong on purpose;
-//! * [`tiled_step`]: one block per tile, one launch per diagonal of tiles,
-//!   cells inside a tile ordered by a barrier.
+//! 1. the CPU reference: the zigzag walk, the diagonal bounds, the
+//!    recurrence written once ([`lattice_cell`]) and the scalar fill;
+//! 2. the kernel twins, one per `__global__`: [`lattice_wavefront`] (one
+//!    launch per diagonal), [`lattice_single_launch`] (one launch for the
+//!    whole grid, wrong on purpose) and [`lattice_tiled`] (one block per
+//!    tile, one launch per diagonal of tiles, cells inside a tile ordered by
+//!    a barrier);
+//! 3. the launch plans, one per kernel, as data: the simulator runs them
+//!    here and the GPU runner in [`gpu`];
+//! 4. the exploration: membership, exactness, the race;
+//! 5. the report.
 //!
 //! Counts are kept modulo the prime `2^61 - 1` ([`MODULUS`]): the arithmetic
 //! is exact at any size, equal to the true count while that is below the
@@ -17,18 +25,22 @@
 
 pub mod gpu;
 
+use anyhow::{Context, Result};
 use ktrav::report::{self, Report};
-use ktrav::{launch, launch_phased, BlockOrder, Dim2, GeometryError, LaunchConfig, Thread};
+use ktrav::{launch_phased, BlockOrder, Dim2, LaunchConfig, Shape, Thread};
+
+// --- 1. CPU reference ----------------------------------------------------
 
 // ANCHOR: zigzag
 /// The zigzag walk: diagonal by diagonal, alternating direction. Kept only
 /// as the trusted reference for the closed forms below.
-pub fn zigzag_order(rows: u64, cols: u64) -> Vec<(u64, u64)> {
-    let mut order = Vec::with_capacity((rows * cols) as usize);
-    if rows == 0 || cols == 0 {
+pub fn zigzag_order(shape: Shape) -> Vec<(u64, u64)> {
+    let mut order = Vec::with_capacity(shape.elements() as usize);
+    if shape.is_empty() {
         return order;
     }
-    for d in 0..diagonal_count(rows, cols) {
+    let (rows, cols) = (shape.rows, shape.cols);
+    for d in 0..diagonal_count(shape) {
         let (lo, hi) = (row_min(d, rows, cols), row_max(d, rows, cols));
         if d % 2 == 0 {
             (lo..=hi).rev().for_each(|r| order.push((r, d - r))); // up and to the right
@@ -47,8 +59,8 @@ pub fn diagonal_of(row: u64, col: u64) -> u64 {
 }
 
 /// A `rows x cols` matrix has `rows + cols - 1` anti-diagonals.
-pub fn diagonal_count(rows: u64, cols: u64) -> u64 {
-    rows + cols - 1
+pub fn diagonal_count(shape: Shape) -> u64 {
+    shape.rows + shape.cols - 1
 }
 
 /// The first row on diagonal `d`: 0 until the diagonal runs past the last
@@ -63,10 +75,292 @@ pub fn row_max(d: u64, rows: u64, _cols: u64) -> u64 {
 }
 
 /// How many positions diagonal `d` holds: the threads one launch needs.
-pub fn diagonal_len(d: u64, rows: u64, cols: u64) -> u64 {
-    row_max(d, rows, cols) - row_min(d, rows, cols) + 1
+pub fn diagonal_len(d: u64, shape: Shape) -> u64 {
+    row_max(d, shape.rows, shape.cols) - row_min(d, shape.rows, shape.cols) + 1
 }
 // ANCHOR_END: bounds
+
+// ANCHOR: arithmetic
+/// The Mersenne prime `2^61 - 1`. Two residues add to less than `2^62`, so
+/// one conditional subtraction reduces the sum: exact, and never overflows.
+pub const MODULUS: u64 = (1 << 61) - 1;
+
+pub fn add_mod(a: u64, b: u64) -> u64 {
+    let sum = a + b;
+    if sum >= MODULUS {
+        sum - MODULUS
+    } else {
+        sum
+    }
+}
+
+/// The recurrence, written once: the scalar fill, every kernel twin and
+/// every check use it. The edges are 1; any other cell is the sum of its
+/// upper and left neighbours, both on the previous diagonal.
+pub fn lattice_cell(grid: &(impl Table + ?Sized), row: u64, col: u64, cols: u64) -> u64 {
+    let at = row * cols + col;
+    if row == 0 || col == 0 {
+        1
+    } else {
+        add_mod(grid.load(at - cols), grid.load(at - 1))
+    }
+}
+
+/// The plain scalar fill every kernel is checked against: row by row, so
+/// each cell's two inputs are always ready.
+pub fn scalar_dp(shape: Shape) -> Vec<u64> {
+    let mut grid = vec![0u64; shape.elements() as usize];
+    for r in 0..shape.rows {
+        for c in 0..shape.cols {
+            grid[(r * shape.cols + c) as usize] = lattice_cell(&grid, r, c, shape.cols);
+        }
+    }
+    grid
+}
+// ANCHOR_END: arithmetic
+
+// --- 2. Kernel twins -----------------------------------------------------
+
+// ANCHOR: wavefront
+/// The table as a kernel sees it, CUDA's `unsigned long long* grid`: loads
+/// and stores of cells by flat index. The simulator decides when a store
+/// becomes visible to other threads (see [`Interleaving`]).
+pub trait Table {
+    fn load(&self, at: u64) -> u64;
+    fn store(&mut self, at: u64, value: u64);
+}
+
+impl Table for Vec<u64> {
+    fn load(&self, at: u64) -> u64 {
+        self[at as usize]
+    }
+    fn store(&mut self, at: u64, value: u64) {
+        self[at as usize] = value;
+    }
+}
+
+/// `__global__ lattice_wavefront(grid, rows, cols, d)`, launched once per
+/// diagonal `d`: thread `t` owns the `t`-th position of the diagonal,
+/// counted from `row_min(d)`.
+pub fn lattice_wavefront(t: Thread, grid: &mut dyn Table, rows: u64, cols: u64, d: u64) {
+    let row = row_min(d, rows, cols) + t.global_x();
+    if row > row_max(d, rows, cols) {
+        return; // boundary check: past this diagonal's last row
+    }
+    let col = d - row;
+    let value = lattice_cell(grid, row, col, cols); // both inputs on diagonal d - 1
+    grid.store(row * cols + col, value);
+}
+// ANCHOR_END: wavefront
+
+// ANCHOR: single_launch
+/// `__global__ lattice_single_launch(grid, rows, cols)`: the same cell
+/// update, launched ONCE over the whole grid (wrong on purpose). Its load
+/// and its store are two statements, so the simulator can run the threads of
+/// a block one at a time or in lock-step between them.
+pub fn lattice_single_launch(t: Thread, grid: &mut dyn Table, rows: u64, cols: u64) {
+    let row = t.global_y();
+    let col = t.global_x();
+    if row >= rows || col >= cols {
+        return;
+    }
+    let value = lattice_cell(grid, row, col, cols); // finished yet? nothing says so
+    grid.store(row * cols + col, value); // the store half
+}
+// ANCHOR_END: single_launch
+
+// ANCHOR: tiled
+/// Which tile a block of the launch for tile diagonal `tile_d` owns.
+pub fn tile_of(t: Thread, rows: u64, cols: u64, tile_d: u64) -> (u64, u64) {
+    let tile = t.block_dim.x as u64;
+    let (tiles_down, tiles_across) = (rows.div_ceil(tile), cols.div_ceil(tile));
+    let tile_row = row_min(tile_d, tiles_down, tiles_across) + t.block_idx.x as u64;
+    (tile_row, tile_d - tile_row)
+}
+
+/// `__global__ lattice_tiled(grid, rows, cols, tile_d)` for one `tile x tile`
+/// block, iteration `step` of its loop of `2 * tile - 1`: the threads with
+/// `tx + ty == step` (the tile's own `step`-th diagonal) update their cell.
+/// In CUDA each iteration ends in `__syncthreads()`; the simulator runs
+/// each step for every thread of the block before the next (a phase).
+pub fn lattice_tiled(t: Thread, step: usize, grid: &mut dyn Table, rows: u64, cols: u64, tile_d: u64) {
+    let tile = t.block_dim.x as u64;
+    let (tile_row, tile_col) = tile_of(t, rows, cols, tile_d);
+    let row = tile_row * tile + t.thread_idx.y as u64;
+    let col = tile_col * tile + t.thread_idx.x as u64;
+    let on_this_diagonal = (t.thread_idx.x + t.thread_idx.y) as usize == step;
+    if on_this_diagonal && row < rows && col < cols {
+        let value = lattice_cell(grid, row, col, cols);
+        grid.store(row * cols + col, value);
+    }
+    // __syncthreads(): the simulator ends the step here
+}
+// ANCHOR_END: tiled
+
+// --- 3. The launch plans -------------------------------------------------
+
+// ANCHOR: schedule
+/// One launch of a plan: its configuration, and the diagonal it fills (the
+/// kernel's last argument: `d`, or `tile_d` for the tiled kernel).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Launch {
+    pub cfg: LaunchConfig,
+    pub diagonal: u64,
+}
+
+/// How the threads of one block interleave between two barriers. Without a
+/// barrier, both are legal.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Interleaving {
+    /// Each thread loads and stores before the next thread starts.
+    OneAtATime,
+    /// Every thread of the block loads, then every thread stores: what a
+    /// warp executing in lock-step does.
+    LockStep,
+}
+
+/// The table as the threads of a block in lock-step see it during one
+/// step: every load reads the table as it was when the step began, and the
+/// stores land together when it ends.
+struct LockStepView<'a> {
+    grid: &'a [u64],
+    stores: &'a mut Vec<(u64, u64)>,
+}
+
+impl Table for LockStepView<'_> {
+    fn load(&self, at: u64) -> u64 {
+        self.grid[at as usize]
+    }
+    fn store(&mut self, at: u64, value: u64) {
+        self.stores.push((at, value));
+    }
+}
+
+/// Runs a plan's launches in order, each finished before the next starts,
+/// on `grid`. Each launch runs `steps` barrier-separated steps of `kernel`
+/// (called with the thread, the step, the table and the launch's diagonal),
+/// blocks in `order`, threads `interleaving` between barriers.
+pub fn run_plan(
+    grid: &mut Vec<u64>,
+    plan: &[Launch],
+    steps: usize,
+    order: &BlockOrder,
+    interleaving: Interleaving,
+    mut kernel: impl FnMut(Thread, usize, &mut dyn Table, u64),
+) {
+    for launch in plan {
+        match interleaving {
+            Interleaving::OneAtATime => launch_phased(&launch.cfg, order, steps, || (), |t, step, _| {
+                kernel(t, step, grid, launch.diagonal);
+            }),
+            // Two phases per step: every thread loads and queues its store,
+            // then the stores land, then the barrier.
+            Interleaving::LockStep => {
+                launch_phased(&launch.cfg, order, 2 * steps, Vec::new, |t, phase, stores: &mut Vec<(u64, u64)>| {
+                    if phase % 2 == 0 {
+                        kernel(t, phase / 2, &mut LockStepView { grid: grid.as_slice(), stores }, launch.diagonal);
+                    } else {
+                        for (at, value) in stores.drain(..) {
+                            grid[at as usize] = value;
+                        }
+                    }
+                })
+            }
+        }
+    }
+}
+// ANCHOR_END: schedule
+
+// ANCHOR: wavefront_plan
+/// `lattice_wavefront`'s launches: one per diagonal, a 1D grid just long
+/// enough for it. The GPU code launches exactly these.
+pub fn wavefront_plan(shape: Shape, block_x: u32) -> Result<Vec<Launch>> {
+    (0..diagonal_count(shape))
+        .map(|d| {
+            let cfg = LaunchConfig::covering(Shape::row(diagonal_len(d, shape)), Dim2::new(block_x, 1))
+                .with_context(|| format!("diagonal {d} of a {shape} table with {block_x}-thread blocks"))?;
+            Ok(Launch { cfg, diagonal: d })
+        })
+        .collect()
+}
+
+/// The host's loop: `rows + cols - 1` launches, each finished before the
+/// next starts. Returns the grid and the number of launches.
+pub fn simulate_wavefront(shape: Shape, block_x: u32, order: &BlockOrder) -> Result<(Vec<u64>, u64)> {
+    let plan = wavefront_plan(shape, block_x)?;
+    let mut grid = vec![0u64; shape.elements() as usize];
+    run_plan(&mut grid, &plan, 1, order, Interleaving::OneAtATime, |t, _, grid, d| {
+        lattice_wavefront(t, grid, shape.rows, shape.cols, d)
+    });
+    Ok((grid, plan.len() as u64))
+}
+// ANCHOR_END: wavefront_plan
+
+// ANCHOR: single_launch_plan
+/// `lattice_single_launch`'s one launch: the whole table, `x` along columns.
+pub fn single_launch_plan(shape: Shape, block: Dim2) -> Result<Launch> {
+    let cfg = LaunchConfig::covering(shape, block).with_context(|| format!("a {shape} table with {block} blocks"))?;
+    Ok(Launch { cfg, diagonal: 0 })
+}
+
+/// One launch for the whole grid, blocks in `order`, threads `interleaving`.
+pub fn simulate_single_launch(
+    shape: Shape,
+    block: Dim2,
+    order: &BlockOrder,
+    interleaving: Interleaving,
+) -> Result<Vec<u64>> {
+    let plan = [single_launch_plan(shape, block)?];
+    let mut grid = vec![0u64; shape.elements() as usize]; // cudaMemset(grid, 0, ...)
+    run_plan(&mut grid, &plan, 1, order, interleaving, |t, _, grid, _| {
+        lattice_single_launch(t, grid, shape.rows, shape.cols)
+    });
+    Ok(grid)
+}
+// ANCHOR_END: single_launch_plan
+
+// ANCHOR: tiled_plan
+/// `lattice_tiled`'s launches: one per diagonal of tiles, with one
+/// `tile x tile` block per tile on it (a grid of `blocks x 1`).
+pub fn tiled_plan(shape: Shape, tile: u32) -> Result<Vec<Launch>> {
+    let block = Dim2::new(tile, tile);
+    LaunchConfig::check_block(block).with_context(|| format!("{tile}x{tile} tiles"))?;
+    let tiles = Shape::new(shape.rows.div_ceil(tile as u64), shape.cols.div_ceil(tile as u64));
+    (0..diagonal_count(tiles))
+        .map(|tile_d| {
+            let blocks = diagonal_len(tile_d, tiles);
+            let cfg = LaunchConfig::covering(Shape::new(tile as u64, blocks * tile as u64), block)
+                .with_context(|| format!("tile diagonal {tile_d} of a {shape} table with {tile}x{tile} tiles"))?;
+            Ok(Launch { cfg, diagonal: tile_d })
+        })
+        .collect()
+}
+
+/// The barrier-separated steps of one `lattice_tiled` block: the tile's own
+/// diagonals.
+pub fn tiled_steps(tile: u32) -> usize {
+    2 * tile as usize - 1
+}
+
+/// The host's loop for the tiled version. Each step ends at a barrier (a
+/// phase boundary of the simulator); `interleaving` says how the threads of
+/// a block run between two barriers.
+pub fn simulate_tiled(
+    shape: Shape,
+    tile: u32,
+    order: &BlockOrder,
+    interleaving: Interleaving,
+) -> Result<(Vec<u64>, u64)> {
+    let plan = tiled_plan(shape, tile)?;
+    let mut grid = vec![0u64; shape.elements() as usize];
+    run_plan(&mut grid, &plan, tiled_steps(tile), order, interleaving, |t, step, grid, tile_d| {
+        lattice_tiled(t, step, grid, shape.rows, shape.cols, tile_d)
+    });
+    Ok((grid, plan.len() as u64))
+}
+// ANCHOR_END: tiled_plan
+
+// --- 4. Exploration ------------------------------------------------------
 
 /// What the closed forms say about one shape, checked against the walk.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -87,15 +381,16 @@ impl MembershipCheck {
 
 /// Walks the zigzag order diagonal by diagonal, using only the closed forms
 /// to decide where each diagonal ends.
-pub fn check_membership(rows: u64, cols: u64) -> MembershipCheck {
-    membership_of(&zigzag_order(rows, cols), rows, cols)
+pub fn check_membership(shape: Shape) -> MembershipCheck {
+    membership_of(&zigzag_order(shape), shape)
 }
 
-/// [`check_membership`] for any proposed walk of a `rows x cols` matrix.
-pub fn membership_of(walk: &[(u64, u64)], rows: u64, cols: u64) -> MembershipCheck {
+/// [`check_membership`] for any proposed walk of a `shape` matrix.
+pub fn membership_of(walk: &[(u64, u64)], shape: Shape) -> MembershipCheck {
+    let (rows, cols) = (shape.rows, shape.cols);
     let (mut at, mut on_own_diagonal, mut rows_within_bounds) = (0usize, true, true);
-    for d in 0..diagonal_count(rows, cols) {
-        let len = diagonal_len(d, rows, cols) as usize;
+    for d in 0..diagonal_count(shape) {
+        let len = diagonal_len(d, shape) as usize;
         let Some(run) = walk.get(at..at + len) else {
             on_own_diagonal = false;
             break;
@@ -106,222 +401,9 @@ pub fn membership_of(walk: &[(u64, u64)], rows: u64, cols: u64) -> MembershipChe
         rows_within_bounds &= seen.iter().copied().eq(row_min(d, rows, cols)..=row_max(d, rows, cols));
         at += len;
     }
-    on_own_diagonal &= at == walk.len() && walk.len() as u64 == rows * cols;
-    MembershipCheck { positions: rows * cols, on_own_diagonal, rows_within_bounds }
+    on_own_diagonal &= at == walk.len() && walk.len() as u64 == shape.elements();
+    MembershipCheck { positions: shape.elements(), on_own_diagonal, rows_within_bounds }
 }
-
-// ANCHOR: arithmetic
-/// The Mersenne prime `2^61 - 1`. Two residues add to less than `2^62`, so
-/// one conditional subtraction reduces the sum: exact, and never overflows.
-pub const MODULUS: u64 = (1 << 61) - 1;
-
-pub fn add_mod(a: u64, b: u64) -> u64 {
-    let sum = a + b;
-    if sum >= MODULUS {
-        sum - MODULUS
-    } else {
-        sum
-    }
-}
-
-/// The plain scalar fill every kernel is checked against: row by row, so
-/// each cell's two inputs are always ready.
-pub fn scalar_dp(rows: u64, cols: u64) -> Vec<u64> {
-    let mut grid = vec![0u64; (rows * cols) as usize];
-    for r in 0..rows {
-        for c in 0..cols {
-            let at = (r * cols + c) as usize;
-            grid[at] = if r == 0 || c == 0 { 1 } else { add_mod(grid[at - cols as usize], grid[at - 1]) };
-        }
-    }
-    grid
-}
-// ANCHOR_END: arithmetic
-
-// ANCHOR: wavefront
-/// One thread of the launch for diagonal `d`: thread `t` owns the
-/// `t`-th position of the diagonal, counted from `row_min(d)`.
-pub fn wavefront_step(t: Thread, grid: &mut [u64], rows: u64, cols: u64, d: u64) {
-    let row = row_min(d, rows, cols) + t.global_x();
-    if row > row_max(d, rows, cols) {
-        return; // boundary check: past this diagonal's last row
-    }
-    let col = d - row;
-    let at = (row * cols + col) as usize;
-    grid[at] = if row == 0 || col == 0 {
-        1
-    } else {
-        add_mod(grid[at - cols as usize], grid[at - 1]) // both on diagonal d - 1
-    };
-}
-
-/// The launch for diagonal `d`: a 1D grid just long enough for the diagonal.
-pub fn wavefront_config(d: u64, rows: u64, cols: u64, block_x: u32) -> Result<LaunchConfig, GeometryError> {
-    LaunchConfig::covering(diagonal_len(d, rows, cols), 1, Dim2::new(block_x, 1))
-}
-
-/// The host's loop: `rows + cols - 1` launches, each finished before the
-/// next starts. Returns the grid and the number of launches.
-pub fn simulate_wavefront(
-    rows: u64,
-    cols: u64,
-    block_x: u32,
-    order: &BlockOrder,
-) -> Result<(Vec<u64>, u64), GeometryError> {
-    let mut grid = vec![0u64; (rows * cols) as usize];
-    let mut launches = 0;
-    for d in 0..diagonal_count(rows, cols) {
-        let cfg = wavefront_config(d, rows, cols, block_x)?;
-        launch(&cfg, order, |t| wavefront_step(t, &mut grid, rows, cols, d));
-        launches += 1;
-    }
-    Ok((grid, launches))
-}
-// ANCHOR_END: wavefront
-
-// ANCHOR: single_launch
-/// The same cell update, launched ONCE over the whole grid (wrong on
-/// purpose). Split at its one load/store boundary: this is the load half,
-/// returning the slot to write and the value to write there.
-pub fn single_launch_value(t: Thread, grid: &[u64], rows: u64, cols: u64) -> Option<(usize, u64)> {
-    let row = t.global_y();
-    let col = t.global_x();
-    if row >= rows || col >= cols {
-        return None;
-    }
-    let at = (row * cols + col) as usize;
-    let value = if row == 0 || col == 0 {
-        1
-    } else {
-        add_mod(grid[at - cols as usize], grid[at - 1]) // finished yet? nothing says so
-    };
-    Some((at, value))
-}
-
-/// How the threads of one block interleave. Without a barrier, both are legal.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Interleaving {
-    /// Each thread loads and stores before the next thread starts.
-    OneAtATime,
-    /// Every thread of the block loads, then every thread stores: what a
-    /// warp executing in lock-step does.
-    LockStep,
-}
-
-/// One launch for the whole grid, blocks in `order`, threads `interleaving`.
-pub fn simulate_single_launch(
-    rows: u64,
-    cols: u64,
-    block: Dim2,
-    order: &BlockOrder,
-    interleaving: Interleaving,
-) -> Result<Vec<u64>, GeometryError> {
-    let cfg = LaunchConfig::for_matrix(rows, cols, block)?;
-    let mut grid = vec![0u64; (rows * cols) as usize]; // cudaMemset(grid, 0, ...)
-    match interleaving {
-        Interleaving::OneAtATime => launch(&cfg, order, |t| {
-            if let Some((at, value)) = single_launch_value(t, &grid, rows, cols) {
-                grid[at] = value; // the store half
-            }
-        }),
-        Interleaving::LockStep => {
-            launch_phased(&cfg, order, 2, Vec::new, |t, phase, loaded: &mut Vec<Option<(usize, u64)>>| {
-                if phase == 0 {
-                    loaded.push(single_launch_value(t, &grid, rows, cols));
-                } else if let Some((at, value)) = loaded[t.linear_in_block() as usize] {
-                    grid[at] = value;
-                }
-            })
-        }
-    }
-    Ok(grid)
-}
-// ANCHOR_END: single_launch
-
-// ANCHOR: tiled
-/// Which tile a block of the launch for tile diagonal `tile_d` owns.
-pub fn tile_of(t: Thread, rows: u64, cols: u64, tile_d: u64) -> (u64, u64) {
-    let tile = t.block_dim.x as u64;
-    let (tiles_down, tiles_across) = (rows.div_ceil(tile), cols.div_ceil(tile));
-    let tile_row = row_min(tile_d, tiles_down, tiles_across) + t.block_idx.x as u64;
-    (tile_row, tile_d - tile_row)
-}
-
-/// One thread of a tile x tile block in step `step` of `2 * tile - 1`: the
-/// load half of its update, the slot and the value, or `None` when it has no
-/// cell in this step. In CUDA the steps are the iterations of a loop ending
-/// in `__syncthreads()`: in iteration `e`, the threads with `tx + ty == e`
-/// (the tile's own `e`-th diagonal) update their cell.
-pub fn tiled_value(t: Thread, step: usize, grid: &[u64], rows: u64, cols: u64, tile_d: u64) -> Option<(usize, u64)> {
-    let tile = t.block_dim.x as u64;
-    let (tile_row, tile_col) = tile_of(t, rows, cols, tile_d);
-    let row = tile_row * tile + t.thread_idx.y as u64;
-    let col = tile_col * tile + t.thread_idx.x as u64;
-    let on_this_diagonal = (t.thread_idx.x + t.thread_idx.y) as usize == step;
-    if !(on_this_diagonal && row < rows && col < cols) {
-        return None;
-    }
-    let at = (row * cols + col) as usize;
-    Some((at, if row == 0 || col == 0 { 1 } else { add_mod(grid[at - cols as usize], grid[at - 1]) }))
-}
-
-/// The host's loop for the tiled version: one launch per diagonal of tiles,
-/// one `tile x tile` block per tile on it. Each step ends at a barrier (a
-/// phase boundary of the simulator); `interleaving` says how the threads of
-/// a block run between two barriers.
-pub fn simulate_tiled(
-    rows: u64,
-    cols: u64,
-    tile: u32,
-    order: &BlockOrder,
-    interleaving: Interleaving,
-) -> Result<(Vec<u64>, u64), GeometryError> {
-    let block = Dim2::new(tile, tile);
-    LaunchConfig::check_block(block)?;
-    let (tiles_down, tiles_across) = (rows.div_ceil(tile as u64), cols.div_ceil(tile as u64));
-    let steps = 2 * tile as usize - 1;
-    let mut grid = vec![0u64; (rows * cols) as usize];
-    let mut launches = 0;
-    for tile_d in 0..diagonal_count(tiles_down, tiles_across) {
-        let blocks = diagonal_len(tile_d, tiles_down, tiles_across);
-        let cfg = LaunchConfig::covering(blocks * tile as u64, tile as u64, block)?; // grid = (blocks, 1)
-        match interleaving {
-            Interleaving::OneAtATime => launch_phased(
-                &cfg,
-                order,
-                steps,
-                || (),
-                |t, step, _| {
-                    if let Some((at, value)) = tiled_value(t, step, &grid, rows, cols, tile_d) {
-                        grid[at] = value;
-                    }
-                },
-            ),
-            // Two phases per step: every thread loads, then every thread
-            // stores, then the barrier. Only a barrier keeps this correct.
-            Interleaving::LockStep => {
-                let slots = block.count() as usize;
-                launch_phased(
-                    &cfg,
-                    order,
-                    2 * steps,
-                    || vec![None; slots],
-                    |t, phase, loaded: &mut Vec<Option<(usize, u64)>>| {
-                        let me = t.linear_in_block() as usize;
-                        if phase % 2 == 0 {
-                            loaded[me] = tiled_value(t, phase / 2, &grid, rows, cols, tile_d);
-                        } else if let Some((at, value)) = loaded[me] {
-                            grid[at] = value;
-                        }
-                    },
-                )
-            }
-        }
-        launches += 1;
-    }
-    Ok((grid, launches))
-}
-// ANCHOR_END: tiled
 
 /// `C(n, k) mod MODULUS`, from the multiplicative formula with modular
 /// inverses (the modulus is prime and larger than any `n` used here).
@@ -388,18 +470,22 @@ pub fn float_limits() -> FloatLimits {
 }
 
 /// Cells where `grid` differs from the scalar DP.
-pub fn wrong_cells(grid: &[u64], rows: u64, cols: u64) -> u64 {
-    grid.iter().zip(scalar_dp(rows, cols)).filter(|(a, b)| **a != *b).count() as u64
+pub fn wrong_cells(grid: &[u64], shape: Shape) -> u64 {
+    grid.iter().zip(scalar_dp(shape)).filter(|(a, b)| **a != *b).count() as u64
 }
 
 /// The source's six membership shapes and five DP cases (block_dim_x = 4).
-pub const SOURCE_SHAPES: [(u64, u64); 6] = [(3, 3), (4, 5), (5, 4), (1, 6), (6, 1), (7, 7)];
-pub const SOURCE_DP_CASES: [(u64, u64); 5] = [(5, 5), (6, 9), (9, 6), (1, 8), (8, 1)];
+pub const SOURCE_SHAPES: [Shape; 6] =
+    [Shape::new(3, 3), Shape::new(4, 5), Shape::new(5, 4), Shape::new(1, 6), Shape::new(6, 1), Shape::new(7, 7)];
+pub const SOURCE_DP_CASES: [Shape; 5] =
+    [Shape::new(5, 5), Shape::new(6, 9), Shape::new(9, 6), Shape::new(1, 8), Shape::new(8, 1)];
 pub const SOURCE_BLOCK_X: u32 = 4;
 
 fn sequence_3x3() -> String {
-    zigzag_order(3, 3).iter().map(|&(r, c)| (r * 3 + c + 1).to_string()).collect::<Vec<_>>().join(" ")
+    report::join(zigzag_order(Shape::new(3, 3)).iter().map(|&(r, c)| r * 3 + c + 1), " ")
 }
+
+// --- 5. Report -----------------------------------------------------------
 
 /// The worked example: every figure of the source's K.7 output.
 pub fn worked_example() -> String {
@@ -415,11 +501,11 @@ pub fn worked_example() -> String {
 
     out.heading("Closed-form diagonal membership against the zigzag walk");
     let mut all_shapes = true;
-    for (rows, cols) in SOURCE_SHAPES {
-        let check = check_membership(rows, cols);
+    for shape in SOURCE_SHAPES {
+        let check = check_membership(shape);
         all_shapes &= check.ok();
         out.line(format!(
-            "  {rows}x{cols}: each walked position sits on its row+col diagonal, rows within row_min..=row_max: {}",
+            "  {shape}: each walked position sits on its row+col diagonal, rows within row_min..=row_max: {}",
             report::verdict(check.ok())
         ));
     }
@@ -433,13 +519,13 @@ pub fn worked_example() -> String {
 
     out.heading("lattice_wavefront through the simulator, one launch per diagonal");
     let mut all_dp = true;
-    for (rows, cols) in SOURCE_DP_CASES {
-        let (grid, launches) = simulate_wavefront(rows, cols, SOURCE_BLOCK_X, &BlockOrder::Forward)
+    for shape in SOURCE_DP_CASES {
+        let (grid, launches) = simulate_wavefront(shape, SOURCE_BLOCK_X, &BlockOrder::Forward)
             .expect("the source's launch shapes are valid");
-        let ok = grid == scalar_dp(rows, cols);
+        let ok = grid == scalar_dp(shape);
         all_dp &= ok;
         out.line(format!(
-            "  {rows}x{cols}, block_dim_x={SOURCE_BLOCK_X}, {launches} launches (one per diagonal): matches the scalar DP: {}",
+            "  {shape}, block_dim_x={SOURCE_BLOCK_X}, {launches} launches (one per diagonal): matches the scalar DP: {}",
             report::verdict(ok)
         ));
     }
@@ -452,12 +538,13 @@ pub fn worked_example() -> String {
 pub fn exactness_report() -> String {
     let mut out = Report::new();
     out.heading("What the table holds: exact counts, not floats");
-    for (rows, cols) in SOURCE_DP_CASES {
-        let (grid, _) = simulate_wavefront(rows, cols, SOURCE_BLOCK_X, &BlockOrder::Reverse).expect("valid launch");
+    for shape in SOURCE_DP_CASES {
+        let (grid, _) = simulate_wavefront(shape, SOURCE_BLOCK_X, &BlockOrder::Reverse).expect("valid launch");
+        let (rows, cols) = (shape.rows, shape.cols);
         let corner = grid[grid.len() - 1];
         let n = rows + cols - 2;
         out.line(format!(
-            "  {rows}x{cols}: paths to the far corner = {corner}, C({n}, {}) = {}: {}",
+            "  {shape}: paths to the far corner = {corner}, C({n}, {}) = {}: {}",
             rows - 1,
             binomial_mod(n, rows - 1),
             report::verdict(corner == binomial_mod(n, rows - 1))
@@ -473,23 +560,22 @@ pub fn exactness_report() -> String {
         r + 1,
         c + 1
     ));
-    let (rows, cols) = (500, 700);
-    let (grid, launches) = simulate_wavefront(rows, cols, 128, &BlockOrder::Shuffled(7)).expect("valid launch");
+    let shape = Shape::new(500, 700);
+    let (rows, cols) = (shape.rows, shape.cols);
+    let (grid, launches) = simulate_wavefront(shape, 128, &BlockOrder::Shuffled(7)).expect("valid launch");
     let corner = grid[grid.len() - 1];
     let expect = binomial_mod(rows + cols - 2, rows - 1);
     out.line(format!(
-        "  {rows}x{cols}, {launches} launches: corner = {corner} (mod 2^61-1), C({}, {}) mod 2^61-1 = {expect}: {}",
+        "  {shape}, {launches} launches: corner = {corner} (mod 2^61-1), C({}, {}) mod 2^61-1 = {expect}: {}",
         rows + cols - 2,
         rows - 1,
-        report::verdict(corner == expect && grid == scalar_dp(rows, cols))
+        report::verdict(corner == expect && grid == scalar_dp(shape))
     ));
     out.into_string()
 }
 
-/// The single-launch table for one shape: wrong cells per schedule.
-pub fn single_launch_table(rows: u64, cols: u64, block: Dim2, seeds: &[u64]) -> Result<String, GeometryError> {
-    let mut out = Report::new();
-    let cells = rows * cols;
+/// The single-launch schedules of [`single_launch_table`], in its order.
+fn single_launch_schedules(seeds: &[u64]) -> Vec<(String, BlockOrder, Interleaving)> {
     let mut schedules: Vec<(String, BlockOrder, Interleaving)> = vec![
         ("blocks forward,  threads one at a time".into(), BlockOrder::Forward, Interleaving::OneAtATime),
         ("blocks reversed, threads one at a time".into(), BlockOrder::Reverse, Interleaving::OneAtATime),
@@ -502,10 +588,26 @@ pub fn single_launch_table(rows: u64, cols: u64, block: Dim2, seeds: &[u64]) -> 
         ));
     }
     schedules.push(("blocks forward,  threads in lock-step".into(), BlockOrder::Forward, Interleaving::LockStep));
+    schedules
+}
+
+/// The single-launch table for one shape: wrong cells per schedule.
+/// `progress` is told the work of each schedule (see [`ShapeWork`]).
+pub fn single_launch_table(
+    shape: Shape,
+    block: Dim2,
+    seeds: &[u64],
+    progress: &mut dyn FnMut(u64),
+) -> Result<String> {
+    let mut out = Report::new();
+    let cells = shape.elements();
+    let schedules = single_launch_schedules(seeds);
+    let per_schedule = ShapeWork::single_launch_schedule(shape, block)?;
     let width = schedules.iter().map(|s| s.0.len()).max().unwrap_or(0);
     for (label, order, interleaving) in schedules {
-        let grid = simulate_single_launch(rows, cols, block, &order, interleaving)?;
-        let wrong = wrong_cells(&grid, rows, cols);
+        let grid = simulate_single_launch(shape, block, &order, interleaving)?;
+        let wrong = wrong_cells(&grid, shape);
+        progress(per_schedule);
         out.line(format!(
             "  {label:<width$}  {wrong:>4} of {cells} cells wrong: {}",
             report::flag(wrong == 0, if wrong == 0 { "correct" } else { "broken" })
@@ -517,10 +619,10 @@ pub fn single_launch_table(rows: u64, cols: u64, block: Dim2, seeds: &[u64]) -> 
 /// Beyond the source, part 2: one launch for everything, and why it fails.
 pub fn single_launch_report() -> String {
     let mut out = Report::new();
-    let (rows, cols, block) = (16, 16, Dim2::new(4, 4));
+    let (shape, block) = (Shape::new(16, 16), Dim2::new(4, 4));
     out.heading("One launch for the whole grid (wrong on purpose)");
-    out.line(format!("{rows}x{cols} table, {block} blocks, a single launch, compared with the scalar DP:"));
-    out.line(single_launch_table(rows, cols, block, &[1, 2]).expect("valid launch").trim_end());
+    out.line(format!("{shape} table, {block} blocks, a single launch, compared with the scalar DP:"));
+    out.line(single_launch_table(shape, block, &[1, 2], &mut |_| {}).expect("valid launch").trim_end());
     out.into_string()
 }
 
@@ -529,56 +631,133 @@ pub fn tiled_report() -> String {
     let mut out = Report::new();
     out.heading("Tiled wavefront: a block per tile, a launch per diagonal of tiles");
     out.line("(blocks shuffled in every launch, threads in lock-step between barriers)");
-    let mut cases: Vec<(u64, u64, u32)> = SOURCE_DP_CASES.iter().map(|&(r, c)| (r, c, 4)).collect();
-    cases.push((500, 700, 16));
-    cases.push((1024, 1024, 32));
-    for (rows, cols, tile) in cases {
+    let mut cases: Vec<(Shape, u32)> = SOURCE_DP_CASES.iter().map(|&shape| (shape, 4)).collect();
+    cases.push((Shape::new(500, 700), 16));
+    cases.push((Shape::new(1024, 1024), 32));
+    for (shape, tile) in cases {
         let (grid, launches) =
-            simulate_tiled(rows, cols, tile, &BlockOrder::Shuffled(rows * cols), Interleaving::LockStep)
+            simulate_tiled(shape, tile, &BlockOrder::Shuffled(shape.elements()), Interleaving::LockStep)
                 .expect("valid launch");
         out.line(format!(
-            "  {rows}x{cols}, {tile}x{tile} tiles: {launches} launches instead of {}: matches the scalar DP: {}",
-            diagonal_count(rows, cols),
-            report::verdict(grid == scalar_dp(rows, cols))
+            "  {shape}, {tile}x{tile} tiles: {launches} launches instead of {}: matches the scalar DP: {}",
+            diagonal_count(shape),
+            report::verdict(grid == scalar_dp(shape))
         ));
     }
     out.into_string()
 }
 
-/// The report for any shape: membership, both correct kernels, the broken one.
-pub fn shape_report(rows: u64, cols: u64, block_x: u32, tile: u32, seed: u64) -> Result<String, GeometryError> {
-    LaunchConfig::check_block(Dim2::new(block_x, 1))?;
-    LaunchConfig::check_block(Dim2::new(tile, tile))?;
+/// What [`shape_report`] will do, in simulated steps (a thread running one
+/// step of a kernel, a cell of a walk or a fill), part by part. Worked out
+/// from the shape before anything is allocated, so a run too large is
+/// refused and a long one gets a progress bar. Saturates rather than
+/// overflowing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ShapeWork {
+    /// The zigzag walk, its membership check and the scalar DP.
+    pub reference: u64,
+    pub wavefront: u64,
+    pub tiled: u64,
+    /// The binomial check of the far corner.
+    pub binomial: u64,
+    /// Every schedule of the single launch, with its comparison.
+    pub single_launch: u64,
+}
+
+impl ShapeWork {
+    /// What starting one simulated launch costs, in steps (its block order
+    /// is drawn, and a shuffled one seeds a generator).
+    pub const LAUNCH: u64 = 64;
+
+    /// Checks every launch [`shape_report`] makes with `block_x`-thread
+    /// wavefront blocks and `tile x tile` tiles, and counts its work.
+    pub fn of(shape: Shape, block_x: u32, tile: u32, seeds: usize) -> Result<Self> {
+        let block = Dim2::new(tile, tile);
+        LaunchConfig::check_block(Dim2::new(block_x, 1)).with_context(|| format!("{block_x}-thread blocks"))?;
+        LaunchConfig::check_block(block).with_context(|| format!("{tile}x{tile} tiles"))?;
+        let cells = shape.elements();
+        let launches = diagonal_count(shape);
+        // Every diagonal's launch rounds its length up to whole blocks.
+        let wavefront_threads = cells.saturating_add(launches.saturating_mul(block_x as u64));
+        let t = tile as u64;
+        let tiles = Shape::new(shape.rows.div_ceil(t), shape.cols.div_ceil(t));
+        // Lock-step: two phases per step, every thread of every tile block.
+        let tiled_threads = tiles.elements().saturating_mul(t * t).saturating_mul(2 * tiled_steps(tile) as u64);
+        let schedules = 3 + seeds as u64;
+        Ok(ShapeWork {
+            reference: cells.saturating_mul(4),
+            wavefront: wavefront_threads.saturating_add(launches.saturating_mul(Self::LAUNCH)),
+            tiled: tiled_threads.saturating_add(diagonal_count(tiles).saturating_mul(Self::LAUNCH)),
+            binomial: shape.rows.min(shape.cols).saturating_mul(16),
+            single_launch: Self::single_launch_schedule(shape, block)?.saturating_mul(schedules),
+        })
+    }
+
+    /// One schedule of the single launch: every thread (twice, for
+    /// lock-step), then a scalar DP and a comparison.
+    fn single_launch_schedule(shape: Shape, block: Dim2) -> Result<u64> {
+        let cfg = single_launch_plan(shape, block)?.cfg;
+        Ok(cfg.total_threads().saturating_mul(2).saturating_add(shape.elements().saturating_mul(2)))
+    }
+
+    pub fn total(&self) -> u64 {
+        [self.reference, self.wavefront, self.tiled, self.binomial, self.single_launch]
+            .into_iter()
+            .fold(0, u64::saturating_add)
+    }
+}
+
+/// The report for any shape: membership, both correct kernels, the broken
+/// one. `progress` is told the work done after each part (see
+/// [`ShapeWork`]).
+pub fn shape_report(
+    shape: Shape,
+    block_x: u32,
+    tile: u32,
+    seed: u64,
+    progress: &mut dyn FnMut(u64),
+) -> Result<String> {
+    let work = ShapeWork::of(shape, block_x, tile, 1)?;
     let mut out = Report::new();
-    let reference = scalar_dp(rows, cols);
-    let check = check_membership(rows, cols);
-    out.line(format!("{rows}x{cols} table, {} diagonals", diagonal_count(rows, cols)));
+    let reference = scalar_dp(shape);
+    let check = check_membership(shape);
+    progress(work.reference);
+    out.line(format!("{shape} table, {} diagonals", diagonal_count(shape)));
     out.line(format!(
         "  zigzag walk matches the closed-form membership and row bounds: {}",
         report::verdict(check.ok())
     ));
-    let (grid, launches) = simulate_wavefront(rows, cols, block_x, &BlockOrder::Shuffled(seed))?;
+    let (grid, launches) = simulate_wavefront(shape, block_x, &BlockOrder::Shuffled(seed))?;
+    progress(work.wavefront);
     out.line(format!(
         "  lattice_wavefront, block_dim_x={block_x}, {launches} launches: matches the scalar DP: {}",
         report::verdict(grid == reference)
     ));
-    let (grid, launches) = simulate_tiled(rows, cols, tile, &BlockOrder::Shuffled(seed), Interleaving::LockStep)?;
+    let (grid, launches) = simulate_tiled(shape, tile, &BlockOrder::Shuffled(seed), Interleaving::LockStep)?;
+    progress(work.tiled);
     out.line(format!(
         "  lattice_tiled, {tile}x{tile} tiles, {launches} launches: matches the scalar DP: {}",
         report::verdict(grid == reference)
     ));
     let corner = reference[reference.len() - 1];
-    let expect = binomial_mod(rows + cols - 2, rows - 1);
+    let expect = binomial_mod(shape.rows + shape.cols - 2, shape.rows - 1);
+    progress(work.binomial);
     out.line(format!(
         "  paths to the far corner (mod 2^61-1): {corner}, binomial check: {}",
         report::verdict(corner == expect)
     ));
     let block = Dim2::new(tile, tile);
     out.line(format!("  one launch for the whole grid, {block} blocks:"));
-    for line in single_launch_table(rows, cols, block, &[seed])?.lines() {
+    for line in single_launch_table(shape, block, &[seed], progress)?.lines() {
         out.line(format!("  {line}"));
     }
     Ok(out.into_string())
+}
+
+/// What the binary prints by default before its GPU section: the worked
+/// example, then what this book adds.
+pub fn report() -> Vec<String> {
+    vec![worked_example(), exactness_report(), single_launch_report(), tiled_report()]
 }
 
 /// Every output the K.7 page shows, by file name under `book/outputs/`.
@@ -590,6 +769,17 @@ pub fn shown_outputs() -> Vec<(&'static str, String)> {
         ("k7_diagonal-tiled.txt", tiled_report()),
     ]
 }
+
+pub const CHAPTER: ktrav::Chapter = ktrav::Chapter {
+    id: "k7_diagonal",
+    section: "K.7",
+    title: "Diagonal order and the wavefront",
+    report,
+    shown_outputs,
+    figures: ktrav::chapter::no_figures,
+    gpu_checks: Some(gpu::checks),
+    exercises: &[],
+};
 
 #[cfg(test)]
 mod tests;

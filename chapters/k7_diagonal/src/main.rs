@@ -4,48 +4,56 @@
 //! (`gpu::checks`). With `--rows`/`--cols` it runs every version on that
 //! shape in the simulator.
 
-use clap::Parser;
-use k7_diagonal::{exactness_report, shape_report, single_launch_report, tiled_report, worked_example};
+use clap::{ArgGroup, Parser};
+use k7_diagonal::{shape_report, ShapeWork, CHAPTER};
 use ktrav::cli::{self, size_in};
+use ktrav::{progress, Shape};
 
-/// The simulator keeps a few tables of this many cells in memory.
+/// The simulator keeps a few tables of this many cells in memory (about
+/// 0.3 GB at the limit).
 const MAX_CELLS: u64 = 1 << 22;
+/// Simulated steps (see `ShapeWork`): a few seconds in a release build.
+const MAX_WORK: u64 = 1 << 31;
+/// Runs with fewer steps than this finish in well under a second.
+const QUICK_WORK: u64 = 1 << 28;
 
 #[derive(Parser, Debug)]
-#[command(allow_negative_numbers = true, about = "Appendix K.7: diagonal order, the lattice-path wavefront, and why it needs one launch per diagonal")]
+#[command(
+    allow_negative_numbers = true,
+    about = "Appendix K.7: diagonal order, the lattice-path wavefront, and why it needs one launch per diagonal",
+    group(ArgGroup::new("shape").multiple(true).args(["rows", "cols"]))
+)]
 struct Args {
-    /// Table rows for a custom run (default 9)
+    /// Table rows for a custom run, 9 when only --cols is given (at most 4194304)
     #[arg(long, value_parser = size_in(1 << 22))]
     rows: Option<u64>,
-    /// Table columns for a custom run (default 6)
+    /// Table columns for a custom run, 6 when only --rows is given (at most 4194304)
     #[arg(long, value_parser = size_in(1 << 22))]
     cols: Option<u64>,
-    /// Threads per block of each per-diagonal launch
-    #[arg(long, default_value = "4", value_parser = size_in(1024))]
+    /// Threads per block of each per-diagonal launch (at most 1024)
+    #[arg(long, default_value = "4", value_parser = size_in(1024), requires = "shape")]
     block_x: u64,
-    /// Tile side of the tiled wavefront (a tile x tile block, so at most 32)
-    #[arg(long, default_value = "4", value_parser = size_in(1024))]
+    /// Tile side of the tiled wavefront (at most 32, since a tile x tile block holds at most 1024 threads)
+    #[arg(long, default_value = "4", value_parser = size_in(32), requires = "shape")]
     tile: u64,
-    /// Seed of the shuffled block order every launch runs in
-    #[arg(long, default_value = "1")]
+    /// Seed of the shuffled block order every launch runs in (at most 18446744073709551615)
+    #[arg(long, default_value = "1", value_parser = cli::seed, requires = "shape")]
     seed: u64,
 }
 
 fn main() {
     let args: Args = cli::parse_or_exit();
     if args.rows.is_none() && args.cols.is_none() {
-        anstream::print!("{}", worked_example());
-        for part in [exactness_report(), single_launch_report(), tiled_report()] {
-            println!();
-            anstream::print!("{part}");
-        }
-        ktrav::gpu::print_section(k7_diagonal::gpu::checks);
+        CHAPTER.run_default();
         return;
     }
-    let (rows, cols) = (args.rows.unwrap_or(9), args.cols.unwrap_or(6));
-    if rows * cols > MAX_CELLS {
-        cli::fail(&format!("a {rows}x{cols} table has more than {MAX_CELLS} cells, the simulator's limit"));
-    }
-    let report = shape_report(rows, cols, args.block_x as u32, args.tile as u32, args.seed);
-    anstream::print!("{}", cli::or_exit(report));
+    let shape = Shape::new(args.rows.unwrap_or(9), args.cols.unwrap_or(6));
+    cli::check_limit("table cells", shape.checked_elements(), MAX_CELLS);
+    let (block_x, tile) = (args.block_x as u32, args.tile as u32);
+    let work = cli::or_exit(ShapeWork::of(shape, block_x, tile, 1)).total();
+    cli::check_limit("simulated steps", Some(work), MAX_WORK);
+    let bar = progress::bar("simulating", work, QUICK_WORK);
+    let report = shape_report(shape, block_x, tile, args.seed, &mut |steps| bar.inc(steps));
+    bar.finish_and_clear();
+    cli::print(&cli::or_exit(report));
 }

@@ -3,23 +3,24 @@ use proptest::prelude::*;
 
 #[test]
 fn canonical_3x3_zigzag() {
-    let values: Vec<u64> = zigzag_order(3, 3).iter().map(|&(r, c)| r * 3 + c + 1).collect();
+    let values: Vec<u64> = zigzag_order(Shape::new(3, 3)).iter().map(|&(r, c)| r * 3 + c + 1).collect();
     assert_eq!(values, [1, 2, 4, 7, 5, 3, 6, 8, 9]);
 }
 
 #[test]
 fn row_bounds_of_a_wide_matrix() {
     // 4x5: diagonal 5 runs from (1, 4) down to (3, 2).
+    let shape = Shape::new(4, 5);
     assert_eq!((row_min(5, 4, 5), row_max(5, 4, 5)), (1, 3));
-    assert_eq!(diagonal_len(0, 4, 5), 1);
-    assert_eq!((0..diagonal_count(4, 5)).map(|d| diagonal_len(d, 4, 5)).sum::<u64>(), 20);
+    assert_eq!(diagonal_len(0, shape), 1);
+    assert_eq!((0..diagonal_count(shape)).map(|d| diagonal_len(d, shape)).sum::<u64>(), 20);
 }
 
 #[test]
 fn membership_holds_for_every_small_shape() {
     for rows in 1..=30 {
         for cols in 1..=30 {
-            assert!(check_membership(rows, cols).ok(), "{rows}x{cols}");
+            assert!(check_membership(Shape::new(rows, cols)).ok(), "{rows}x{cols}");
         }
     }
 }
@@ -27,12 +28,13 @@ fn membership_holds_for_every_small_shape() {
 #[test]
 fn a_wrong_walk_is_detected() {
     // Swapping two positions of different diagonals breaks membership.
-    let mut walk = zigzag_order(4, 5);
+    let shape = Shape::new(4, 5);
+    let mut walk = zigzag_order(shape);
     walk.swap(0, 1);
-    assert!(!membership_of(&walk, 4, 5).on_own_diagonal);
+    assert!(!membership_of(&walk, shape).on_own_diagonal);
     // Dropping one position leaves the walk too short.
-    let walk = zigzag_order(4, 5);
-    assert!(!membership_of(&walk[..19], 4, 5).ok());
+    let walk = zigzag_order(shape);
+    assert!(!membership_of(&walk[..19], shape).ok());
 }
 
 #[test]
@@ -46,7 +48,7 @@ fn modular_addition_wraps_exactly() {
 fn scalar_dp_is_pascals_triangle() {
     // Independent of the recurrence: every cell is C(r + c, r).
     let (rows, cols) = (40, 50);
-    let grid = scalar_dp(rows, cols);
+    let grid = scalar_dp(Shape::new(rows, cols));
     for r in 0..rows {
         for c in 0..cols {
             assert_eq!(grid[(r * cols + c) as usize], binomial_mod(r + c, r), "({r}, {c})");
@@ -80,17 +82,16 @@ fn source_cases_pass_in_the_report() {
 
 #[test]
 fn one_launch_per_diagonal() {
-    for (rows, cols) in SOURCE_DP_CASES {
-        let (_, launches) = simulate_wavefront(rows, cols, 4, &BlockOrder::Forward).unwrap();
-        assert_eq!(launches, rows + cols - 1);
+    for shape in SOURCE_DP_CASES {
+        let (_, launches) = simulate_wavefront(shape, 4, &BlockOrder::Forward).unwrap();
+        assert_eq!(launches, shape.rows + shape.cols - 1);
     }
 }
 
 #[test]
 fn forward_blocks_hide_the_race_and_everything_else_exposes_it() {
-    let (rows, cols, block) = (16, 16, Dim2::new(4, 4));
-    let wrong =
-        |order: &BlockOrder, i| wrong_cells(&simulate_single_launch(rows, cols, block, order, i).unwrap(), rows, cols);
+    let (shape, block) = (Shape::new(16, 16), Dim2::new(4, 4));
+    let wrong = |order: &BlockOrder, i| wrong_cells(&simulate_single_launch(shape, block, order, i).unwrap(), shape);
     assert_eq!(wrong(&BlockOrder::Forward, Interleaving::OneAtATime), 0);
     assert!(wrong(&BlockOrder::Reverse, Interleaving::OneAtATime) > 0);
     assert!(wrong(&BlockOrder::Forward, Interleaving::LockStep) > 0);
@@ -100,15 +101,28 @@ fn forward_blocks_hide_the_race_and_everything_else_exposes_it() {
 fn lock_step_in_one_block_reads_only_zeros() {
     // One block covers the table: every load happens before any store, so
     // each interior cell sums two zeros from the memset.
-    let grid = simulate_single_launch(8, 8, Dim2::new(8, 8), &BlockOrder::Forward, Interleaving::LockStep).unwrap();
-    assert_eq!(wrong_cells(&grid, 8, 8), 7 * 7);
+    let shape = Shape::new(8, 8);
+    let grid = simulate_single_launch(shape, Dim2::new(8, 8), &BlockOrder::Forward, Interleaving::LockStep).unwrap();
+    assert_eq!(wrong_cells(&grid, shape), 7 * 7);
 }
 
 #[test]
 fn bad_launch_shapes_are_errors_not_panics() {
-    assert!(shape_report(4, 4, 2048, 4, 1).is_err());
-    assert!(shape_report(4, 4, 4, 33, 1).is_err()); // a 33x33 block is 1089 threads
-    assert!(shape_report(4, 4, 0, 4, 1).is_err());
+    let report = |block_x, tile| shape_report(Shape::new(4, 4), block_x, tile, 1, &mut |_| {});
+    assert!(report(2048, 4).is_err());
+    assert!(report(4, 33).is_err()); // a 33x33 block is 1089 threads
+    assert!(report(0, 4).is_err());
+    // The single launch's grid is checked before any work: 2^20 rows of 4x4 blocks.
+    assert!(ShapeWork::of(Shape::new(1 << 22, 1), 4, 4, 1).is_err());
+}
+
+#[test]
+fn the_work_estimate_counts_what_the_report_does() {
+    for (shape, block_x, tile) in [(Shape::new(37, 53), 8, 8), (Shape::new(1, 9), 4, 4), (Shape::new(20, 3), 1, 32)] {
+        let mut done = 0;
+        shape_report(shape, block_x, tile, 3, &mut |n| done += n).unwrap();
+        assert_eq!(done, ShapeWork::of(shape, block_x, tile, 1).unwrap().total(), "{shape}");
+    }
 }
 
 #[test]
@@ -121,8 +135,9 @@ proptest! {
     /// any block order give the scalar DP.
     #[test]
     fn wavefront_matches_scalar_dp(rows in 1u64..48, cols in 1u64..48, block_x in 1u32..64, seed in any::<u64>()) {
-        let (grid, launches) = simulate_wavefront(rows, cols, block_x, &BlockOrder::Shuffled(seed)).unwrap();
-        prop_assert_eq!(grid, scalar_dp(rows, cols));
+        let shape = Shape::new(rows, cols);
+        let (grid, launches) = simulate_wavefront(shape, block_x, &BlockOrder::Shuffled(seed)).unwrap();
+        prop_assert_eq!(grid, scalar_dp(shape));
         prop_assert_eq!(launches, rows + cols - 1);
     }
 
@@ -132,8 +147,9 @@ proptest! {
     #[test]
     fn tiled_matches_scalar_dp(rows in 1u64..48, cols in 1u64..48, tile in 1u32..=8, seed in any::<u64>()) {
         for interleaving in [Interleaving::OneAtATime, Interleaving::LockStep] {
-            let (grid, launches) = simulate_tiled(rows, cols, tile, &BlockOrder::Shuffled(seed), interleaving).unwrap();
-            prop_assert_eq!(grid, scalar_dp(rows, cols));
+            let shape = Shape::new(rows, cols);
+            let (grid, launches) = simulate_tiled(shape, tile, &BlockOrder::Shuffled(seed), interleaving).unwrap();
+            prop_assert_eq!(grid, scalar_dp(shape));
             let t = tile as u64;
             prop_assert_eq!(launches, rows.div_ceil(t) + cols.div_ceil(t) - 1);
         }
@@ -145,8 +161,9 @@ proptest! {
     /// in that order would never see the bug.
     #[test]
     fn forward_single_launch_is_correct_by_accident(rows in 1u64..40, cols in 1u64..40, bx in 1u32..16, by in 1u32..16) {
-        let grid = simulate_single_launch(rows, cols, Dim2::new(bx, by), &BlockOrder::Forward, Interleaving::OneAtATime).unwrap();
-        prop_assert_eq!(wrong_cells(&grid, rows, cols), 0);
+        let shape = Shape::new(rows, cols);
+        let grid = simulate_single_launch(shape, Dim2::new(bx, by), &BlockOrder::Forward, Interleaving::OneAtATime).unwrap();
+        prop_assert_eq!(wrong_cells(&grid, shape), 0);
     }
 
     /// Reversed blocks break it whenever a block other than the first holds
@@ -154,8 +171,9 @@ proptest! {
     #[test]
     fn reversed_single_launch_breaks(rows in 2u64..40, cols in 2u64..40, b in 1u32..8) {
         prop_assume!(rows > b as u64 || cols > b as u64); // more than one block
-        let grid = simulate_single_launch(rows, cols, Dim2::new(b, b), &BlockOrder::Reverse, Interleaving::OneAtATime).unwrap();
-        prop_assert!(wrong_cells(&grid, rows, cols) > 0);
+        let shape = Shape::new(rows, cols);
+        let grid = simulate_single_launch(shape, Dim2::new(b, b), &BlockOrder::Reverse, Interleaving::OneAtATime).unwrap();
+        prop_assert!(wrong_cells(&grid, shape) > 0);
     }
 }
 
@@ -164,27 +182,31 @@ proptest! {
 /// tile's diagonals) breaks, while the one-at-a-time order would hide it.
 #[test]
 fn without_the_barrier_the_tiled_kernel_breaks() {
-    let (rows, cols, tile) = (8u64, 8u64, 4u32);
-    let block = Dim2::new(tile, tile);
-    let mut grid = vec![0u64; 64];
-    let tiles = 2;
-    for tile_d in 0..diagonal_count(tiles, tiles) {
-        let cfg = LaunchConfig::covering(diagonal_len(tile_d, tiles, tiles) * 4, 4, block).unwrap();
-        launch_phased(
-            &cfg,
-            &BlockOrder::Forward,
-            2,
-            || vec![None; 16],
-            |t, phase, loaded: &mut Vec<Option<(usize, u64)>>| {
-                let me = t.linear_in_block() as usize;
-                let own_step = (t.thread_idx.x + t.thread_idx.y) as usize;
-                if phase == 0 {
-                    loaded[me] = tiled_value(t, own_step, &grid, rows, cols, tile_d);
-                } else if let Some((at, value)) = loaded[me] {
-                    grid[at] = value;
-                }
-            },
-        );
+    let (shape, tile) = (Shape::new(8, 8), 4u32);
+    let plan = tiled_plan(shape, tile).unwrap();
+    let without_barrier = |interleaving| {
+        let mut grid = vec![0u64; 64];
+        // Each thread runs its own step at once: one step, no barrier.
+        run_plan(&mut grid, &plan, 1, &BlockOrder::Forward, interleaving, |t, _, grid, tile_d| {
+            let own_step = (t.thread_idx.x + t.thread_idx.y) as usize;
+            lattice_tiled(t, own_step, grid, shape.rows, shape.cols, tile_d)
+        });
+        wrong_cells(&grid, shape)
+    };
+    assert!(without_barrier(Interleaving::LockStep) > 0);
+    assert_eq!(without_barrier(Interleaving::OneAtATime), 0);
+}
+
+/// The recurrence exists once: every kernel twin stores what
+/// `lattice_cell` computes, so a table filled any correct way is a fixed
+/// point of it.
+#[test]
+fn every_fill_is_a_fixed_point_of_the_one_recurrence() {
+    let shape = Shape::new(13, 17);
+    let (grid, _) = simulate_tiled(shape, 4, &BlockOrder::Reverse, Interleaving::LockStep).unwrap();
+    for r in 0..shape.rows {
+        for c in 0..shape.cols {
+            assert_eq!(grid[(r * shape.cols + c) as usize], lattice_cell(&grid, r, c, shape.cols));
+        }
     }
-    assert!(wrong_cells(&grid, rows, cols) > 0);
 }

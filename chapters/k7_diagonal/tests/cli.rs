@@ -2,19 +2,20 @@
 //! a custom table on request, and one line on stderr with exit code 2 for
 //! anything it cannot run.
 
-use ktrav::testing::{assert_default_run, assert_usage_errors, run_binary, stdout_of};
+use ktrav::testing::{assert_default_run, assert_quiet_on_closed_pipe, assert_usage_errors, run_binary, stdout_of};
 
 const BIN: &str = env!("CARGO_BIN_EXE_k7_diagonal");
 
 #[test]
 fn default_prints_the_worked_example_then_the_gpu_line() {
-    let parts = [
-        k7_diagonal::worked_example(),
-        k7_diagonal::exactness_report(),
-        k7_diagonal::single_launch_report(),
-        k7_diagonal::tiled_report(),
-    ];
-    assert_default_run(BIN, &parts);
+    assert_default_run(BIN, &(k7_diagonal::CHAPTER.report)());
+}
+
+/// `k7_diagonal | head -1` used to panic with a broken pipe.
+#[test]
+fn a_closed_pipe_stops_it_quietly() {
+    assert_quiet_on_closed_pipe(BIN, &[]);
+    assert_quiet_on_closed_pipe(BIN, &["--rows", "37", "--cols", "53"]);
 }
 
 #[test]
@@ -27,25 +28,39 @@ fn custom_table_runs() {
     assert!(!text.contains("GPU"), "a custom run has no GPU section: {text}");
 }
 
+/// Every input the binary refuses, and what its one line must say: refused
+/// before any work (within the time `assert_usage_errors` allows).
 #[test]
-fn bad_values_fail_in_one_line() {
-    assert_usage_errors(
-        BIN,
-        &[
-            &["--rows", "0"][..],
-            &["--cols", "-3"],
-            &["--rows", "x"],
-            &["--rows", "10", "--cols", "10", "--tile", "33"],
-            &["--rows", "4", "--block-x", "2000"],
-            &["--rows", "3000", "--cols", "3000"],
-            &["--seed", "-1"],
-            &["--nonsense"],
-        ],
-    );
-}
-
-#[test]
-fn a_negative_size_is_called_not_positive() {
-    let err = String::from_utf8(run_binary(BIN, &["--cols", "-3"]).stderr).unwrap();
-    assert!(err.contains("-3 is not positive"), "{err}");
+fn bad_input_fails_in_one_line_naming_the_problem() {
+    let cases: &[(&[&str], &str)] = &[
+        (&["--rows", "0"], "0 is not positive"),
+        (&["--cols", "-3"], "-3 is not positive"),
+        (&["--rows", "x"], "'x' is not a whole number"),
+        (&["--rows", "99999999999999999999"], "larger than the limit of 4194304"),
+        (&["--rows", "10", "--cols", "10", "--tile", "33"], "larger than the limit of 32"),
+        (&["--rows", "4", "--block-x", "2000"], "larger than the limit of 1024"),
+        (&["--rows", "4", "--block-x", "0"], "0 is not positive"),
+        (&["--rows", "4", "--seed", "-1"], "not a seed"),
+        (&["--rows", "4", "--seed", "99999999999999999999"], "not a seed"),
+        // Too many cells for the simulator's memory.
+        (&["--rows", "3000", "--cols", "3000"], "table cells"),
+        (&["--rows", "4194304", "--cols", "4194304"], "the limit of 4194304"),
+        // The case: the single launch's grid is too tall, found
+        // before the other versions run (it used to take 17.5 s).
+        (&["--rows", "4194304", "--cols", "1"], "blocks along y"),
+        // Within the cell limit, but too much to simulate.
+        (&["--rows", "1", "--cols", "4194304", "--block-x", "1024"], "simulated steps"),
+        // Flags that only matter with a shape.
+        (&["--seed", "-1"], "not a seed"),
+        (&["--seed", "5"], "needs <--rows"),
+        (&["--tile", "8"], "needs <--rows"),
+        (&["--block-x", "8"], "needs <--rows"),
+        (&["--nonsense"], "--nonsense"),
+    ];
+    let args: Vec<&[&str]> = cases.iter().map(|(args, _)| *args).collect();
+    assert_usage_errors(BIN, &args);
+    for (args, says) in cases {
+        let err = String::from_utf8(run_binary(BIN, args).stderr).unwrap();
+        assert!(err.contains(says), "{args:?} should say {says:?}: {err}");
+    }
 }
