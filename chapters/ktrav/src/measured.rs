@@ -145,7 +145,7 @@ fn gbps(bytes: u64, ms: f64) -> String {
 /// The markdown the book includes for one record: where it ran, then per
 /// chapter its checks, commentary and bandwidth tables. `chart` names the
 /// figure file of a table, or `None` for a table without a chart.
-pub fn render_markdown(record: &Record, chart: impl Fn(&Section, usize) -> Option<String>) -> String {
+pub fn render_markdown(record: &Record, mut chart: impl FnMut(&Section, usize) -> Option<String>) -> String {
     let r = &record.run;
     let checks: usize = record.sections.iter().map(|s| s.checks.len()).sum();
     let agreed: usize = record.sections.iter().map(|s| s.checks.iter().filter(|c| c.ok).count()).sum();
