@@ -208,14 +208,14 @@ pub fn sum(m: &Matrix<f32>, traversal: Traversal) -> f64 {
 /// The source's cache: four lines of 64 bytes, fully associative.
 pub const SOURCE_CACHE: CacheConfig = CacheConfig::fully_associative(4, 64);
 
-/// The largest matrix a custom experiment accepts (2^32 elements); each of
-/// its four runs makes one access per element.
-pub const MAX_ELEMENTS: u64 = 1 << 32;
+/// The largest matrix a custom experiment accepts (2^30 elements); each of
+/// its four runs makes one access per element, about 30 s in all.
+pub const MAX_ELEMENTS: u64 = 1 << 30;
 
 /// The most cache slots a custom experiment may search: each access looks
-/// through at most `ways` of them, so this bounds the work at a few
-/// minutes, and a typical run takes far less.
-pub const MAX_SLOT_CHECKS: u64 = 1 << 38;
+/// through at most `ways` of them, so this bounds the work at about a
+/// minute, and a typical run takes far less.
+pub const MAX_SLOT_CHECKS: u64 = 1 << 36;
 
 /// Why a cache or matrix shape cannot be simulated.
 pub fn validate(shape: Shape, cfg: &CacheConfig) -> Result<()> {

@@ -12,10 +12,10 @@ use ktrav::Shape;
 #[derive(Parser, Debug)]
 #[command(allow_negative_numbers = true, about = "Appendix K.1: row-major versus column-major, storage is not traversal")]
 struct Args {
-    /// Matrix rows for a custom experiment (at most 16777216, and 4294967296 elements in all)
+    /// Matrix rows for a custom experiment (at most 16777216, and 1073741824 elements in all)
     #[arg(long, default_value = "8", value_parser = size_in(1 << 24))]
     rows: u64,
-    /// Matrix columns for a custom experiment (at most 16777216, and 4294967296 elements in all)
+    /// Matrix columns for a custom experiment (at most 16777216, and 1073741824 elements in all)
     #[arg(long, default_value = "64", value_parser = size_in(1 << 24))]
     cols: u64,
     /// Cache capacity in lines (at most 65536)
@@ -42,7 +42,8 @@ fn main() {
     }
     if custom {
         let shape = Shape::new(args.rows, args.cols);
-        let cache = CacheConfig { lines: args.lines, line_bytes: args.line_bytes, ways: args.ways.unwrap_or(args.lines) };
+        let cache =
+            CacheConfig { lines: args.lines, line_bytes: args.line_bytes, ways: args.ways.unwrap_or(args.lines) };
         cli::or_exit(validate(shape, &cache));
         cli::check_limit("cache-slot checks", slot_checks(shape, &cache), MAX_SLOT_CHECKS);
         cli::print(&experiment_report(shape, cache));
