@@ -312,7 +312,8 @@ fn median_time(repeats: usize, progress: &ProgressBar, mut f: impl FnMut() -> f6
 pub fn measure(n: u64, repeats: usize) -> String {
     let shape = Shape::new(n, n);
     // About a second of work: a 4096 x 4096 matrix summed ten times.
-    let progress = ktrav::progress::bar("timing both traversals", 2 * repeats as u64, if n >= 4096 { 0 } else { u64::MAX });
+    let small = if n >= 4096 { 0 } else { u64::MAX };
+    let progress = ktrav::progress::bar("timing both traversals", 2 * repeats as u64, small);
     let m = Matrix::from_fn(shape, StorageOrder::RowMajor, |r, c| ((r * 7 + c) % 1000) as f32);
     let by_rows = median_time(repeats, &progress, || sum(black_box(&m), Traversal::RowOuter));
     let by_cols = median_time(repeats, &progress, || sum(black_box(&m), Traversal::ColOuter));

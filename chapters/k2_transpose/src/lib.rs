@@ -128,7 +128,15 @@ impl SharedTile {
 /// capped at 65 535), with two barriers per round. Phases `2k` and `2k + 1`
 /// are round `k`: before and after the first barrier; the second barrier
 /// lies between phase `2k + 1` and phase `2k + 2`.
-pub fn transpose_body(t: Thread, phase: usize, tile: &mut SharedTile, out: &mut [f32], input: &[f32], rows: u64, cols: u64) {
+pub fn transpose_body(
+    t: Thread,
+    phase: usize,
+    tile: &mut SharedTile,
+    out: &mut [f32],
+    input: &[f32],
+    rows: u64,
+    cols: u64,
+) {
     let w = t.block_dim.x as u64;
     let (tx, ty) = (t.thread_idx.x as u64, t.thread_idx.y as u64);
     let Some(by) = t.strided_block_rows(rows).nth(phase / 2) else {
@@ -153,7 +161,15 @@ pub fn transpose_body(t: Thread, phase: usize, tile: &mut SharedTile, out: &mut 
 /// The twin of `transpose_tile32(out, in, rows, cols)`: the body over the
 /// square tile the launch gives each block (`__shared__ float
 /// tile[TILE][TILE]`).
-pub fn transpose_tile32(t: Thread, phase: usize, tile: &mut SharedTile, out: &mut [f32], input: &[f32], rows: u64, cols: u64) {
+pub fn transpose_tile32(
+    t: Thread,
+    phase: usize,
+    tile: &mut SharedTile,
+    out: &mut [f32],
+    input: &[f32],
+    rows: u64,
+    cols: u64,
+) {
     transpose_body(t, phase, tile, out, input, rows, cols);
 }
 
@@ -233,7 +249,12 @@ pub fn transpose_launch(layout: TileLayout, shape: Shape, width: u32) -> Result<
 
 /// Transposes a row-major matrix with `width x width` blocks and a tile of
 /// the given layout, running the kernel's twin through the grid simulator.
-pub fn tiled_transpose(input: &Matrix<f32>, width: u32, layout: TileLayout, order: &BlockOrder) -> Result<TransposeRun> {
+pub fn tiled_transpose(
+    input: &Matrix<f32>,
+    width: u32,
+    layout: TileLayout,
+    order: &BlockOrder,
+) -> Result<TransposeRun> {
     simulate(input, width, layout, order, &ProgressBar::hidden())
 }
 
@@ -485,7 +506,8 @@ pub fn worked_example() -> String {
     writeln!(out, "column read of {}: {padded_banks} distinct bank(s) (32 = one lane per bank, no conflict)", TileLayout::Padded.declaration(TILE)).unwrap();
     let shapes: Vec<Shape> = SOURCE_CASES.iter().map(|c| c.shape).chain([Shape::new(70, 45)]).collect();
     let (checked, guards_ok) = guards_leave_banks_alone(&shapes);
-    writeln!(out, "with boundary tiles ({}, tile 32), {checked} warp requests checked:", report::join(&shapes, ", ")).unwrap();
+    let list = report::join(&shapes, ", ");
+    writeln!(out, "with boundary tiles ({list}, tile 32), {checked} warp requests checked:").unwrap();
     out.line("  the guard only switches lanes off; the padded tile stays conflict-free and the square");
     let ok = naive_banks == 1 && padded_banks == 32 && guards_ok;
     out.line(format!(
@@ -502,7 +524,8 @@ pub fn experiment_report(shape: Shape, tile: u32) -> Result<String> {
     let cfg = validate(shape, tile)?;
     let per_block = tile as u64 * tile as u64;
     // About a second of simulation: 2^22 elements run through a launch.
-    let progress = ktrav::progress::bar("simulating the tiled transpose", CUSTOM_LAUNCHES * cfg.blocks(), (1 << 22) / per_block);
+    let blocks = CUSTOM_LAUNCHES * cfg.blocks();
+    let progress = ktrav::progress::bar("simulating the tiled transpose", blocks, (1 << 22) / per_block);
     let mut out = Report::new();
     case_lines(&mut out, "Custom", shape, tile, &progress)?;
     bank_lines(&mut out, shape, tile, &progress)?;
