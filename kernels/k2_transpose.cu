@@ -9,7 +9,9 @@
 //   transpose_tile32_padded  float tile[32][33]  (one spare word per row)
 //
 // The Rust simulator `k2_transpose::transpose_body` is this body, line for
-// line; the comments below name the matching Rust line.
+// line; the comments below name the matching Rust line. Each entry point
+// has a Rust twin of the same name and parameters (after the thread and its
+// barrier phase), and `k2_transpose::transpose_launch` is the launch above.
 
 // ANCHOR: body
 #define TILE 32

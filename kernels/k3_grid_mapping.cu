@@ -8,8 +8,9 @@
 //                  ceil(cols / blockDim.y)). Neighbouring lanes are `cols` elements apart.
 //
 // Both cover every element exactly once; only the second wastes bandwidth.
-// The Rust simulator `k3_grid_mapping::Mapping::element` is the index math
-// below, line for line.
+// Each kernel has a Rust twin of the same name and parameters
+// (`k3_grid_mapping::copy_x_to_col`, `copy_x_to_row`); the index math below
+// is `k3_grid_mapping::Mapping::element`, line for line.
 
 // ANCHOR: kernels
 extern "C" __global__ void copy_x_to_col(float* __restrict__ dst, const float* __restrict__ src,

@@ -5,21 +5,18 @@
 //! beside a plain sum over the same number of elements, so the result reads
 //! as a ratio as well as a time. Timings are printed, never asserted.
 
-use k1_row_col_major::{measure::TYPICAL_L1, simulate, Traversal, SOURCE_CACHE};
-use ktrav::StorageOrder;
+use k1_row_col_major::{simulate, Traversal, SOURCE_CACHE, TYPICAL_L1};
+use ktrav::{Shape, StorageOrder};
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 fn median(mut f: impl FnMut()) -> Duration {
-    let mut t: Vec<Duration> = (0..5)
-        .map(|_| {
-            let s = Instant::now();
-            f();
-            s.elapsed()
-        })
-        .collect();
-    t.sort();
-    t[2]
+    let times = (0..5).map(|_| {
+        let s = Instant::now();
+        f();
+        s.elapsed()
+    });
+    ktrav::report::median(times.collect()).expect("five timings")
 }
 
 fn main() {
@@ -32,7 +29,7 @@ fn main() {
     for (name, cfg) in [("source 4-line fully associative", SOURCE_CACHE), ("512-line 8-way", TYPICAL_L1)] {
         for t in [Traversal::RowOuter, Traversal::ColOuter] {
             let d = median(|| {
-                black_box(simulate(black_box(n), n, StorageOrder::RowMajor, t, cfg));
+                black_box(simulate(black_box(Shape::new(n, n)), StorageOrder::RowMajor, t, cfg));
             });
             let verdict = if d < Duration::from_millis(500) { "under 0.5 s" } else { "OVER 0.5 s" };
             println!(

@@ -4,12 +4,21 @@
 //! order in which elements are visited. This chapter keeps the data fixed,
 //! varies the visiting order, and counts what a cache makes of each order
 //! with a deterministic simulator, so the cost is a count, not a timing.
+//!
+//! The file reads in the order every chapter uses: the CPU reference (here
+//! the whole subject: a cache simulator and the two loop nests), then the
+//! exploration and the report. K.1 has no kernel, so it has no kernel twins
+//! and no launch plan.
 
+use anyhow::{bail, Result};
+use ktrav::progress::ProgressBar;
 use ktrav::report::{self, Report};
-use ktrav::{Matrix, StorageOrder};
+use ktrav::{Matrix, Shape, StorageOrder};
 use std::fmt::Write as _;
+use std::hint::black_box;
+use std::time::{Duration, Instant};
 
-pub mod measure;
+// --- 1. CPU reference -------------------------------------------------------
 
 // ANCHOR: cache
 /// The shape of a cache: `lines` lines of `line_bytes` bytes each, grouped
@@ -104,29 +113,6 @@ impl Cache {
 }
 // ANCHOR_END: cache
 
-/// Why a cache or matrix shape cannot be simulated.
-pub fn validate(rows: u64, cols: u64, cfg: &CacheConfig) -> Result<(), String> {
-    if rows == 0 || cols == 0 {
-        return Err("matrix dimensions must be positive".into());
-    }
-    rows.checked_mul(cols).filter(|n| *n <= MAX_ELEMENTS).ok_or_else(|| {
-        format!("a {rows}x{cols} matrix has more than {MAX_ELEMENTS} elements, the simulator's limit")
-    })?;
-    if cfg.lines == 0 || cfg.ways == 0 || cfg.line_bytes == 0 {
-        return Err("cache lines, ways and line size must be positive".into());
-    }
-    if !cfg.lines.is_multiple_of(cfg.ways) {
-        return Err(format!("{} lines cannot be split into sets of {} ways", cfg.lines, cfg.ways));
-    }
-    if !cfg.line_bytes.is_multiple_of(ELEM_BYTES) {
-        return Err(format!("a line of {} bytes does not hold a whole number of 4-byte floats", cfg.line_bytes));
-    }
-    Ok(())
-}
-
-/// The largest matrix the command line accepts (2^32 elements).
-pub const MAX_ELEMENTS: u64 = 1 << 32;
-
 /// Every element is a 4-byte `f32`.
 pub const ELEM_BYTES: u64 = 4;
 
@@ -140,13 +126,25 @@ pub enum Traversal {
     ColOuter,
 }
 
-/// Visits every element of a `rows x cols` matrix stored in `storage`, in
+/// Visits every element of a matrix of `shape` stored in `storage`, in
 /// `traversal` order, and feeds each element's address to a fresh cache.
-pub fn simulate(rows: u64, cols: u64, storage: StorageOrder, traversal: Traversal, cfg: CacheConfig) -> CacheStats {
+pub fn simulate(shape: Shape, storage: StorageOrder, traversal: Traversal, cfg: CacheConfig) -> CacheStats {
+    simulate_counted(shape, storage, traversal, cfg, &ProgressBar::hidden())
+}
+// ANCHOR_END: traversal
+
+/// [`simulate`], advancing `progress` by every access made.
+fn simulate_counted(
+    shape: Shape,
+    storage: StorageOrder,
+    traversal: Traversal,
+    cfg: CacheConfig,
+    progress: &ProgressBar,
+) -> CacheStats {
     let mut cache = Cache::new(cfg);
     let (outer, inner) = match traversal {
-        Traversal::RowOuter => (rows, cols),
-        Traversal::ColOuter => (cols, rows),
+        Traversal::RowOuter => (shape.rows, shape.cols),
+        Traversal::ColOuter => (shape.cols, shape.rows),
     };
     for i in 0..outer {
         for j in 0..inner {
@@ -154,12 +152,12 @@ pub fn simulate(rows: u64, cols: u64, storage: StorageOrder, traversal: Traversa
                 Traversal::RowOuter => (i, j),
                 Traversal::ColOuter => (j, i),
             };
-            cache.access(storage.offset(rows, cols, r, c) * ELEM_BYTES);
+            cache.access(storage.offset(shape, r, c) * ELEM_BYTES);
         }
+        progress.inc(inner);
     }
     cache.stats()
 }
-// ANCHOR_END: traversal
 
 impl Traversal {
     /// The traversal that walks `storage` front to back.
@@ -203,8 +201,149 @@ pub fn sum(m: &Matrix<f32>, traversal: Traversal) -> f64 {
 }
 // ANCHOR_END: sum
 
+// --- 2. Kernel twins, 3. launch plan: none, K.1 runs on the CPU only ---------
+
+// --- 4. Exploration ---------------------------------------------------------
+
 /// The source's cache: four lines of 64 bytes, fully associative.
 pub const SOURCE_CACHE: CacheConfig = CacheConfig::fully_associative(4, 64);
+
+/// The largest matrix a custom experiment accepts (2^30 elements); each of
+/// its four runs makes one access per element, about 30 s in all.
+pub const MAX_ELEMENTS: u64 = 1 << 30;
+
+/// The most cache slots a custom experiment may search: each access looks
+/// through at most `ways` of them, so this bounds the work at about a
+/// minute, and a typical run takes far less.
+pub const MAX_SLOT_CHECKS: u64 = 1 << 36;
+
+/// Why a cache or matrix shape cannot be simulated.
+pub fn validate(shape: Shape, cfg: &CacheConfig) -> Result<()> {
+    if shape.is_empty() {
+        bail!("matrix dimensions must be positive");
+    }
+    if shape.checked_elements().is_none_or(|n| n > MAX_ELEMENTS) {
+        bail!("a {shape} matrix has more than {MAX_ELEMENTS} elements, the simulator's limit");
+    }
+    if cfg.lines == 0 || cfg.ways == 0 || cfg.line_bytes == 0 {
+        bail!("cache lines, ways and line size must be positive");
+    }
+    if !cfg.lines.is_multiple_of(cfg.ways) {
+        bail!("{} lines cannot be split into sets of {} ways", cfg.lines, cfg.ways);
+    }
+    if !cfg.line_bytes.is_multiple_of(ELEM_BYTES) {
+        bail!("a line of {} bytes does not hold a whole number of 4-byte floats", cfg.line_bytes);
+    }
+    Ok(())
+}
+
+/// Accesses an experiment makes: four runs over every element.
+pub fn accesses(shape: Shape) -> Option<u64> {
+    shape.checked_elements()?.checked_mul(4)
+}
+
+/// The most cache slots an experiment can search (each access looks
+/// through at most one set's `ways` slots).
+pub fn slot_checks(shape: Shape, cfg: &CacheConfig) -> Option<u64> {
+    accesses(shape)?.checked_mul(cfg.ways)
+}
+
+/// One experiment: the same matrix under both storage orders and both
+/// traversals. `stats[storage][traversal]`, row-major and row-outer first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Experiment {
+    pub shape: Shape,
+    pub cache: CacheConfig,
+    pub stats: [[CacheStats; 2]; 2],
+}
+
+impl Experiment {
+    pub fn run(shape: Shape, cache: CacheConfig) -> Self {
+        Self::run_counted(shape, cache, &ProgressBar::hidden())
+    }
+
+    /// [`Experiment::run`], advancing `progress` by every access made.
+    fn run_counted(shape: Shape, cache: CacheConfig, progress: &ProgressBar) -> Self {
+        let mut stats = [[CacheStats::default(); 2]; 2];
+        for (i, storage) in [StorageOrder::RowMajor, StorageOrder::ColMajor].into_iter().enumerate() {
+            for (j, traversal) in [Traversal::RowOuter, Traversal::ColOuter].into_iter().enumerate() {
+                stats[i][j] = simulate_counted(shape, storage, traversal, cache, progress);
+            }
+        }
+        Experiment { shape, cache, stats }
+    }
+
+    pub fn get(&self, storage: StorageOrder, traversal: Traversal) -> CacheStats {
+        let i = (storage == StorageOrder::ColMajor) as usize;
+        let j = (traversal == Traversal::ColOuter) as usize;
+        self.stats[i][j]
+    }
+
+    /// Following the storage (`true`) or crossing it (`false`).
+    pub fn following(&self, storage: StorageOrder, follow: bool) -> CacheStats {
+        let t = if follow { Traversal::natural_for(storage) } else { Traversal::crossing(storage) };
+        self.get(storage, t)
+    }
+}
+
+/// A typical level-1 data cache: 32 KiB, 64-byte lines, 8 ways.
+pub const TYPICAL_L1: CacheConfig = CacheConfig { lines: 512, line_bytes: 64, ways: 8 };
+
+/// The largest matrix side `--measure-size` accepts: a 32768 x 32768
+/// matrix of floats takes 4 GiB.
+pub const MAX_MEASURE_SIZE: u64 = 1 << 15;
+
+/// Median wall-clock time of `repeats` runs of `f`, each run advancing
+/// `progress` by one.
+fn median_time(repeats: usize, progress: &ProgressBar, mut f: impl FnMut() -> f64) -> Duration {
+    let times = (0..repeats.max(1)).map(|_| {
+        let start = Instant::now();
+        black_box(f());
+        progress.inc(1);
+        start.elapsed()
+    });
+    report::median(times.collect()).expect("at least one run")
+}
+
+/// Times both traversals of an `n x n` row-major matrix on this CPU and
+/// returns the report. Wall-clock times vary from run to run and machine to
+/// machine, so they are printed for the reader and never asserted; the
+/// simulator's prediction is printed beside them.
+pub fn measure(n: u64, repeats: usize) -> String {
+    let shape = Shape::new(n, n);
+    // About a second of work: a 4096 x 4096 matrix summed ten times.
+    let small = if n >= 4096 { 0 } else { u64::MAX };
+    let progress = ktrav::progress::bar("timing both traversals", 2 * repeats as u64, small);
+    let m = Matrix::from_fn(shape, StorageOrder::RowMajor, |r, c| ((r * 7 + c) % 1000) as f32);
+    let by_rows = median_time(repeats, &progress, || sum(black_box(&m), Traversal::RowOuter));
+    let by_cols = median_time(repeats, &progress, || sum(black_box(&m), Traversal::ColOuter));
+    progress.finish_and_clear();
+    let sim_rows = simulate(shape, StorageOrder::RowMajor, Traversal::RowOuter, TYPICAL_L1);
+    let sim_cols = simulate(shape, StorageOrder::RowMajor, Traversal::ColOuter, TYPICAL_L1);
+    let ms = |d: Duration| d.as_secs_f64() * 1e3;
+    format!(
+        "measured on this CPU, {n}x{n} row-major floats, median of {repeats} runs (timings vary; never asserted):\n\
+         \x20 row-outer sum: {:.2} ms\n\
+         \x20 col-outer sum: {:.2} ms\n\
+         \x20 col-outer / row-outer time: {:.1}x\n\
+         simulated {}-line, {}-way, {}-byte-line cache on the same traversals:\n\
+         \x20 row-outer misses: {}\n\
+         \x20 col-outer misses: {}\n\
+         \x20 col-outer / row-outer misses: {:.1}x\n\
+         (a real CPU also has prefetchers and further cache levels, so the two ratios need not agree)\n",
+        ms(by_rows),
+        ms(by_cols),
+        by_cols.as_secs_f64() / by_rows.as_secs_f64(),
+        TYPICAL_L1.lines,
+        TYPICAL_L1.ways,
+        TYPICAL_L1.line_bytes,
+        sim_rows.misses,
+        sim_cols.misses,
+        sim_cols.misses as f64 / sim_rows.misses as f64,
+    )
+}
+
+// --- 5. Report --------------------------------------------------------------
 
 fn stats_line(s: CacheStats) -> String {
     format!(
@@ -226,40 +365,6 @@ fn describe_cache(cfg: &CacheConfig) -> String {
     format!("{}-line cache, {assoc} ({floats} floats per line, {} floats resident)", cfg.lines, cfg.lines * floats)
 }
 
-/// One experiment: the same matrix under both storage orders and both
-/// traversals. `stats[storage][traversal]`, row-major and row-outer first.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Experiment {
-    pub rows: u64,
-    pub cols: u64,
-    pub cache: CacheConfig,
-    pub stats: [[CacheStats; 2]; 2],
-}
-
-impl Experiment {
-    pub fn run(rows: u64, cols: u64, cache: CacheConfig) -> Self {
-        let mut stats = [[CacheStats::default(); 2]; 2];
-        for (i, storage) in [StorageOrder::RowMajor, StorageOrder::ColMajor].into_iter().enumerate() {
-            for (j, traversal) in [Traversal::RowOuter, Traversal::ColOuter].into_iter().enumerate() {
-                stats[i][j] = simulate(rows, cols, storage, traversal, cache);
-            }
-        }
-        Experiment { rows, cols, cache, stats }
-    }
-
-    pub fn get(&self, storage: StorageOrder, traversal: Traversal) -> CacheStats {
-        let i = (storage == StorageOrder::ColMajor) as usize;
-        let j = (traversal == Traversal::ColOuter) as usize;
-        self.stats[i][j]
-    }
-
-    /// Following the storage (`true`) or crossing it (`false`).
-    pub fn following(&self, storage: StorageOrder, follow: bool) -> CacheStats {
-        let t = if follow { Traversal::natural_for(storage) } else { Traversal::crossing(storage) };
-        self.get(storage, t)
-    }
-}
-
 /// How a crossing traversal's stride compares with one cache line.
 pub fn stride_story(stride_floats: u64, cfg: &CacheConfig) -> String {
     let per_line = cfg.line_bytes / ELEM_BYTES;
@@ -274,11 +379,15 @@ pub fn stride_story(stride_floats: u64, cfg: &CacheConfig) -> String {
     }
 }
 
-/// The report for any shape and cache: four runs and what they show.
-pub fn experiment_report(rows: u64, cols: u64, cache: CacheConfig) -> String {
-    let e = Experiment::run(rows, cols, cache);
+/// The report for any shape and cache: four runs and what they show. Call
+/// [`validate`] first; a large run shows its progress on stderr.
+pub fn experiment_report(shape: Shape, cache: CacheConfig) -> String {
+    // About a second of simulation: 2^27 accesses.
+    let progress = ktrav::progress::bar("simulating four traversals", accesses(shape).unwrap_or(u64::MAX), 1 << 27);
+    let e = Experiment::run_counted(shape, cache, &progress);
+    progress.finish_and_clear();
     let mut out = Report::new();
-    out.line(format!("{rows}x{cols} matrix, {}", describe_cache(&cache)));
+    out.line(format!("{shape} matrix, {}", describe_cache(&cache)));
     for storage in [StorageOrder::RowMajor, StorageOrder::ColMajor] {
         for follow in [true, false] {
             let t = if follow { Traversal::natural_for(storage) } else { Traversal::crossing(storage) };
@@ -286,8 +395,8 @@ pub fn experiment_report(rows: u64, cols: u64, cache: CacheConfig) -> String {
             out.line(format!("  {storage} storage, {} ({what} it): {}", traversal_name(t), stats_line(e.get(storage, t))));
         }
     }
-    let (rs, _) = StorageOrder::RowMajor.strides(rows, cols);
-    let (_, cs) = StorageOrder::ColMajor.strides(rows, cols);
+    let (rs, _) = StorageOrder::RowMajor.strides(shape);
+    let (_, cs) = StorageOrder::ColMajor.strides(shape);
     out.line(format!("  row-major crossing stride: {}", stride_story(rs, &cache)));
     out.line(format!("  col-major crossing stride: {}", stride_story(cs, &cache)));
     out.into_string()
@@ -307,10 +416,10 @@ pub fn worked_example() -> String {
     out.heading("K.1: one row-major buffer, two traversal orders");
     out.blank();
 
-    let case1 = Experiment::run(8, 64, cfg);
-    let case2 = Experiment::run(32, 128, cfg);
+    let case1 = Experiment::run(Shape::new(8, 64), cfg);
+    let case2 = Experiment::run(Shape::new(32, 128), cfg);
     for (label, e) in [("Case 1", &case1), ("Case 2 (same 1:8 shape, 8x the elements)", &case2)] {
-        out.line(format!("{label}: {}x{} matrix, {}", e.rows, e.cols, describe_cache(&cfg)));
+        out.line(format!("{label}: {} matrix, {}", e.shape, describe_cache(&cfg)));
         let follow = e.get(StorageOrder::RowMajor, Traversal::RowOuter);
         let cross = e.get(StorageOrder::RowMajor, Traversal::ColOuter);
         out.line(format!("  row-outer, follows the storage: {}", stats_line(follow)));
@@ -319,7 +428,7 @@ pub fn worked_example() -> String {
     }
 
     out.heading("Same data, same answer: only the cost differs");
-    let m = Matrix::from_fn(8, 64, StorageOrder::RowMajor, |r, c| (r * 64 + c) as f32);
+    let m = Matrix::from_fn(case1.shape, StorageOrder::RowMajor, |r, c| (r * 64 + c) as f32);
     let by_rows = sum(&m, Traversal::RowOuter);
     let by_cols = sum(&m, Traversal::ColOuter);
     out.line(format!("sum, row-outer: {by_rows:.1}"));
@@ -342,8 +451,8 @@ pub fn worked_example() -> String {
     out.blank();
 
     out.heading("Why the two crossing cases are not mirror images");
-    let (row_stride, _) = StorageOrder::RowMajor.strides(8, 64);
-    let (_, col_stride) = StorageOrder::ColMajor.strides(8, 64);
+    let (row_stride, _) = StorageOrder::RowMajor.strides(case1.shape);
+    let (_, col_stride) = StorageOrder::ColMajor.strides(case1.shape);
     out.line(format!("row-major 8x64, crossing stride = cols = {}", stride_story(row_stride, &cfg)));
     out.line(format!("col-major 8x64, crossing stride = rows = {}", stride_story(col_stride, &cfg)));
     out.line(format!("row-major crossed: {} hits, {} misses (a stride of whole lines)", rm_cross.hits, rm_cross.misses));
@@ -353,7 +462,7 @@ pub fn worked_example() -> String {
     out.blank();
 
     out.heading("A square matrix mirrors exactly");
-    let sq = Experiment::run(32, 32, cfg);
+    let sq = Experiment::run(Shape::new(32, 32), cfg);
     for follow in [true, false] {
         for storage in [StorageOrder::RowMajor, StorageOrder::ColMajor] {
             let s = sq.following(storage, follow);
@@ -372,6 +481,18 @@ pub fn worked_example() -> String {
 pub fn shown_outputs() -> Vec<(&'static str, String)> {
     vec![("k1_row_col_major.txt", worked_example())]
 }
+
+/// K.1 as one value: what `main`, the root runner and the book's tests read.
+pub const CHAPTER: ktrav::Chapter = ktrav::Chapter {
+    id: "k1_row_col_major",
+    section: "K.1",
+    title: "Row-major versus column-major: storage is not traversal",
+    report: || vec![worked_example()],
+    shown_outputs,
+    figures: ktrav::chapter::no_figures,
+    gpu_checks: None,
+    exercises: &[],
+};
 
 #[cfg(test)]
 mod tests {
@@ -400,7 +521,7 @@ mod tests {
 
     #[test]
     fn source_figures() {
-        let e = Experiment::run(8, 64, SOURCE_CACHE);
+        let e = Experiment::run(Shape::new(8, 64), SOURCE_CACHE);
         assert_eq!(e.get(StorageOrder::RowMajor, Traversal::RowOuter), CacheStats { hits: 480, misses: 32 });
         assert_eq!(e.get(StorageOrder::RowMajor, Traversal::ColOuter), CacheStats { hits: 0, misses: 512 });
         assert_eq!(e.get(StorageOrder::ColMajor, Traversal::RowOuter), CacheStats { hits: 256, misses: 256 });
@@ -418,11 +539,14 @@ mod tests {
 
     #[test]
     fn validation_rejects_bad_shapes() {
-        assert!(validate(0, 3, &SOURCE_CACHE).is_err());
-        assert!(validate(1 << 20, 1 << 20, &SOURCE_CACHE).is_err());
-        assert!(validate(4, 4, &CacheConfig { lines: 6, line_bytes: 64, ways: 4 }).is_err());
-        assert!(validate(4, 4, &CacheConfig { lines: 4, line_bytes: 6, ways: 4 }).is_err());
-        assert!(validate(4, 4, &SOURCE_CACHE).is_ok());
+        let four = Shape::new(4, 4);
+        assert!(validate(Shape::new(0, 3), &SOURCE_CACHE).is_err());
+        assert!(validate(Shape::new(1 << 20, 1 << 20), &SOURCE_CACHE).is_err());
+        assert!(validate(four, &CacheConfig { lines: 6, line_bytes: 64, ways: 4 }).is_err());
+        assert!(validate(four, &CacheConfig { lines: 4, line_bytes: 6, ways: 4 }).is_err());
+        assert!(validate(four, &SOURCE_CACHE).is_ok());
+        assert_eq!(slot_checks(Shape::new(1 << 32, 1 << 32), &SOURCE_CACHE), None);
+        assert_eq!(slot_checks(Shape::new(8, 64), &SOURCE_CACHE), Some(4 * 512 * 4));
     }
 
     proptest! {
@@ -458,7 +582,7 @@ mod tests {
         /// Traversal order never changes the sum.
         #[test]
         fn sum_is_order_independent(rows in 1u64..20, cols in 1u64..20) {
-            let m = Matrix::from_fn(rows, cols, StorageOrder::ColMajor, |r, c| (r * 31 + c) as f32);
+            let m = Matrix::from_fn(Shape::new(rows, cols), StorageOrder::ColMajor, |r, c| (r * 31 + c) as f32);
             prop_assert_eq!(sum(&m, Traversal::RowOuter), sum(&m, Traversal::ColOuter));
         }
     }

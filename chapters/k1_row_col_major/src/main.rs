@@ -3,53 +3,55 @@
 //! `--measure` it also times the two traversals on this CPU.
 
 use clap::Parser;
-use k1_row_col_major::{experiment_report, measure, validate, worked_example, CacheConfig};
+use k1_row_col_major::{
+    experiment_report, measure, slot_checks, validate, CacheConfig, CHAPTER, MAX_MEASURE_SIZE, MAX_SLOT_CHECKS,
+};
 use ktrav::cli::{self, size_in};
+use ktrav::Shape;
 
 #[derive(Parser, Debug)]
 #[command(allow_negative_numbers = true, about = "Appendix K.1: row-major versus column-major, storage is not traversal")]
 struct Args {
-    /// Matrix rows for a custom experiment (default 8)
-    #[arg(long, value_parser = size_in(1 << 24))]
-    rows: Option<u64>,
-    /// Matrix columns for a custom experiment (default 64)
-    #[arg(long, value_parser = size_in(1 << 24))]
-    cols: Option<u64>,
-    /// Cache capacity in lines (default 4)
-    #[arg(long, value_parser = size_in(1 << 16))]
-    lines: Option<u64>,
-    /// Lines per set; equal to --lines means fully associative (the default)
+    /// Matrix rows for a custom experiment (at most 16777216, and 1073741824 elements in all)
+    #[arg(long, default_value = "8", value_parser = size_in(1 << 24))]
+    rows: u64,
+    /// Matrix columns for a custom experiment (at most 16777216, and 1073741824 elements in all)
+    #[arg(long, default_value = "64", value_parser = size_in(1 << 24))]
+    cols: u64,
+    /// Cache capacity in lines (at most 65536)
+    #[arg(long, default_value = "4", value_parser = size_in(1 << 16))]
+    lines: u64,
+    /// Lines per set; leaving it out means --lines, fully associative (at most 65536)
     #[arg(long, value_parser = size_in(1 << 16))]
     ways: Option<u64>,
-    /// Bytes per cache line (default 64)
-    #[arg(long, value_parser = size_in(1 << 12))]
-    line_bytes: Option<u64>,
-    /// Also time both traversals of an N x N matrix on this CPU
+    /// Bytes per cache line (at most 4096)
+    #[arg(long, default_value = "64", value_parser = size_in(1 << 12))]
+    line_bytes: u64,
+    /// Also time both traversals of an N x N matrix on this CPU (use --release)
     #[arg(long)]
     measure: bool,
-    /// Matrix side for --measure
-    #[arg(long, default_value = "4096", value_parser = size_in(1 << 15))]
+    /// Matrix side N for --measure (at most 32768)
+    #[arg(long, default_value = "4096", value_parser = size_in(MAX_MEASURE_SIZE), requires = "measure")]
     measure_size: u64,
 }
 
 fn main() {
-    let args: Args = cli::parse_or_exit();
-    let custom = args.rows.is_some()
-        || args.cols.is_some()
-        || args.lines.is_some()
-        || args.ways.is_some()
-        || args.line_bytes.is_some();
+    let (args, custom) = cli::parse_typed_or_exit::<Args>(&["rows", "cols", "lines", "ways", "line_bytes"]);
+    if args.measure {
+        cli::warn_if_debug("timings");
+    }
     if custom {
-        let lines = args.lines.unwrap_or(4);
-        let cache = CacheConfig { lines, line_bytes: args.line_bytes.unwrap_or(64), ways: args.ways.unwrap_or(lines) };
-        let (rows, cols) = (args.rows.unwrap_or(8), args.cols.unwrap_or(64));
-        cli::or_exit(validate(rows, cols, &cache));
-        anstream::print!("{}", experiment_report(rows, cols, cache));
+        let shape = Shape::new(args.rows, args.cols);
+        let cache =
+            CacheConfig { lines: args.lines, line_bytes: args.line_bytes, ways: args.ways.unwrap_or(args.lines) };
+        cli::or_exit(validate(shape, &cache));
+        cli::check_limit("cache-slot checks", slot_checks(shape, &cache), MAX_SLOT_CHECKS);
+        cli::print(&experiment_report(shape, cache));
     } else {
-        anstream::print!("{}", worked_example());
+        CHAPTER.run_default();
     }
     if args.measure {
-        println!();
-        print!("{}", measure::measure(args.measure_size, 5));
+        cli::print("\n");
+        cli::print(&measure(args.measure_size, 5));
     }
 }

@@ -7,11 +7,18 @@
 //! simulator of `ktrav::sim`, with a tile width chosen at run time, records
 //! which shared-memory word every thread touches, and derives the bank
 //! figures from those records rather than from a formula.
+//!
+//! The file reads in the order of a CUDA study: the CPU reference, the
+//! kernel twins (one per `__global__` in the `.cu` file), the launch plan
+//! that both the simulator and `gpu` launch, the exploration, and the
+//! report.
 
 pub mod gpu;
 
+use anyhow::{bail, Result};
+use ktrav::progress::ProgressBar;
 use ktrav::report::{self, Report};
-use ktrav::{BlockOrder, Dim2, LaunchConfig, Matrix, StorageOrder, Thread};
+use ktrav::{BlockOrder, Dim2, LaunchConfig, Matrix, Shape, StorageOrder, Thread};
 use std::fmt::Write as _;
 
 /// The tile width compiled into `kernels/k2_transpose.cu`.
@@ -23,8 +30,25 @@ pub const WARP: u32 = 32;
 /// Every element is a 4-byte `f32`.
 pub const WORD_BYTES: u64 = 4;
 /// The largest matrix the simulator accepts: 2^24 elements, so every
-/// element's value `index + 1` is still exact in an `f32`.
+/// element's value `index + 1` is still exact in an `f32`. A custom run of
+/// that size simulates eight launches and takes about 20 s and 1.3 GB.
 pub const MAX_ELEMENTS: u64 = 1 << 24;
+
+// --- 1. CPU reference -------------------------------------------------------
+
+/// The transpose written the obvious way, to check the tiled one against.
+pub fn plain_transpose(m: &Matrix<f32>) -> Matrix<f32> {
+    Matrix::from_fn(m.shape().transposed(), StorageOrder::RowMajor, |r, c| m.get(c, r))
+}
+
+/// A row-major matrix holding `1, 2, 3, ...`: every element distinct and
+/// none equal to the output buffer's initial zero, so a misplaced or
+/// missing write always shows.
+pub fn numbered(shape: Shape) -> Matrix<f32> {
+    Matrix::from_fn(shape, StorageOrder::RowMajor, |r, c| (r * shape.cols + c + 1) as f32)
+}
+
+// --- 2. Kernel twins --------------------------------------------------------
 
 // ANCHOR: tile
 /// The two shared tiles: `[w][w]`, and `[w][w + 1]` with one spare word
@@ -52,6 +76,14 @@ impl TileLayout {
     /// The declaration as the kernel writes it, such as `tile[32][33]`.
     pub fn declaration(self, width: u32) -> String {
         format!("tile[{width}][{}]", self.stride(width))
+    }
+
+    /// The `__global__` function that declares this tile.
+    pub const fn kernel(self) -> &'static str {
+        match self {
+            TileLayout::Square => "transpose_tile32",
+            TileLayout::Padded => "transpose_tile32_padded",
+        }
     }
 }
 
@@ -86,15 +118,25 @@ impl SharedTile {
 // ANCHOR_END: tile
 
 // ANCHOR: body
-/// The kernel's body for one thread. Same lines as `transpose_body` in the
-/// `.cu` file. `input` is `rows x cols`, `output` is `cols x rows`, both
-/// row-major; the block is `w x w` threads and the tile `w` rows of words.
+/// The kernel's body for one thread: `transpose_body(tile, out, in, rows,
+/// cols)` in the `.cu` file, line for line, after the thread's built-ins
+/// `t` and the barrier phase. `input` is `rows x cols`, `out` is
+/// `cols x rows`, both row-major; the block is `w x w` threads and the tile
+/// `w` rows of words.
 ///
 /// The kernel walks its rows of tiles in a grid-stride loop (gridDim.y is
 /// capped at 65 535), with two barriers per round. Phases `2k` and `2k + 1`
 /// are round `k`: before and after the first barrier; the second barrier
 /// lies between phase `2k + 1` and phase `2k + 2`.
-pub fn transpose_body(t: Thread, phase: usize, tile: &mut SharedTile, input: &[f32], output: &mut [f32], rows: u64, cols: u64) {
+pub fn transpose_body(
+    t: Thread,
+    phase: usize,
+    tile: &mut SharedTile,
+    out: &mut [f32],
+    input: &[f32],
+    rows: u64,
+    cols: u64,
+) {
     let w = t.block_dim.x as u64;
     let (tx, ty) = (t.thread_idx.x as u64, t.thread_idx.y as u64);
     let Some(by) = t.strided_block_rows(rows).nth(phase / 2) else {
@@ -111,11 +153,45 @@ pub fn transpose_body(t: Thread, phase: usize, tile: &mut SharedTile, input: &[f
         let out_row = t.block_idx.x as u64 * w + ty;
         let out_col = by * w + tx;
         if out_row < cols && out_col < rows {
-            output[(out_row * rows + out_col) as usize] = tile.load(tx, ty);
+            out[(out_row * rows + out_col) as usize] = tile.load(tx, ty);
         }
     }
 }
+
+/// The twin of `transpose_tile32(out, in, rows, cols)`: the body over the
+/// square tile the launch gives each block (`__shared__ float
+/// tile[TILE][TILE]`).
+pub fn transpose_tile32(
+    t: Thread,
+    phase: usize,
+    tile: &mut SharedTile,
+    out: &mut [f32],
+    input: &[f32],
+    rows: u64,
+    cols: u64,
+) {
+    transpose_body(t, phase, tile, out, input, rows, cols);
+}
+
+/// The twin of `transpose_tile32_padded(out, in, rows, cols)`: the same
+/// body over the padded tile (`__shared__ float tile[TILE][TILE + 1]`).
+pub fn transpose_tile32_padded(
+    t: Thread,
+    phase: usize,
+    tile: &mut SharedTile,
+    out: &mut [f32],
+    input: &[f32],
+    rows: u64,
+    cols: u64,
+) {
+    transpose_body(t, phase, tile, out, input, rows, cols);
+}
 // ANCHOR_END: body
+
+// --- 3. Launch plan ---------------------------------------------------------
+
+/// One simulated thread of either kernel.
+pub type Twin = fn(Thread, usize, &mut SharedTile, &mut [f32], &[f32], u64, u64);
 
 /// One shared-memory word touched by one thread.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -135,44 +211,90 @@ pub struct TransposeRun {
 }
 
 // ANCHOR: launch
+/// One launch of a transpose kernel, as data: the simulator and the GPU
+/// both launch exactly this.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TransposeLaunch {
+    /// The tile, and with it the kernel.
+    pub layout: TileLayout,
+    /// `w x w` blocks, `ceil(cols / w)` by `min(ceil(rows / w), 65535)`.
+    pub cfg: LaunchConfig,
+    /// Rounds of the grid-stride loop over rows of tiles.
+    pub rounds: u64,
+}
+
+impl TransposeLaunch {
+    /// Dynamic shared memory: none, each kernel declares its tile.
+    pub const SHARED_BYTES: u32 = 0;
+
+    pub fn kernel(&self) -> &'static str {
+        self.layout.kernel()
+    }
+
+    /// The kernel's Rust twin.
+    pub fn twin(&self) -> Twin {
+        match self.layout {
+            TileLayout::Square => transpose_tile32,
+            TileLayout::Padded => transpose_tile32_padded,
+        }
+    }
+}
+
+/// The launch plan of either kernel on a `shape` input with `width x width`
+/// blocks (the kernels' own width is [`TILE`]).
+pub fn transpose_launch(layout: TileLayout, shape: Shape, width: u32) -> Result<TransposeLaunch> {
+    let cfg = LaunchConfig::covering_strided(shape, Dim2::new(width, width))?;
+    Ok(TransposeLaunch { layout, cfg, rounds: cfg.rounds(shape) })
+}
+
 /// Transposes a row-major matrix with `width x width` blocks and a tile of
-/// the given layout, running the kernel body through the grid simulator.
-pub fn tiled_transpose(input: &Matrix<f32>, width: u32, layout: TileLayout, order: &BlockOrder) -> Result<TransposeRun, String> {
+/// the given layout, running the kernel's twin through the grid simulator.
+pub fn tiled_transpose(
+    input: &Matrix<f32>,
+    width: u32,
+    layout: TileLayout,
+    order: &BlockOrder,
+) -> Result<TransposeRun> {
+    simulate(input, width, layout, order, &ProgressBar::hidden())
+}
+
+/// [`tiled_transpose`], advancing `progress` by one for every block run.
+pub fn simulate(
+    input: &Matrix<f32>,
+    width: u32,
+    layout: TileLayout,
+    order: &BlockOrder,
+    progress: &ProgressBar,
+) -> Result<TransposeRun> {
     assert_eq!(input.order(), StorageOrder::RowMajor, "the kernel reads a row-major input");
-    let (rows, cols) = (input.rows(), input.cols());
-    let cfg = validate(rows, cols, width)?;
-    let mut output = vec![0.0f32; (rows * cols) as usize];
-    let mut trace = Vec::new();
-    let phases = 2 * cfg.rounds(rows) as usize;
-    ktrav::launch_phased(&cfg, order, phases, || SharedTile::new(width, layout), |t, phase, tile| {
-        transpose_body(t, phase, tile, input.as_slice(), &mut output, rows, cols);
+    let shape = input.shape();
+    validate(shape, width)?;
+    let launch = transpose_launch(layout, shape, width)?;
+    let (twin, mut output, mut trace) = (launch.twin(), vec![0.0f32; shape.elements() as usize], Vec::new());
+    let phases = 2 * launch.rounds as usize;
+    ktrav::launch_phased(&launch.cfg, order, phases, || SharedTile::new(width, layout), |t, phase, tile| {
+        if phase == 0 && t.linear_in_block() == 0 {
+            progress.inc(1);
+        }
+        twin(t, phase, tile, &mut output, input.as_slice(), shape.rows, shape.cols);
         let warp = t.linear_in_block() / WARP;
         let step = phase % 2; // 0: the store into the tile, 1: the load from it
         trace.extend(tile.touched.drain(..).map(|word| SharedAccess { block: t.linear_block(), phase: step, warp, word }));
     });
-    Ok(TransposeRun { cfg, output: Matrix::from_vec(cols, rows, StorageOrder::RowMajor, output), trace })
+    let output = Matrix::from_vec(shape.transposed(), StorageOrder::RowMajor, output);
+    Ok(TransposeRun { cfg: launch.cfg, output, trace })
 }
 // ANCHOR_END: launch
 
-/// The transpose written the obvious way, to check the tiled one against.
-pub fn plain_transpose(m: &Matrix<f32>) -> Matrix<f32> {
-    Matrix::from_fn(m.cols(), m.rows(), StorageOrder::RowMajor, |r, c| m.get(c, r))
-}
+// --- 4. Exploration ---------------------------------------------------------
 
-/// A `rows x cols` row-major matrix holding `1, 2, 3, ...`: every element
-/// distinct and none equal to the output buffer's initial zero, so a
-/// misplaced or missing write always shows.
-pub fn numbered(rows: u64, cols: u64) -> Matrix<f32> {
-    Matrix::from_fn(rows, cols, StorageOrder::RowMajor, |r, c| (r * cols + c + 1) as f32)
-}
-
-/// The launch for a `rows x cols` input and a `width`-wide tile, or why
-/// there can be none.
-pub fn validate(rows: u64, cols: u64, width: u32) -> Result<LaunchConfig, String> {
-    let cfg = LaunchConfig::for_matrix_strided(rows, cols, Dim2::new(width, width)).map_err(|e| e.to_string())?;
-    match rows.checked_mul(cols) {
+/// The launch for a `shape` input and a `width`-wide tile, or why the
+/// simulator can run none.
+pub fn validate(shape: Shape, width: u32) -> Result<LaunchConfig> {
+    let cfg = transpose_launch(TileLayout::Square, shape, width)?.cfg;
+    match shape.checked_elements() {
         Some(n) if n <= MAX_ELEMENTS => Ok(cfg),
-        _ => Err(format!("a {rows}x{cols} matrix has more than {MAX_ELEMENTS} elements, the simulator's limit")),
+        _ => bail!("a {shape} matrix has more than {MAX_ELEMENTS} elements, the simulator's limit"),
     }
 }
 
@@ -236,6 +358,77 @@ pub fn summarise(reqs: &[WarpRequest]) -> PhaseSummary {
     PhaseSummary { warps: reqs.len(), banks: range(|r| r.distinct_banks), degree: range(|r| r.degree) }
 }
 
+/// One of the source's test shapes.
+#[derive(Clone, Copy, Debug)]
+pub struct Case {
+    pub label: &'static str,
+    pub shape: Shape,
+    pub tile: u32,
+}
+
+/// The source's four shapes, all with a 4-wide tile.
+pub const SOURCE_CASES: [Case; 4] = [
+    Case { label: "Case 1 (both dimensions a multiple of the tile)", shape: Shape::new(8, 8), tile: 4 },
+    Case { label: "Case 2 (neither dimension a multiple of the tile)", shape: Shape::new(7, 5), tile: 4 },
+    Case { label: "Case 3 (larger, non-square, neither a multiple)", shape: Shape::new(10, 13), tile: 4 },
+    Case { label: "Case 4 (one dimension smaller than a whole tile)", shape: Shape::new(3, 11), tile: 4 },
+];
+
+/// The block orders every case is run in: the result must not depend on it.
+pub fn orders() -> [BlockOrder; 3] {
+    [BlockOrder::Forward, BlockOrder::Reverse, BlockOrder::Shuffled(0x4B32)]
+}
+
+/// Simulated launches per custom run: [`check_case`]'s two tiles in three
+/// orders, then [`bank_figures`] for each tile.
+pub const CUSTOM_LAUNCHES: u64 = 2 * 3 + 2;
+
+/// Checks one shape: both tile layouts, every block order, against the
+/// plain transpose. Returns the launch and the verdict.
+pub fn check_case(shape: Shape, tile: u32, progress: &ProgressBar) -> Result<(LaunchConfig, bool)> {
+    let cfg = validate(shape, tile)?;
+    let input = numbered(shape);
+    let expect = plain_transpose(&input);
+    let mut ok = true;
+    for layout in [TileLayout::Square, TileLayout::Padded] {
+        for order in orders() {
+            ok &= simulate(&input, tile, layout, &order, progress)?.output == expect;
+        }
+    }
+    Ok((cfg, ok))
+}
+
+/// The two phases' bank figures for one tile layout, traced on a matrix.
+pub fn bank_figures(shape: Shape, width: u32, layout: TileLayout, progress: &ProgressBar) -> Result<[PhaseSummary; 2]> {
+    let run = simulate(&numbered(shape), width, layout, &BlockOrder::Forward, progress)?;
+    Ok([summarise(&requests(&run.trace, 0)), summarise(&requests(&run.trace, 1))])
+}
+
+/// Whether, on every shape given, with the kernels' 32-wide tile, the
+/// boundary guard changed nothing but the number of lanes: every padded
+/// request is conflict-free, and every square column read piles all of its
+/// active lanes onto one bank. Returns (warp requests checked, verdict).
+pub fn guards_leave_banks_alone(shapes: &[Shape]) -> (usize, bool) {
+    let (mut checked, mut ok) = (0, true);
+    for &shape in shapes {
+        for layout in [TileLayout::Square, TileLayout::Padded] {
+            let run = tiled_transpose(&numbered(shape), TILE, layout, &BlockOrder::Forward).expect("valid shape");
+            for phase in [0, 1] {
+                for r in requests(&run.trace, phase) {
+                    checked += 1;
+                    ok &= match (layout, phase) {
+                        (TileLayout::Square, 1) => r.distinct_banks == 1 && r.degree == r.lanes,
+                        _ => r.degree == 1 && r.distinct_banks == r.lanes,
+                    };
+                }
+            }
+        }
+    }
+    (checked, ok)
+}
+
+// --- 5. Report --------------------------------------------------------------
+
 fn span((lo, hi): (u32, u32)) -> String {
     if lo == hi {
         lo.to_string()
@@ -244,48 +437,11 @@ fn span((lo, hi): (u32, u32)) -> String {
     }
 }
 
-/// One of the source's test shapes.
-#[derive(Clone, Copy, Debug)]
-pub struct Case {
-    pub label: &'static str,
-    pub rows: u64,
-    pub cols: u64,
-    pub tile: u32,
-}
-
-/// The source's four shapes, all with a 4-wide tile.
-pub const SOURCE_CASES: [Case; 4] = [
-    Case { label: "Case 1 (both dimensions a multiple of the tile)", rows: 8, cols: 8, tile: 4 },
-    Case { label: "Case 2 (neither dimension a multiple of the tile)", rows: 7, cols: 5, tile: 4 },
-    Case { label: "Case 3 (larger, non-square, neither a multiple)", rows: 10, cols: 13, tile: 4 },
-    Case { label: "Case 4 (one dimension smaller than a whole tile)", rows: 3, cols: 11, tile: 4 },
-];
-
-/// The block orders every case is run in: the result must not depend on it.
-pub fn orders() -> [BlockOrder; 3] {
-    [BlockOrder::Forward, BlockOrder::Reverse, BlockOrder::Shuffled(0x4B32)]
-}
-
-/// Checks one shape: both tile layouts, every block order, against the
-/// plain transpose. Returns the launch and the verdict.
-pub fn check_case(rows: u64, cols: u64, tile: u32) -> Result<(LaunchConfig, bool), String> {
-    let input = numbered(rows, cols);
-    let expect = plain_transpose(&input);
-    let cfg = validate(rows, cols, tile)?;
-    let mut ok = true;
-    for layout in [TileLayout::Square, TileLayout::Padded] {
-        for order in orders() {
-            ok &= tiled_transpose(&input, tile, layout, &order)?.output == expect;
-        }
-    }
-    Ok((cfg, ok))
-}
-
-fn case_lines(out: &mut Report, label: &str, rows: u64, cols: u64, tile: u32) -> Result<bool, String> {
-    let (cfg, ok) = check_case(rows, cols, tile)?;
-    let boundary = !rows.is_multiple_of(tile as u64) || !cols.is_multiple_of(tile as u64);
+fn case_lines(out: &mut Report, label: &str, shape: Shape, tile: u32, progress: &ProgressBar) -> Result<bool> {
+    let (cfg, ok) = check_case(shape, tile, progress)?;
+    let boundary = !shape.rows.is_multiple_of(tile as u64) || !shape.cols.is_multiple_of(tile as u64);
     out.line(format!(
-        "{label}: {rows}x{cols} matrix, tile_width={tile}, grid={} blocks, boundary tiles: {}",
+        "{label}: {shape} matrix, tile_width={tile}, grid={} blocks, boundary tiles: {}",
         cfg.grid,
         if boundary { "yes" } else { "no" }
     ));
@@ -296,16 +452,10 @@ fn case_lines(out: &mut Report, label: &str, rows: u64, cols: u64, tile: u32) ->
     Ok(ok)
 }
 
-/// The two phases' bank figures for one tile layout, traced on a matrix.
-pub fn bank_figures(rows: u64, cols: u64, width: u32, layout: TileLayout) -> Result<[PhaseSummary; 2], String> {
-    let run = tiled_transpose(&numbered(rows, cols), width, layout, &BlockOrder::Forward)?;
-    Ok([summarise(&requests(&run.trace, 0)), summarise(&requests(&run.trace, 1))])
-}
-
-fn bank_lines(out: &mut Report, rows: u64, cols: u64, width: u32) -> Result<[[PhaseSummary; 2]; 2], String> {
+fn bank_lines(out: &mut Report, shape: Shape, width: u32, progress: &ProgressBar) -> Result<[[PhaseSummary; 2]; 2]> {
     let mut both = [[summarise(&[]); 2]; 2];
     for (i, layout) in [TileLayout::Square, TileLayout::Padded].into_iter().enumerate() {
-        let [store, load] = bank_figures(rows, cols, width, layout)?;
+        let [store, load] = bank_figures(shape, width, layout, progress)?;
         both[i] = [store, load];
         out.line(format!(
             "{}: {} bytes of shared memory, rows {} words apart",
@@ -329,37 +479,15 @@ fn bank_lines(out: &mut Report, rows: u64, cols: u64, width: u32) -> Result<[[Ph
     Ok(both)
 }
 
-/// Whether, on every shape given, with the kernels' 32-wide tile, the
-/// boundary guard changed nothing but the number of lanes: every padded
-/// request is conflict-free, and every square column read piles all of its
-/// active lanes onto one bank. Returns (warp requests checked, verdict).
-pub fn guards_leave_banks_alone(shapes: &[(u64, u64)]) -> (usize, bool) {
-    let (mut checked, mut ok) = (0, true);
-    for &(rows, cols) in shapes {
-        for layout in [TileLayout::Square, TileLayout::Padded] {
-            let run = tiled_transpose(&numbered(rows, cols), TILE, layout, &BlockOrder::Forward).expect("valid shape");
-            for phase in [0, 1] {
-                for r in requests(&run.trace, phase) {
-                    checked += 1;
-                    ok &= match (layout, phase) {
-                        (TileLayout::Square, 1) => r.distinct_banks == 1 && r.degree == r.lanes,
-                        _ => r.degree == 1 && r.distinct_banks == r.lanes,
-                    };
-                }
-            }
-        }
-    }
-    (checked, ok)
-}
-
 /// The worked example: every figure of the source's K.2 output.
 pub fn worked_example() -> String {
+    let quiet = ProgressBar::hidden();
     let mut out = Report::new();
     out.heading("K.2: a boundary-checked tiled transpose, run through the grid simulator");
     out.blank();
     let mut all = true;
     for c in SOURCE_CASES {
-        all &= case_lines(&mut out, c.label, c.rows, c.cols, c.tile).expect("the source's shapes are valid");
+        all &= case_lines(&mut out, c.label, c.shape, c.tile, &quiet).expect("the source's shapes are valid");
     }
     out.blank();
     out.line(format!(
@@ -370,15 +498,16 @@ pub fn worked_example() -> String {
     out.blank();
 
     out.heading("Shared-memory banks of the kernels' 32-wide tile, traced on a 32x32 matrix");
-    let [[_, square], [_, padded]] = bank_lines(&mut out, TILE as u64, TILE as u64, TILE).expect("32x32 is valid");
+    let full = Shape::new(TILE as u64, TILE as u64);
+    let [[_, square], [_, padded]] = bank_lines(&mut out, full, TILE, &quiet).expect("32x32 is valid");
     let naive_banks = square.banks.1;
     let padded_banks = padded.banks.0;
     writeln!(out, "column read of {}: {naive_banks} distinct bank(s) (1 = every lane in one bank, a 32-way conflict)", TileLayout::Square.declaration(TILE)).unwrap();
     writeln!(out, "column read of {}: {padded_banks} distinct bank(s) (32 = one lane per bank, no conflict)", TileLayout::Padded.declaration(TILE)).unwrap();
-    let shapes: Vec<(u64, u64)> = SOURCE_CASES.iter().map(|c| (c.rows, c.cols)).chain([(70, 45)]).collect();
+    let shapes: Vec<Shape> = SOURCE_CASES.iter().map(|c| c.shape).chain([Shape::new(70, 45)]).collect();
     let (checked, guards_ok) = guards_leave_banks_alone(&shapes);
-    let list: Vec<String> = shapes.iter().map(|(r, c)| format!("{r}x{c}")).collect();
-    writeln!(out, "with boundary tiles ({}, tile 32), {checked} warp requests checked:", list.join(", ")).unwrap();
+    let list = report::join(&shapes, ", ");
+    writeln!(out, "with boundary tiles ({list}, tile 32), {checked} warp requests checked:").unwrap();
     out.line("  the guard only switches lanes off; the padded tile stays conflict-free and the square");
     let ok = naive_banks == 1 && padded_banks == 32 && guards_ok;
     out.line(format!(
@@ -389,11 +518,18 @@ pub fn worked_example() -> String {
 }
 
 /// The report for any shape and tile width: the correctness check and both
-/// tiles' bank figures on that shape.
-pub fn experiment_report(rows: u64, cols: u64, tile: u32) -> Result<String, String> {
+/// tiles' bank figures on that shape. Call [`validate`] first; a large run
+/// shows its progress on stderr.
+pub fn experiment_report(shape: Shape, tile: u32) -> Result<String> {
+    let cfg = validate(shape, tile)?;
+    let per_block = tile as u64 * tile as u64;
+    // About a second of simulation: 2^22 elements run through a launch.
+    let blocks = CUSTOM_LAUNCHES * cfg.blocks();
+    let progress = ktrav::progress::bar("simulating the tiled transpose", blocks, (1 << 22) / per_block);
     let mut out = Report::new();
-    case_lines(&mut out, "Custom", rows, cols, tile)?;
-    bank_lines(&mut out, rows, cols, tile)?;
+    case_lines(&mut out, "Custom", shape, tile, &progress)?;
+    bank_lines(&mut out, shape, tile, &progress)?;
+    progress.finish_and_clear();
     Ok(out.into_string())
 }
 
@@ -402,18 +538,35 @@ pub fn shown_outputs() -> Vec<(&'static str, String)> {
     vec![("k2_transpose.txt", worked_example())]
 }
 
+/// K.2 as one value: what `main`, the root runner, the GPU suite and the
+/// book's tests read.
+pub const CHAPTER: ktrav::Chapter = ktrav::Chapter {
+    id: "k2_transpose",
+    section: "K.2",
+    title: "Transpose on the GPU: bank conflicts meet boundary checks",
+    report: || vec![worked_example()],
+    shown_outputs,
+    figures: ktrav::chapter::no_figures,
+    gpu_checks: Some(gpu::checks),
+    exercises: &[],
+};
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use proptest::prelude::*;
 
+    fn quiet() -> ProgressBar {
+        ProgressBar::hidden()
+    }
+
     #[test]
     fn source_shapes_have_the_source_grids() {
         let grids: Vec<String> =
-            SOURCE_CASES.iter().map(|c| validate(c.rows, c.cols, c.tile).unwrap().grid.to_string()).collect();
+            SOURCE_CASES.iter().map(|c| validate(c.shape, c.tile).unwrap().grid.to_string()).collect();
         assert_eq!(grids, ["2x2", "2x2", "4x3", "3x1"]);
         for c in SOURCE_CASES {
-            assert!(check_case(c.rows, c.cols, c.tile).unwrap().1, "{}", c.label);
+            assert!(check_case(c.shape, c.tile, &quiet()).unwrap().1, "{}", c.label);
         }
     }
 
@@ -425,10 +578,11 @@ mod tests {
 
     #[test]
     fn column_reads_of_a_full_tile() {
-        let [store, load] = bank_figures(32, 32, TILE, TileLayout::Square).unwrap();
+        let full = Shape::new(32, 32);
+        let [store, load] = bank_figures(full, TILE, TileLayout::Square, &quiet()).unwrap();
         assert_eq!((store.warps, store.banks, store.degree), (32, (32, 32), (1, 1)));
         assert_eq!((load.warps, load.banks, load.degree), (32, (1, 1), (32, 32)));
-        let [store, load] = bank_figures(32, 32, TILE, TileLayout::Padded).unwrap();
+        let [store, load] = bank_figures(full, TILE, TileLayout::Padded, &quiet()).unwrap();
         assert_eq!((store.banks, store.degree), ((32, 32), (1, 1)));
         assert_eq!((load.banks, load.degree), ((32, 32), (1, 1)));
     }
@@ -448,35 +602,37 @@ mod tests {
     fn small_tiles_have_no_conflicts() {
         // A 4x4 block is one 16-lane warp whose column read touches 16
         // different words in 16 different banks, square tile or not.
-        let run = tiled_transpose(&numbered(4, 4), 4, TileLayout::Square, &BlockOrder::Forward).unwrap();
+        let run = tiled_transpose(&numbered(Shape::new(4, 4)), 4, TileLayout::Square, &BlockOrder::Forward).unwrap();
         assert_eq!(requests(&run.trace, 1), vec![WarpRequest { lanes: 16, distinct_banks: 16, degree: 1 }]);
     }
 
     #[test]
     fn guards_only_switch_lanes_off() {
         // 7x5 at tile 32: one block; the column read has 5 warps of 7 lanes.
-        let run = tiled_transpose(&numbered(7, 5), TILE, TileLayout::Square, &BlockOrder::Forward).unwrap();
+        let run = tiled_transpose(&numbered(Shape::new(7, 5)), TILE, TileLayout::Square, &BlockOrder::Forward).unwrap();
         assert_eq!(requests(&run.trace, 1), vec![WarpRequest { lanes: 7, distinct_banks: 1, degree: 7 }; 5]);
         // Per tile layout: 7 store requests (one per input row) and 5 loads.
-        assert_eq!(guards_leave_banks_alone(&[(7, 5)]), (2 * (7 + 5), true));
+        assert_eq!(guards_leave_banks_alone(&[Shape::new(7, 5)]), (2 * (7 + 5), true));
     }
 
     #[test]
     fn padding_by_one_is_tuned_for_32_wide_tiles() {
         // A 16x16 block: one warp spans two thread rows (the page's Try it).
-        let [_, square] = bank_figures(33, 65, 16, TileLayout::Square).unwrap();
-        let [store, load] = bank_figures(33, 65, 16, TileLayout::Padded).unwrap();
+        let shape = Shape::new(33, 65);
+        let [_, square] = bank_figures(shape, 16, TileLayout::Square, &quiet()).unwrap();
+        let [store, load] = bank_figures(shape, 16, TileLayout::Padded, &quiet()).unwrap();
         assert_eq!(square.degree.1, 8);
         assert_eq!((store.degree.1, load.degree.1), (2, 2));
     }
 
     #[test]
     fn bad_shapes_are_refused() {
-        assert!(validate(0, 3, 4).unwrap_err().contains("zero"));
-        assert!(validate(3, 3, 33).unwrap_err().contains("1089 threads"));
-        assert!(validate(1, 1 << 30, 1).unwrap_err().contains("elements"));
-        assert!(validate(1 << 13, 1 << 13, 32).unwrap_err().contains("elements"));
-        assert!(validate(u64::MAX, 2, 32).is_err());
+        let refusal = |rows: u64, cols: u64, tile: u32| validate(Shape::new(rows, cols), tile).unwrap_err().to_string();
+        assert!(refusal(0, 3, 4).contains("zero"));
+        assert!(refusal(3, 3, 33).contains("1089 threads"));
+        assert!(refusal(1, 1 << 30, 1).contains("elements"));
+        assert!(refusal(1 << 13, 1 << 13, 32).contains("elements"));
+        assert!(validate(Shape::new(u64::MAX, 2), 32).is_err());
     }
 
     /// gridDim.y stops at 65535: a taller matrix is still transposed
@@ -484,16 +640,16 @@ mod tests {
     #[test]
     fn tall_matrices_take_several_rounds() {
         let rows = 2 * 65_535 + 5;
-        let input = numbered(rows, 1);
+        let input = numbered(Shape::new(rows, 1));
         let run = tiled_transpose(&input, 1, TileLayout::Padded, &BlockOrder::Reverse).unwrap();
-        assert_eq!((run.cfg.grid.y, run.cfg.rounds(rows)), (65_535, 3));
+        assert_eq!((run.cfg.grid.y, run.cfg.rounds(input.shape())), (65_535, 3));
         assert!(run.output == plain_transpose(&input));
     }
 
     #[test]
     fn trace_records_every_guarded_access() {
         // 3x11 input: 33 elements stored in phase 0 and loaded in phase 1.
-        let run = tiled_transpose(&numbered(3, 11), 4, TileLayout::Padded, &BlockOrder::Forward).unwrap();
+        let run = tiled_transpose(&numbered(Shape::new(3, 11)), 4, TileLayout::Padded, &BlockOrder::Forward).unwrap();
         assert_eq!(run.trace.iter().filter(|a| a.phase == 0).count(), 33);
         assert_eq!(run.trace.iter().filter(|a| a.phase == 1).count(), 33);
     }
@@ -503,7 +659,7 @@ mod tests {
         /// order: the tiled transpose equals the plain one.
         #[test]
         fn tiled_equals_plain(rows in 1u64..70, cols in 1u64..70, tile in 1u32..=32, padded in any::<bool>(), seed in any::<u64>()) {
-            let input = numbered(rows, cols);
+            let input = numbered(Shape::new(rows, cols));
             let layout = if padded { TileLayout::Padded } else { TileLayout::Square };
             let run = tiled_transpose(&input, tile, layout, &BlockOrder::Shuffled(seed)).unwrap();
             prop_assert_eq!(run.output, plain_transpose(&input));
@@ -513,7 +669,7 @@ mod tests {
         /// whatever the shape.
         #[test]
         fn padding_always_resolves(rows in 1u64..80, cols in 1u64..80) {
-            let [_, load] = bank_figures(rows, cols, TILE, TileLayout::Padded).unwrap();
+            let [_, load] = bank_figures(Shape::new(rows, cols), TILE, TileLayout::Padded, &quiet()).unwrap();
             prop_assert_eq!(load.degree, (1, 1));
         }
     }

@@ -1,13 +1,13 @@
 //! The binary: the worked example by default, custom shapes on request,
 //! and one line on stderr with exit code 2 for anything it cannot run.
 
-use ktrav::testing::{assert_default_run, assert_usage_errors, stdout_of};
+use ktrav::testing::{assert_default_run, assert_quiet_on_closed_pipe, assert_usage_errors, stdout_of};
 
 const BIN: &str = env!("CARGO_BIN_EXE_k2_transpose");
 
 #[test]
 fn default_prints_the_worked_example() {
-    assert_default_run(BIN, &[k2_transpose::worked_example()]);
+    assert_default_run(BIN, &(k2_transpose::CHAPTER.report)());
 }
 
 #[test]
@@ -15,6 +15,14 @@ fn custom_shape_runs() {
     let text = stdout_of(BIN, &["--rows", "33", "--cols", "65", "--tile", "16"]);
     assert!(text.contains("33x65 matrix, tile_width=16, grid=5x3 blocks, boundary tiles: yes"), "{text}");
     assert!(text.contains("element for element: true"));
+    // One flag is enough for a custom run; the others keep their defaults.
+    let text = stdout_of(BIN, &["--tile", "8"]);
+    assert!(text.starts_with("Custom: 70x45 matrix, tile_width=8, grid=6x9 blocks"), "{text}");
+}
+
+#[test]
+fn a_closed_pipe_stops_quietly() {
+    assert_quiet_on_closed_pipe(BIN, &[]);
 }
 
 #[test]
@@ -25,10 +33,18 @@ fn bad_values_fail_in_one_line() {
             &["--rows", "0"][..],
             &["--cols", "-4"],
             &["--rows", "abc"],
+            &["--rows", "1.5"],
+            &["--tile", "0"],
             &["--tile", "33"],
             &["--tile", "99999999999999999999"],
+            // Refused before anything is allocated: this once aborted trying to allocate 40 GB.
+            &["--rows", "100000", "--cols", "100000"],
+            &["--rows", "99999999999999999999", "--cols", "1"],
             &["--rows", "8192", "--cols", "8192"],
+            &["--rows", "4097", "--cols", "4096"],
             &["--rows", "3000000", "--tile", "1"],
+            &["--cols"],
+            &["--large"],
             &["--nonsense"],
         ],
     );

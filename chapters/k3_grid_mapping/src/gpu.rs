@@ -1,82 +1,85 @@
 //! K.3 on a real GPU: the 2D copy under both mappings, checked against the
 //! simulator on the source's cases and against the source matrix on large
-//! ones, and timed side by side, which is where coalescing shows.
+//! ones, and timed side by side, which is where coalescing shows. Every
+//! launch is the one [`Mapping::launch`] plans, as in the simulator.
 
-use crate::{copy_body, Mapping, SOURCE_CASES};
-use ktrav::gpu::{compare, test_value, Gpu, GpuSection, PushKernelArg};
-use ktrav::{BlockOrder, Dim2};
+use crate::{simulate_copy, Mapping, SOURCE_CASES};
+use anyhow::{Context, Result};
+use ktrav::gpu::{compare, test_value, DeviceBuffer, Gpu, GpuSection, PushKernelArg};
+use ktrav::{BlockOrder, Dim2, LaunchConfig, Shape};
 
-fn kernel(mapping: Mapping) -> &'static str {
-    match mapping {
-        Mapping::XToCol => "copy_x_to_col",
-        Mapping::XToRow => "copy_x_to_row",
-    }
+/// Queues the mapping's kernel on `cfg` from `src` into `dst` and waits;
+/// returns the kernel's time.
+fn launch_copy(
+    gpu: &Gpu,
+    mapping: Mapping,
+    cfg: &LaunchConfig,
+    dst: &mut DeviceBuffer<f32>,
+    src: &DeviceBuffer<f32>,
+    shape: Shape,
+) -> Result<f32> {
+    let f = gpu.function("k3_grid_mapping", mapping.kernel())?;
+    let mut args = gpu.args(&f);
+    args.arg(dst).arg(src).arg(&shape.rows).arg(&shape.cols);
+    gpu.launch(args, cfg, 0).with_context(|| format!("{} on {shape}", mapping.kernel()))
 }
 
 /// Copies `src` on the GPU into a freshly poisoned buffer; returns the copy
 /// and the kernel's time.
-fn copy_on_gpu(gpu: &Gpu, mapping: Mapping, src: &[f32], rows: u64, cols: u64, block: Dim2) -> Result<(Vec<f32>, f32), String> {
-    let cfg = mapping.launch(rows, cols, block)?;
-    let f = gpu.function("k3_grid_mapping", kernel(mapping))?;
+fn copy_on_gpu(gpu: &Gpu, mapping: Mapping, cfg: &LaunchConfig, src: &[f32], shape: Shape) -> Result<(Vec<f32>, f32)> {
     let dev_src = gpu.upload(src)?;
     let mut dst = gpu.poisoned::<f32>(src.len())?;
-    let mut args = gpu.args(&f);
-    args.arg(&mut dst).arg(&dev_src).arg(&rows).arg(&cols);
-    let ms = gpu.launch(args, &cfg, 0)?;
+    let ms = launch_copy(gpu, mapping, cfg, &mut dst, &dev_src, shape)?;
     Ok((gpu.download(&dst)?, ms))
 }
 
 /// Every cross-check of the chapter on the GPU.
-pub fn checks(gpu: &Gpu, sec: &mut GpuSection) -> Result<(), String> {
+pub fn checks(gpu: &Gpu, sec: &mut GpuSection) -> Result<()> {
     sec.line("the source's cases, both mappings, each against the simulated copy:");
     for case in SOURCE_CASES {
-        let (rows, cols) = (case.rows, case.cols);
-        let src: Vec<f32> = (0..rows * cols).map(test_value).collect();
+        let shape = case.shape;
+        let src: Vec<f32> = (0..shape.elements()).map(test_value).collect();
         for mapping in [Mapping::XToCol, Mapping::XToRow] {
-            let cfg = mapping.launch(rows, cols, case.block)?;
-            let mut sim = vec![0.0f32; src.len()];
-            ktrav::launch(&cfg, &BlockOrder::Forward, |t| copy_body(mapping, t, &src, &mut sim, rows, cols));
-            let (out, ms) = copy_on_gpu(gpu, mapping, &src, rows, cols, case.block)?;
-            sec.check(&format!("{rows}x{cols} {}", kernel(mapping)), &compare(&out, &sim), Some(ms));
+            let cfg = mapping.launch(shape, case.block)?;
+            let sim = simulate_copy(mapping, &src, shape, &cfg, &BlockOrder::Forward);
+            let (out, ms) = copy_on_gpu(gpu, mapping, &cfg, &src, shape)?;
+            sec.check(&format!("{shape} {}", mapping.kernel()), &compare(&out, &sim), Some(ms));
         }
     }
 
     sec.line("large and extreme shapes (32x8 blocks), each copy against its source:");
     let block = Dim2::new(32, 8);
-    for (rows, cols) in [(8191u64, 8193u64), (1, 1 << 26), (1 << 26, 1)] {
-        let src: Vec<f32> = (0..rows * cols).map(test_value).collect();
+    for shape in [Shape::new(8191, 8193), Shape::new(1, 1 << 26), Shape::new(1 << 26, 1)] {
+        let src: Vec<f32> = (0..shape.elements()).map(test_value).collect();
         for mapping in [Mapping::XToCol, Mapping::XToRow] {
-            match mapping.launch(rows, cols, block) {
-                Ok(_) => {
-                    let (out, ms) = copy_on_gpu(gpu, mapping, &src, rows, cols, block)?;
-                    sec.check(&format!("{rows}x{cols} {}", kernel(mapping)), &compare(&out, &src), Some(ms));
+            match mapping.launch(shape, block) {
+                Ok(cfg) => {
+                    let (out, ms) = copy_on_gpu(gpu, mapping, &cfg, &src, shape)?;
+                    sec.check(&format!("{shape} {}", mapping.kernel()), &compare(&out, &src), Some(ms));
                 }
                 // The mapping decides which axis meets gridDim.y's limit.
-                Err(why) => sec.line(format!("  {rows}x{cols} {}: not launchable with this mapping ({why})", kernel(mapping))),
+                Err(why) => {
+                    sec.line(format!("  {shape} {}: not launchable with this mapping ({why})", mapping.kernel()))
+                }
             }
         }
     }
-    bandwidth(gpu, sec, 8191, 8193, block)
+    bandwidth(gpu, sec, Shape::new(8191, 8193), block)
 }
 
 /// Both mappings' effective bandwidth beside a device-to-device copy of the
 /// same bytes, in one run. Printed for the reader; never asserted.
-fn bandwidth(gpu: &Gpu, sec: &mut GpuSection, rows: u64, cols: u64, block: Dim2) -> Result<(), String> {
+fn bandwidth(gpu: &Gpu, sec: &mut GpuSection, shape: Shape, block: Dim2) -> Result<()> {
     const REPEATS: usize = 20;
-    let n = (rows * cols) as usize;
+    let n = shape.elements() as usize;
     let bytes = 2 * n as u64 * 4;
     let dev_src = gpu.upload(&(0..n as u64).map(test_value).collect::<Vec<f32>>())?;
     let mut dst = gpu.poisoned::<f32>(n)?;
-    let table = sec.bandwidth(gpu, &format!("{rows}x{cols} floats, {block} blocks"), n * 4, REPEATS)?;
+    let table = sec.bandwidth(gpu, &format!("{shape} floats, {block} blocks"), n * 4, REPEATS)?;
     for mapping in [Mapping::XToCol, Mapping::XToRow] {
-        let cfg = mapping.launch(rows, cols, block)?;
-        let f = gpu.function("k3_grid_mapping", kernel(mapping))?;
-        let label = format!("{} ({})", kernel(mapping), mapping.name());
-        table.row(sec, &label, bytes, || {
-            let mut args = gpu.args(&f);
-            args.arg(&mut dst).arg(&dev_src).arg(&rows).arg(&cols);
-            gpu.launch(args, &cfg, 0)
-        })?;
+        let cfg = mapping.launch(shape, block)?;
+        let label = format!("{} ({})", mapping.kernel(), mapping.name());
+        table.row(sec, &label, bytes, || launch_copy(gpu, mapping, &cfg, &mut dst, &dev_src, shape))?;
     }
     Ok(())
 }

@@ -6,11 +6,18 @@
 //! runs every (block, thread) of it through `ktrav::sim` to prove each
 //! element is touched exactly once, and measures what the choice costs in
 //! 32-byte memory sectors per warp.
+//!
+//! The file reads in the order of a CUDA study: the CPU reference, the
+//! kernel twins (one per `__global__` in `kernels/k3_grid_mapping.cu`), the
+//! launch plan both the simulator and `gpu` use, the exploration, and the
+//! report.
 
 pub mod gpu;
 
+use anyhow::{Context, Result};
+use ktrav::progress::ProgressBar;
 use ktrav::report::{self, Report};
-use ktrav::{BlockOrder, Dim2, LaunchConfig, StorageOrder, Thread};
+use ktrav::{BlockOrder, Dim2, LaunchConfig, Shape, StorageOrder, Thread};
 use std::fmt::Write as _;
 
 /// Threads per warp.
@@ -21,6 +28,15 @@ pub const ELEM_BYTES: u64 = 4;
 pub const SECTOR_BYTES: u64 = 32;
 /// The largest matrix the simulator accepts (one counter per element).
 pub const MAX_ELEMENTS: u64 = 1 << 26;
+
+// --- 1. CPU reference -------------------------------------------------------
+
+/// What either copy must produce: the source, element for element.
+pub fn copy_reference(src: &[f32]) -> Vec<f32> {
+    src.to_vec()
+}
+
+// --- 2. Kernel twins --------------------------------------------------------
 
 // ANCHOR: mapping
 /// Which matrix axis `threadIdx.x` walks.
@@ -33,15 +49,6 @@ pub enum Mapping {
 }
 
 impl Mapping {
-    /// The grid this mapping needs: x must cover whichever axis x walks.
-    pub fn launch(self, rows: u64, cols: u64, block: Dim2) -> Result<LaunchConfig, String> {
-        let cfg = match self {
-            Mapping::XToCol => LaunchConfig::for_matrix(rows, cols, block),
-            Mapping::XToRow => LaunchConfig::covering(rows, cols, block),
-        };
-        cfg.map_err(|e| e.to_string())
-    }
-
     /// The `(row, col)` a thread is responsible for, before any guard.
     pub fn coords(self, t: &Thread) -> (u64, u64) {
         match self {
@@ -52,9 +59,9 @@ impl Mapping {
 
     /// The kernel's index math: the row-major offset of the element this
     /// thread copies, or `None` for a thread the guard switches off.
-    pub fn element(self, t: &Thread, rows: u64, cols: u64) -> Option<u64> {
+    pub fn element(self, t: &Thread, shape: Shape) -> Option<u64> {
         let (row, col) = self.coords(t);
-        (row < rows && col < cols).then(|| StorageOrder::RowMajor.offset(rows, cols, row, col))
+        (row < shape.rows && col < shape.cols).then(|| StorageOrder::RowMajor.offset(shape, row, col))
     }
 
     pub fn name(self) -> &'static str {
@@ -63,23 +70,74 @@ impl Mapping {
             Mapping::XToRow => "x -> row",
         }
     }
+
+    /// The `__global__` function of `kernels/k3_grid_mapping.cu` that uses
+    /// this mapping.
+    pub fn kernel(self) -> &'static str {
+        match self {
+            Mapping::XToCol => "copy_x_to_col",
+            Mapping::XToRow => "copy_x_to_row",
+        }
+    }
+
+    /// The Rust twin of [`Mapping::kernel`].
+    pub fn twin(self) -> fn(Thread, &mut [f32], &[f32], u64, u64) {
+        match self {
+            Mapping::XToCol => copy_x_to_col,
+            Mapping::XToRow => copy_x_to_row,
+        }
+    }
 }
 
-/// The 2D copy kernel, one thread's body: `dst[i] = src[i]` for the
-/// element the mapping gives this thread, if any.
-pub fn copy_body(mapping: Mapping, t: Thread, src: &[f32], dst: &mut [f32], rows: u64, cols: u64) {
-    if let Some(i) = mapping.element(&t, rows, cols) {
+/// `copy_x_to_col(dst, src, rows, cols)`: one thread of the kernel, x on
+/// columns. `dst[i] = src[i]` for the element the mapping gives this
+/// thread, if its guard lets it through.
+pub fn copy_x_to_col(t: Thread, dst: &mut [f32], src: &[f32], rows: u64, cols: u64) {
+    if let Some(i) = Mapping::XToCol.element(&t, Shape::new(rows, cols)) {
+        dst[i as usize] = src[i as usize];
+    }
+}
+
+/// `copy_x_to_row(dst, src, rows, cols)`: the same copy with x on rows.
+pub fn copy_x_to_row(t: Thread, dst: &mut [f32], src: &[f32], rows: u64, cols: u64) {
+    if let Some(i) = Mapping::XToRow.element(&t, Shape::new(rows, cols)) {
         dst[i as usize] = src[i as usize];
     }
 }
 // ANCHOR_END: mapping
 
-/// Checks a shape and block before anything is launched.
-pub fn validate(rows: u64, cols: u64, block: Dim2) -> Result<LaunchConfig, String> {
-    let cfg = Mapping::XToCol.launch(rows, cols, block)?;
-    match rows.checked_mul(cols) {
+// --- 3. Launch plan ---------------------------------------------------------
+
+impl Mapping {
+    /// The launch of this mapping's kernel: the grid must cover with x
+    /// whichever axis x walks. No dynamic shared memory, no other scalars;
+    /// the simulator and the GPU both launch exactly this.
+    pub fn launch(self, shape: Shape, block: Dim2) -> Result<LaunchConfig> {
+        let cfg = match self {
+            Mapping::XToCol => LaunchConfig::covering(shape, block),
+            Mapping::XToRow => LaunchConfig::covering(shape.transposed(), block),
+        };
+        Ok(cfg?)
+    }
+}
+
+/// Runs the mapping's twin over its whole launch in the simulator and
+/// returns the copy (unwritten elements stay zero).
+pub fn simulate_copy(mapping: Mapping, src: &[f32], shape: Shape, cfg: &LaunchConfig, order: &BlockOrder) -> Vec<f32> {
+    let mut dst = vec![0.0f32; src.len()];
+    let twin = mapping.twin();
+    ktrav::launch(cfg, order, |t| twin(t, &mut dst, src, shape.rows, shape.cols));
+    dst
+}
+
+// --- 4. Exploration ---------------------------------------------------------
+
+/// Checks a shape and block before anything is launched or allocated.
+pub fn validate(shape: Shape, block: Dim2) -> Result<LaunchConfig> {
+    let cfg = Mapping::XToCol.launch(shape, block)?;
+    match shape.checked_elements() {
         Some(n) if n <= MAX_ELEMENTS => Ok(cfg),
-        _ => Err(format!("a {rows}x{cols} matrix has more than {MAX_ELEMENTS} elements, the simulator's limit")),
+        _ => anyhow::bail!("a {shape} matrix has more than {MAX_ELEMENTS} elements, the simulator's limit"),
     }
 }
 
@@ -93,22 +151,36 @@ pub struct Coverage {
 }
 
 impl Coverage {
-    pub fn exact(&self, rows: u64, cols: u64) -> bool {
-        self.never == 0 && self.more == 0 && self.once == rows * cols
+    pub fn exact(&self, shape: Shape) -> bool {
+        self.never == 0 && self.more == 0 && self.once == shape.elements()
     }
 }
 
 /// Runs every (block, thread) of the mapping's launch and counts the
 /// touches of every element.
-pub fn coverage(mapping: Mapping, rows: u64, cols: u64, cfg: &LaunchConfig) -> Coverage {
-    coverage_of(rows, cols, cfg, |t| mapping.element(t, rows, cols))
+pub fn coverage(mapping: Mapping, shape: Shape, cfg: &LaunchConfig) -> Coverage {
+    coverage_of(shape, cfg, |t| mapping.element(t, shape))
 }
 
 /// The same count for any index rule: `element` gives the flat offset a
 /// thread touches, or `None` if its guard switches it off.
-pub fn coverage_of(rows: u64, cols: u64, cfg: &LaunchConfig, element: impl Fn(&Thread) -> Option<u64>) -> Coverage {
-    let mut touches = vec![0u32; (rows * cols) as usize];
+pub fn coverage_of(shape: Shape, cfg: &LaunchConfig, element: impl Fn(&Thread) -> Option<u64>) -> Coverage {
+    counted_coverage(shape, cfg, element, &ProgressBar::hidden())
+}
+// ANCHOR_END: coverage
+
+/// [`coverage_of`], advancing `progress` by one for every block run.
+fn counted_coverage(
+    shape: Shape,
+    cfg: &LaunchConfig,
+    element: impl Fn(&Thread) -> Option<u64>,
+    progress: &ProgressBar,
+) -> Coverage {
+    let mut touches = vec![0u32; shape.elements() as usize];
     ktrav::launch(cfg, &BlockOrder::Forward, |t| {
+        if t.linear_in_block() == 0 {
+            progress.inc(1);
+        }
         if let Some(i) = element(&t) {
             touches[i as usize] += 1;
         }
@@ -123,7 +195,6 @@ pub fn coverage_of(rows: u64, cols: u64, cfg: &LaunchConfig, element: impl Fn(&T
     }
     c
 }
-// ANCHOR_END: coverage
 
 // ANCHOR: sectors
 /// Global-memory traffic of one launch, counted warp by warp.
@@ -140,10 +211,15 @@ pub struct Traffic {
 }
 
 /// Sectors touched by each warp's read, when every active lane reads the
-/// element the mapping gives it from a `rows x cols` row-major matrix of
-/// 4-byte floats starting on a sector boundary.
-pub fn traffic(mapping: Mapping, rows: u64, cols: u64, cfg: &LaunchConfig) -> Traffic {
-    let mut total = Traffic { minimum: (rows * cols * ELEM_BYTES).div_ceil(SECTOR_BYTES), ..Traffic::default() };
+/// element the mapping gives it from a row-major matrix of 4-byte floats
+/// starting on a sector boundary.
+pub fn traffic(mapping: Mapping, shape: Shape, cfg: &LaunchConfig) -> Traffic {
+    counted_traffic(mapping, shape, cfg, &ProgressBar::hidden())
+}
+
+/// [`traffic`], advancing `progress` by one for every block run.
+fn counted_traffic(mapping: Mapping, shape: Shape, cfg: &LaunchConfig, progress: &ProgressBar) -> Traffic {
+    let mut total = Traffic { minimum: (shape.elements() * ELEM_BYTES).div_ceil(SECTOR_BYTES), ..Traffic::default() };
     let mut current: Option<(u64, u32)> = None;
     let mut sectors: Vec<u64> = Vec::new();
     let flush = |sectors: &mut Vec<u64>, total: &mut Traffic| {
@@ -163,8 +239,11 @@ pub fn traffic(mapping: Mapping, rows: u64, cols: u64, cfg: &LaunchConfig) -> Tr
         if current != Some(warp) {
             flush(&mut sectors, &mut total);
             current = Some(warp);
+            if warp.1 == 0 {
+                progress.inc(1);
+            }
         }
-        if let Some(i) = mapping.element(&t, rows, cols) {
+        if let Some(i) = mapping.element(&t, shape) {
             sectors.push(i * ELEM_BYTES / SECTOR_BYTES);
         }
     });
@@ -177,51 +256,21 @@ pub fn traffic(mapping: Mapping, rows: u64, cols: u64, cfg: &LaunchConfig) -> Tr
 #[derive(Clone, Copy, Debug)]
 pub struct Case {
     pub label: &'static str,
-    pub rows: u64,
-    pub cols: u64,
+    pub shape: Shape,
     pub block: Dim2,
 }
 
 /// The source's four cases.
 pub const SOURCE_CASES: [Case; 4] = [
-    Case { label: "Case 1 (both axes divide evenly)", rows: 32, cols: 32, block: Dim2::new(16, 16) },
-    Case { label: "Case 2 (neither axis divides evenly)", rows: 37, cols: 61, block: Dim2::new(16, 16) },
-    Case { label: "Case 3 (one axis far smaller than the block)", rows: 5, cols: 200, block: Dim2::new(16, 16) },
-    Case { label: "Case 4 (a non-square block)", rows: 1000, cols: 1000, block: Dim2::new(32, 8) },
+    Case { label: "Case 1 (both axes divide evenly)", shape: Shape::new(32, 32), block: Dim2::new(16, 16) },
+    Case { label: "Case 2 (neither axis divides evenly)", shape: Shape::new(37, 61), block: Dim2::new(16, 16) },
+    Case { label: "Case 3 (one axis far smaller than the block)", shape: Shape::new(5, 200), block: Dim2::new(16, 16) },
+    Case { label: "Case 4 (a non-square block)", shape: Shape::new(1000, 1000), block: Dim2::new(32, 8) },
 ];
-
-/// Prints one launch configuration and its coverage; returns whether the
-/// coverage was exact.
-fn config_lines(out: &mut Report, label: &str, rows: u64, cols: u64, cfg: &LaunchConfig) -> bool {
-    let waste = cfg.waste(cols, rows);
-    let needed = rows * cols;
-    out.line(format!("{label}: {rows}x{cols} matrix, block={}", cfg.block));
-    out.line(format!(
-        "  grid = {} x {} blocks, threads launched = {} x {}",
-        cfg.grid.x,
-        cfg.grid.y,
-        cfg.threads_x(),
-        cfg.threads_y()
-    ));
-    out.line(format!(
-        "  wasted (guarded) threads: {} along x, {} along y, {} in total ({} launched - {needed} needed)",
-        waste.x,
-        waste.y,
-        waste.total,
-        cfg.total_threads()
-    ));
-    let c = coverage(Mapping::XToCol, rows, cols, cfg);
-    out.line(format!(
-        "  coverage: {} elements touched 0 times, {} exactly once, {} more than once",
-        c.never, c.once, c.more
-    ));
-    c.exact(rows, cols)
-}
 
 /// The coalescing demonstration's setting: the source's 100 columns, with
 /// enough rows (128) that the swapped mapping's rows exist too.
-pub const DEMO_ROWS: u64 = 128;
-pub const DEMO_COLS: u64 = 100;
+pub const DEMO_SHAPE: Shape = Shape::new(128, 100);
 pub const DEMO_BLOCK: Dim2 = Dim2::new(32, 8);
 pub const DEMO_BLOCK_IDX: Dim2 = Dim2::new(3, 2);
 pub const DEMO_THREAD_Y: u32 = 1;
@@ -229,7 +278,7 @@ pub const DEMO_LANES: u32 = 8;
 
 /// The demo warp's first lanes under one mapping: `(lane, row, col, address)`.
 pub fn demo_lanes(mapping: Mapping) -> Vec<(u32, u64, u64, u64)> {
-    let cfg = mapping.launch(DEMO_ROWS, DEMO_COLS, DEMO_BLOCK).expect("the demo launch is valid");
+    let cfg = mapping.launch(DEMO_SHAPE, DEMO_BLOCK).expect("the demo launch is valid");
     (0..DEMO_LANES)
         .map(|lane| {
             let t = Thread {
@@ -239,7 +288,7 @@ pub fn demo_lanes(mapping: Mapping) -> Vec<(u32, u64, u64, u64)> {
                 grid_dim: cfg.grid,
             };
             let (row, col) = mapping.coords(&t);
-            (lane, row, col, row * DEMO_COLS + col)
+            (lane, row, col, StorageOrder::RowMajor.offset(DEMO_SHAPE, row, col))
         })
         .collect()
 }
@@ -254,7 +303,7 @@ pub fn lane_stride(lanes: &[(u32, u64, u64, u64)]) -> Option<u64> {
 pub fn demo_sectors(mapping: Mapping) -> (usize, usize) {
     let mut sectors: Vec<u64> = demo_lanes(mapping)
         .iter()
-        .filter(|&&(_, row, col, _)| row < DEMO_ROWS && col < DEMO_COLS)
+        .filter(|&&(_, row, col, _)| row < DEMO_SHAPE.rows && col < DEMO_SHAPE.cols)
         .map(|&(_, _, _, addr)| addr * ELEM_BYTES / SECTOR_BYTES)
         .collect();
     let lanes = sectors.len();
@@ -263,10 +312,50 @@ pub fn demo_sectors(mapping: Mapping) -> (usize, usize) {
     (lanes, sectors.len())
 }
 
+/// Blocks a custom run simulates: coverage and sectors, under both
+/// mappings, for the progress bar.
+fn custom_blocks(cfg: &LaunchConfig, swapped: Option<&LaunchConfig>) -> u64 {
+    2 * (cfg.blocks() + swapped.map_or(0, LaunchConfig::blocks))
+}
+
+// --- 5. Report --------------------------------------------------------------
+
+/// Prints one launch configuration and its coverage; returns whether the
+/// coverage was exact.
+fn config_lines(out: &mut Report, label: &str, shape: Shape, cfg: &LaunchConfig, progress: &ProgressBar) -> bool {
+    let waste = cfg.waste(shape);
+    let needed = shape.elements();
+    out.line(format!("{label}: {}x{} matrix, block={}", shape.rows, shape.cols, cfg.block));
+    out.line(format!(
+        "  grid = {} x {} blocks, threads launched = {} x {}",
+        cfg.grid.x,
+        cfg.grid.y,
+        cfg.threads_x(),
+        cfg.threads_y()
+    ));
+    out.line(format!(
+        "  wasted (guarded) threads: {} along x, {} along y, {} in total ({} launched - {needed} needed)",
+        waste.x,
+        waste.y,
+        waste.total,
+        cfg.total_threads()
+    ));
+    let c = counted_coverage(shape, cfg, |t| Mapping::XToCol.element(t, shape), progress);
+    out.line(format!(
+        "  coverage: {} elements touched 0 times, {} exactly once, {} more than once",
+        c.never, c.once, c.more
+    ));
+    c.exact(shape)
+}
+
 fn lane_lines(out: &mut Report, mapping: Mapping) -> Option<u64> {
     let lanes = demo_lanes(mapping);
     for &(lane, row, col, addr) in &lanes {
-        let past = if row >= DEMO_ROWS || col >= DEMO_COLS { "  (past the edge: the guard skips it)" } else { "" };
+        let past = if row >= DEMO_SHAPE.rows || col >= DEMO_SHAPE.cols {
+            "  (past the edge: the guard skips it)"
+        } else {
+            ""
+        };
         writeln!(out, "  threadIdx.x={lane} -> (row={row}, col={col}) -> address {addr}{past}").unwrap();
     }
     lane_stride(&lanes)
@@ -290,12 +379,13 @@ fn traffic_line(out: &mut Report, mapping: Mapping, tr: &Traffic) {
 /// sector count beyond it.
 pub fn worked_example() -> String {
     let mut out = Report::new();
+    let quiet = ProgressBar::hidden();
     out.heading("K.3: 2D launch configurations, every thread accounted for");
     out.blank();
     let mut all = true;
     for c in SOURCE_CASES {
-        let cfg = validate(c.rows, c.cols, c.block).expect("the source's cases are valid");
-        all &= config_lines(&mut out, c.label, c.rows, c.cols, &cfg);
+        let cfg = validate(c.shape, c.block).expect("the source's cases are valid");
+        all &= config_lines(&mut out, c.label, c.shape, &cfg, &quiet);
         out.blank();
     }
     out.line(format!(
@@ -307,8 +397,8 @@ pub fn worked_example() -> String {
     out.heading("Why x walks columns: neighbouring lanes should read neighbouring addresses");
     writeln!(
         out,
-        "a {DEMO_ROWS}x{DEMO_COLS} row-major matrix (cols={DEMO_COLS}), block={DEMO_BLOCK}; fixed blockIdx=({},{}), threadIdx.y={DEMO_THREAD_Y},",
-        DEMO_BLOCK_IDX.x, DEMO_BLOCK_IDX.y
+        "a {}x{} row-major matrix (cols={}), block={DEMO_BLOCK}; fixed blockIdx=({},{}), threadIdx.y={DEMO_THREAD_Y},",
+        DEMO_SHAPE.rows, DEMO_SHAPE.cols, DEMO_SHAPE.cols, DEMO_BLOCK_IDX.x, DEMO_BLOCK_IDX.y
     )
     .unwrap();
     out.line(format!("threadIdx.x varying across one warp (0..{} shown):", DEMO_LANES - 1));
@@ -324,20 +414,18 @@ pub fn worked_example() -> String {
     out.line("x -> row (row from threadIdx.x, col from threadIdx.y):");
     let bad = lane_lines(&mut out, Mapping::XToRow);
     out.line(format!(
-        "  consecutive threadIdx.x now {} addresses apart (stride = cols = {DEMO_COLS}), not 1: {}",
+        "  consecutive threadIdx.x now {} addresses apart (stride = cols = {}), not 1: {}",
         bad.map_or("unevenly".to_string(), |s| s.to_string()),
+        DEMO_SHAPE.cols,
         report::flag(bad == Some(1), if bad == Some(1) { "coalesced" } else { "NOT coalesced" })
     ));
-    let swapped_exact: Vec<String> = SOURCE_CASES
-        .iter()
-        .map(|c| {
-            let cfg = Mapping::XToRow.launch(c.rows, c.cols, c.block).expect("valid");
-            report::verdict(coverage(Mapping::XToRow, c.rows, c.cols, &cfg).exact(c.rows, c.cols))
-        })
-        .collect();
+    let swapped_exact = SOURCE_CASES.iter().map(|c| {
+        let cfg = Mapping::XToRow.launch(c.shape, c.block).expect("valid");
+        report::verdict(coverage(Mapping::XToRow, c.shape, &cfg).exact(c.shape))
+    });
     out.line(format!(
         "  the swapped mapping, on its own grid, still covers each of the four cases exactly once: {}",
-        swapped_exact.join(" ")
+        report::join(swapped_exact, " ")
     ));
     let (good_lanes, good_sectors) = demo_sectors(Mapping::XToCol);
     let (bad_lanes, bad_sectors) = demo_sectors(Mapping::XToRow);
@@ -349,11 +437,12 @@ pub fn worked_example() -> String {
 
     out.heading("Beyond the source: 32-byte sectors per warp, the real cost of the swap");
     let c = SOURCE_CASES[3];
-    writeln!(out, "copying the {}x{} matrix of case 4 (4-byte floats), block={}:", c.rows, c.cols, c.block).unwrap();
+    writeln!(out, "copying the {}x{} matrix of case 4 (4-byte floats), block={}:", c.shape.rows, c.shape.cols, c.block)
+        .unwrap();
     let mut per = Vec::new();
     for mapping in [Mapping::XToCol, Mapping::XToRow] {
-        let cfg = mapping.launch(c.rows, c.cols, c.block).expect("valid");
-        let tr = traffic(mapping, c.rows, c.cols, &cfg);
+        let cfg = mapping.launch(c.shape, c.block).expect("valid");
+        let tr = traffic(mapping, c.shape, &cfg);
         traffic_line(&mut out, mapping, &tr);
         per.push(tr);
     }
@@ -372,16 +461,24 @@ fn format_ratio(a: u64, b: u64) -> String {
 }
 
 /// The report for any shape and block: launch, waste and coverage under
-/// both mappings, and their sector counts.
-pub fn experiment_report(rows: u64, cols: u64, block: Dim2) -> Result<String, String> {
-    let cfg = validate(rows, cols, block)?;
+/// both mappings, and their sector counts. Call [`validate`] first; a
+/// large run shows its progress on stderr.
+pub fn experiment_report(shape: Shape, block: Dim2) -> Result<String> {
+    let cfg = validate(shape, block).context("the x -> column launch")?;
+    let swapped = Mapping::XToRow.launch(shape, block);
+    let progress = ktrav::progress::bar(
+        "simulating both mappings",
+        custom_blocks(&cfg, swapped.as_ref().ok()),
+        // about a second of simulation: 2^26 thread steps
+        (1 << 26) / cfg.block.count(),
+    );
     let mut out = Report::new();
-    let exact = config_lines(&mut out, "x -> column", rows, cols, &cfg);
+    let exact = config_lines(&mut out, "x -> column", shape, &cfg, &progress);
     out.line(format!("  exactly once: {}", report::verdict(exact)));
     let mut traffics = Vec::new();
-    match Mapping::XToRow.launch(rows, cols, block) {
+    match &swapped {
         Ok(swapped) => {
-            let c = coverage(Mapping::XToRow, rows, cols, &swapped);
+            let c = counted_coverage(shape, swapped, |t| Mapping::XToRow.element(t, shape), &progress);
             out.line(format!(
                 "x -> row: grid = {} x {} blocks; coverage {} / {} / {}, exactly once: {}",
                 swapped.grid.x,
@@ -389,16 +486,17 @@ pub fn experiment_report(rows: u64, cols: u64, block: Dim2) -> Result<String, St
                 c.never,
                 c.once,
                 c.more,
-                report::verdict(c.exact(rows, cols))
+                report::verdict(c.exact(shape))
             ));
-            traffics.push((Mapping::XToCol, traffic(Mapping::XToCol, rows, cols, &cfg)));
-            traffics.push((Mapping::XToRow, traffic(Mapping::XToRow, rows, cols, &swapped)));
+            traffics.push((Mapping::XToCol, counted_traffic(Mapping::XToCol, shape, &cfg, &progress)));
+            traffics.push((Mapping::XToRow, counted_traffic(Mapping::XToRow, shape, swapped, &progress)));
         }
         Err(e) => {
             out.line(format!("x -> row: cannot be launched on this shape: {e}"));
-            traffics.push((Mapping::XToCol, traffic(Mapping::XToCol, rows, cols, &cfg)));
+            traffics.push((Mapping::XToCol, counted_traffic(Mapping::XToCol, shape, &cfg, &progress)));
         }
     }
+    progress.finish_and_clear();
     out.line("sectors:");
     for (m, tr) in &traffics {
         traffic_line(&mut out, *m, tr);
@@ -411,6 +509,19 @@ pub fn shown_outputs() -> Vec<(&'static str, String)> {
     vec![("k3_grid_mapping.txt", worked_example())]
 }
 
+/// K.3 as one value: what `main`, the root runner, the GPU suite and the
+/// book's tests read.
+pub const CHAPTER: ktrav::Chapter = ktrav::Chapter {
+    id: "k3_grid_mapping",
+    section: "K.3",
+    title: "Mapping matrix coordinates onto CUDA grids",
+    report: || vec![worked_example()],
+    shown_outputs,
+    figures: ktrav::chapter::no_figures,
+    gpu_checks: Some(gpu::checks),
+    exercises: &[],
+};
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -421,8 +532,8 @@ mod tests {
         let got: Vec<_> = SOURCE_CASES
             .iter()
             .map(|c| {
-                let cfg = validate(c.rows, c.cols, c.block).unwrap();
-                let w = cfg.waste(c.cols, c.rows);
+                let cfg = validate(c.shape, c.block).unwrap();
+                let w = cfg.waste(c.shape);
                 (cfg.grid.x, cfg.grid.y, cfg.threads_x(), cfg.threads_y(), w.x, w.y, w.total)
             })
             .collect();
@@ -446,7 +557,7 @@ mod tests {
         let bad = demo_lanes(Mapping::XToRow);
         assert_eq!(bad[0], (0, 96, 17, 9617));
         assert_eq!(bad[7], (7, 103, 17, 10317));
-        assert_eq!(lane_stride(&bad), Some(DEMO_COLS));
+        assert_eq!(lane_stride(&bad), Some(DEMO_SHAPE.cols));
         assert_eq!(lane_stride(&[(0, 0, 0, 0), (1, 0, 1, 1), (2, 0, 3, 3)]), None);
         // Lanes 4..7 of x -> column are past column 99 and do not count.
         assert_eq!(demo_sectors(Mapping::XToCol), (4, 1));
@@ -456,8 +567,8 @@ mod tests {
     #[test]
     fn sectors_of_case_4() {
         let c = SOURCE_CASES[3];
-        let col = traffic(Mapping::XToCol, c.rows, c.cols, &Mapping::XToCol.launch(c.rows, c.cols, c.block).unwrap());
-        let row = traffic(Mapping::XToRow, c.rows, c.cols, &Mapping::XToRow.launch(c.rows, c.cols, c.block).unwrap());
+        let col = traffic(Mapping::XToCol, c.shape, &Mapping::XToCol.launch(c.shape, c.block).unwrap());
+        let row = traffic(Mapping::XToRow, c.shape, &Mapping::XToRow.launch(c.shape, c.block).unwrap());
         // A full warp reads 32 consecutive floats (128 bytes, 4 sectors);
         // the swapped one reads 32 floats 4000 bytes apart (32 sectors).
         assert_eq!((col.warps, col.sectors, col.max_per_warp, col.minimum), (32_000, 125_000, 4, 125_000));
@@ -469,40 +580,42 @@ mod tests {
         // Guarding the flat index instead of each axis: the threads past the
         // last column wrap onto the next row, so some elements are touched
         // twice. The coverage count must say so.
-        let (rows, cols) = (37u64, 61u64);
-        let cfg = validate(rows, cols, Dim2::new(16, 16)).unwrap();
-        let broken = coverage_of(rows, cols, &cfg, |t| {
-            let i = t.global_y() * cols + t.global_x();
-            (i < rows * cols).then_some(i)
+        let shape = Shape::new(37, 61);
+        let cfg = validate(shape, Dim2::new(16, 16)).unwrap();
+        let broken = coverage_of(shape, &cfg, |t| {
+            let i = t.global_y() * shape.cols + t.global_x();
+            (i < shape.elements()).then_some(i)
         });
-        assert!(!broken.exact(rows, cols));
+        assert!(!broken.exact(shape));
         assert_eq!(broken.never, 0);
         assert!(broken.more > 0);
-        assert!(coverage(Mapping::XToCol, rows, cols, &cfg).exact(rows, cols));
+        assert!(coverage(Mapping::XToCol, shape, &cfg).exact(shape));
     }
 
     #[test]
     fn bad_inputs_are_refused() {
-        assert!(validate(0, 5, Dim2::new(16, 16)).unwrap_err().contains("zero"));
-        assert!(validate(5, 5, Dim2::new(64, 32)).unwrap_err().contains("2048 threads"));
-        assert!(validate(70_000, 1, Dim2::new(1, 1)).unwrap_err().contains("65535"));
-        assert!(validate(1 << 14, 1 << 14, Dim2::new(32, 8)).unwrap_err().contains("elements"));
+        let refusal = |shape: Shape, block: Dim2| validate(shape, block).unwrap_err().to_string();
+        assert!(refusal(Shape::new(0, 5), Dim2::new(16, 16)).contains("zero"));
+        assert!(refusal(Shape::new(5, 5), Dim2::new(64, 32)).contains("2048 threads"));
+        assert!(refusal(Shape::new(70_000, 1), Dim2::new(1, 1)).contains("65535"));
+        assert!(refusal(Shape::new(1 << 14, 1 << 14), Dim2::new(32, 8)).contains("elements"));
         // A shape the x -> row mapping cannot launch: its y covers 2^20 columns.
-        assert!(Mapping::XToRow.launch(5, 1 << 20, Dim2::new(16, 16)).unwrap_err().contains("along y"));
-        assert!(experiment_report(5, 1 << 20, Dim2::new(16, 16)).unwrap().contains("cannot be launched"));
+        let tall = Shape::new(5, 1 << 20);
+        assert!(Mapping::XToRow.launch(tall, Dim2::new(16, 16)).unwrap_err().to_string().contains("along y"));
+        assert!(experiment_report(tall, Dim2::new(16, 16)).unwrap().contains("cannot be launched"));
     }
 
     proptest! {
         /// Both mappings copy every element of any shape, with any block.
         #[test]
         fn both_mappings_copy_exactly(rows in 1u64..90, cols in 1u64..90, bx in 1u32..64, by in 1u32..16) {
+            let shape = Shape::new(rows, cols);
             let src: Vec<f32> = (0..rows * cols).map(|i| i as f32 + 1.0).collect();
             for mapping in [Mapping::XToCol, Mapping::XToRow] {
-                let cfg = mapping.launch(rows, cols, Dim2::new(bx, by)).unwrap();
-                prop_assert!(coverage(mapping, rows, cols, &cfg).exact(rows, cols));
-                let mut dst = vec![0.0f32; src.len()];
-                ktrav::launch(&cfg, &BlockOrder::Shuffled(rows * 131 + cols), |t| copy_body(mapping, t, &src, &mut dst, rows, cols));
-                prop_assert_eq!(&dst, &src);
+                let cfg = mapping.launch(shape, Dim2::new(bx, by)).unwrap();
+                prop_assert!(coverage(mapping, shape, &cfg).exact(shape));
+                let dst = simulate_copy(mapping, &src, shape, &cfg, &BlockOrder::Shuffled(rows * 131 + cols));
+                prop_assert_eq!(dst, copy_reference(&src));
             }
         }
 
@@ -511,9 +624,9 @@ mod tests {
         /// rows start on sector boundaries it touches the fewest possible.
         #[test]
         fn x_to_col_is_never_worse(rows in 1u64..70, cols in 8u64..70, by in 1u32..8) {
-            let block = Dim2::new(32, by);
-            let col = traffic(Mapping::XToCol, rows, cols, &Mapping::XToCol.launch(rows, cols, block).unwrap());
-            let row = traffic(Mapping::XToRow, rows, cols, &Mapping::XToRow.launch(rows, cols, block).unwrap());
+            let (shape, block) = (Shape::new(rows, cols), Dim2::new(32, by));
+            let col = traffic(Mapping::XToCol, shape, &Mapping::XToCol.launch(shape, block).unwrap());
+            let row = traffic(Mapping::XToRow, shape, &Mapping::XToRow.launch(shape, block).unwrap());
             prop_assert!(col.sectors <= row.sectors);
             prop_assert!(col.sectors >= col.minimum);
             if cols % 8 == 0 {

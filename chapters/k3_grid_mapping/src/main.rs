@@ -1,38 +1,40 @@
-//! `cargo run -p k3_grid_mapping`: prints the K.3 worked example. With
-//! `--rows`, `--cols`, `--block-x` or `--block-y` it builds the launch for
-//! that shape under both mappings, proves the coverage and counts sectors.
+//! `cargo run -p k3_grid_mapping`: prints the K.3 worked example, then the
+//! GPU section. With `--rows`, `--cols`, `--block-x` or `--block-y` it
+//! builds the launch for that shape under both mappings, proves the
+//! coverage and counts sectors.
 
 use clap::Parser;
-use k3_grid_mapping::{experiment_report, worked_example};
+use k3_grid_mapping::{experiment_report, validate, CHAPTER, MAX_ELEMENTS};
 use ktrav::cli::{self, size_in};
-use ktrav::Dim2;
+use ktrav::{Dim2, Shape};
 
 #[derive(Parser, Debug)]
 #[command(allow_negative_numbers = true, about = "Appendix K.3: mapping matrix coordinates onto CUDA grids")]
 struct Args {
-    /// Matrix rows for a custom run (default 1000)
-    #[arg(long, value_parser = size_in(1 << 26))]
-    rows: Option<u64>,
-    /// Matrix columns for a custom run (default 1000)
-    #[arg(long, value_parser = size_in(1 << 26))]
-    cols: Option<u64>,
-    /// Threads per block along x (default 32); x times y may not pass 1024
-    #[arg(long, value_parser = size_in(1 << 16))]
-    block_x: Option<u64>,
-    /// Threads per block along y (default 8)
-    #[arg(long, value_parser = size_in(1 << 16))]
-    block_y: Option<u64>,
+    /// Matrix rows for a custom run (at most 67108864 elements in all)
+    #[arg(long, default_value = "1000", value_parser = size_in(MAX_ELEMENTS))]
+    rows: u64,
+    /// Matrix columns for a custom run (at most 67108864 elements in all)
+    #[arg(long, default_value = "1000", value_parser = size_in(MAX_ELEMENTS))]
+    cols: u64,
+    /// Threads per block along x (x times y at most 1024)
+    #[arg(long, default_value = "32", value_parser = size_in(1024))]
+    block_x: u64,
+    /// Threads per block along y (x times y at most 1024)
+    #[arg(long, default_value = "8", value_parser = size_in(1024))]
+    block_y: u64,
 }
 
 fn main() {
-    let args: Args = cli::parse_or_exit();
-    if args.rows.is_none() && args.cols.is_none() && args.block_x.is_none() && args.block_y.is_none() {
-        anstream::print!("{}", worked_example());
-        ktrav::gpu::print_section(k3_grid_mapping::gpu::checks);
+    let (args, custom) = cli::parse_typed_or_exit::<Args>(&["rows", "cols", "block_x", "block_y"]);
+    if !custom {
+        CHAPTER.run_default();
         return;
     }
-    // size_in caps both block sides at 2^16, so they fit in u32.
-    let block = Dim2::new(args.block_x.unwrap_or(32) as u32, args.block_y.unwrap_or(8) as u32);
-    let report = experiment_report(args.rows.unwrap_or(1000), args.cols.unwrap_or(1000), block);
-    anstream::print!("{}", cli::or_exit(report));
+    let shape = Shape::new(args.rows, args.cols);
+    cli::check_limit("matrix elements", shape.checked_elements(), MAX_ELEMENTS);
+    // size_in caps both block sides at 1024, so they fit in u32.
+    let block = Dim2::new(args.block_x as u32, args.block_y as u32);
+    cli::or_exit(validate(shape, block));
+    cli::print(&cli::or_exit(experiment_report(shape, block)));
 }

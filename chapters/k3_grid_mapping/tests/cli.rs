@@ -1,13 +1,13 @@
 //! The binary: the worked example by default, custom launches on request,
 //! and one line on stderr with exit code 2 for anything it cannot run.
 
-use ktrav::testing::{assert_default_run, assert_usage_errors, stdout_of};
+use ktrav::testing::{assert_default_run, assert_quiet_on_closed_pipe, assert_usage_errors, stdout_of};
 
 const BIN: &str = env!("CARGO_BIN_EXE_k3_grid_mapping");
 
 #[test]
 fn default_prints_the_worked_example() {
-    assert_default_run(BIN, &[k3_grid_mapping::worked_example()]);
+    assert_default_run(BIN, &(k3_grid_mapping::CHAPTER.report)());
 }
 
 #[test]
@@ -15,6 +15,14 @@ fn custom_launch_runs() {
     let text = stdout_of(BIN, &["--rows", "37", "--cols", "61", "--block-x", "16", "--block-y", "16"]);
     assert!(text.contains("wasted (guarded) threads: 3 along x, 11 along y, 815 in total"), "{text}");
     assert!(text.contains("x -> row: grid = 3 x 4 blocks"), "{text}");
+    // Any one flag is a custom run; the others keep their defaults.
+    let text = stdout_of(BIN, &["--block-y", "4"]);
+    assert!(text.starts_with("x -> column: 1000x1000 matrix, block=32x4"), "{text}");
+}
+
+#[test]
+fn a_closed_pipe_stops_quietly() {
+    assert_quiet_on_closed_pipe(BIN, &[]);
 }
 
 #[test]
@@ -25,10 +33,16 @@ fn bad_values_fail_in_one_line() {
             &["--rows", "0"][..],
             &["--cols", "-1"],
             &["--block-x", "x"],
+            &["--block-x", "0"],
+            &["--block-x", "2000"],
             &["--block-x", "64", "--block-y", "32"],
-            &["--rows", "70000", "--block-y", "1"],
+            &["--rows", "70000", "--cols", "1", "--block-y", "1"],
             &["--rows", "100000", "--cols", "100000"],
+            &["--rows", "99999999999999999999", "--cols", "2"],
+            &["--rows", "67108864", "--cols", "67108864"],
+            &["--rows", "8192", "--cols", "8193"],
             &["--cols", "1e6"],
+            &["--rows"],
             &["--nonsense"],
         ],
     );

@@ -29,6 +29,17 @@ where
     }
 }
 
+/// [`parse_or_exit`], and whether any of the flags `ids` (argument ids such
+/// as `"rows"`) was typed on the command line rather than left at its
+/// default: a chapter runs its own exploration only when one was, so its
+/// `--help` can still show every default with `[default: N]`.
+pub fn parse_typed_or_exit<T: Parser>(ids: &[&str]) -> (T, bool) {
+    let matches = T::command().try_get_matches().unwrap_or_else(|e| exit_on_clap_error(e));
+    let args = T::from_arg_matches(&matches).unwrap_or_else(|e| exit_on_clap_error(e));
+    let typed = ids.iter().any(|id| matches.value_source(id) == Some(clap::parser::ValueSource::CommandLine));
+    (args, typed)
+}
+
 /// What every binary does with a clap error: help and version are printed
 /// and exit 0; anything else is one line on stderr and exit 2.
 pub fn exit_on_clap_error(err: clap::Error) -> ! {

@@ -2,7 +2,10 @@
 //! stderr from `indicatif` (built on `console`), drawn only when stderr is a
 //! terminal, so piped output, tests and the book never see it.
 
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use indicatif::{ProgressDrawTarget, ProgressStyle};
+
+/// The bar [`bar`] returns, named here so chapters can pass one around.
+pub use indicatif::ProgressBar;
 use std::time::Duration;
 
 /// Work smaller than this many steps finishes too fast to need a bar.
