@@ -1,51 +1,51 @@
-//! The root package: the registry of chapters, used by the all-chapters
-//! runner (`cargo run`) and by `scripts/refresh-outputs`.
+//! The root package: the book's list of chapters, read by the all-chapters
+//! runner (`cargo run`), `scripts/refresh-outputs`, the GPU suite and the
+//! book's tests.
 
-/// One chapter: its section label, its worked example, and every output
-/// file its book page shows (file name under `book/outputs/`, text).
-pub struct Chapter {
-    pub section: &'static str,
-    pub worked_example: fn() -> String,
-    pub shown_outputs: fn() -> Vec<(&'static str, String)>,
-}
+use ktrav::Chapter;
 
 /// Every chapter, in book order.
-pub fn chapters() -> Vec<Chapter> {
-    vec![
-        Chapter {
-            section: "K.1",
-            worked_example: k1_row_col_major::worked_example,
-            shown_outputs: k1_row_col_major::shown_outputs,
-        },
-        Chapter {
-            section: "K.2",
-            worked_example: k2_transpose::worked_example,
-            shown_outputs: k2_transpose::shown_outputs,
-        },
-        Chapter {
-            section: "K.3",
-            worked_example: k3_grid_mapping::worked_example,
-            shown_outputs: k3_grid_mapping::shown_outputs,
-        },
-        Chapter {
-            section: "K.4",
-            worked_example: k4_boundary_check::worked_example,
-            shown_outputs: k4_boundary_check::shown_outputs,
-        },
-        Chapter {
-            section: "K.5",
-            worked_example: k5_layout_interop::worked_example,
-            shown_outputs: k5_layout_interop::shown_outputs,
-        },
-        Chapter {
-            section: "K.6",
-            worked_example: k6_spiral::worked_example,
-            shown_outputs: k6_spiral::shown_outputs,
-        },
-        Chapter {
-            section: "K.7",
-            worked_example: k7_diagonal::worked_example,
-            shown_outputs: k7_diagonal::shown_outputs,
-        },
-    ]
+pub const CHAPTERS: [&Chapter; 7] = [
+    &k1_row_col_major::CHAPTER,
+    &k2_transpose::CHAPTER,
+    &k3_grid_mapping::CHAPTER,
+    &k4_boundary_check::CHAPTER,
+    &k5_layout_interop::CHAPTER,
+    &k6_spiral::CHAPTER,
+    &k7_diagonal::CHAPTER,
+];
+
+/// The book's pages made from the measurement records: for every
+/// `book/measured/NAME.json`, the fragment `book/measured/NAME.md` that a
+/// page includes and the charts `book/figures/NAME-N.svg` it shows, as
+/// (path, text) pairs. `--refresh-outputs` writes them; a test compares.
+pub fn measured_pages() -> anyhow::Result<Vec<(std::path::PathBuf, String)>> {
+    use anyhow::Context;
+    use ktrav::measured::{render_chart, render_markdown, Record};
+    let dir = ktrav::book::outputs_dir().join("../measured");
+    let figures = ktrav::book::figures_dir();
+    let mut names: Vec<std::path::PathBuf> = std::fs::read_dir(&dir)
+        .with_context(|| format!("reading {}", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    names.sort();
+    let mut pages = Vec::new();
+    for path in names {
+        let stem = path.file_stem().expect("a file name").to_string_lossy().to_string();
+        let text = std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
+        let record = Record::from_json(&text).with_context(|| format!("{}", path.display()))?;
+        let mut charts = Vec::new();
+        let md = render_markdown(&record, |section, table| {
+            let t = &section.tables[table];
+            (t.rows.len() >= 2).then(|| {
+                let name = format!("{stem}-{}.svg", charts.len() + 1);
+                charts.push((figures.join(&name), render_chart(t)));
+                format!("figures/{name}")
+            })
+        });
+        pages.push((dir.join(format!("{stem}.md")), md));
+        pages.extend(charts);
+    }
+    Ok(pages)
 }

@@ -87,6 +87,23 @@ fn summary_lists_every_page() {
     }
 }
 
+/// Every chapter's shown outputs, read through its `Chapter` value, are
+/// the files under book/outputs, and no file there belongs to no chapter.
+#[test]
+fn every_chapter_output_is_its_file() {
+    let mut owned = BTreeSet::new();
+    for ch in appendix_k::CHAPTERS {
+        for (name, text) in (ch.shown_outputs)() {
+            ktrav::book::check_shown(name, &text);
+            assert!(owned.insert(name.to_string()), "{name} is claimed by two chapters");
+        }
+    }
+    for e in std::fs::read_dir(root().join("book/outputs")).unwrap() {
+        let name = e.unwrap().file_name().to_string_lossy().to_string();
+        assert!(owned.contains(&name), "book/outputs/{name} belongs to no chapter");
+    }
+}
+
 /// Each file under book/outputs is shown on some page and asserted by a
 /// `check_shown` call on that same page, so no output block goes unchecked.
 #[test]

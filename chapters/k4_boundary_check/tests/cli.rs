@@ -50,8 +50,8 @@ fn bad_values_fail_in_one_line() {
         (&["--rows", "3", "--seed", "-1"], "not a seed"),
         (&["--rows", "3", "--seed", "99999999999999999999"], "not a seed"),
         // Companions: shuffles and seeds only matter for a custom launch.
-        (&["--shuffles", "20"], "needs <--rows"),
-        (&["--seed", "7"], "needs <--rows"),
+        (&["--shuffles", "20"], "needs --rows"),
+        (&["--seed", "7"], "needs --rows"),
         (&["--seed", "-1"], "not a seed"),
         // The work is estimated before any is done.
         (&["--rows", "4096", "--cols", "999", "--shuffles", "200"], "limit of 268435456"),

@@ -46,8 +46,8 @@ fn bad_input_fails_in_one_line_naming_the_problem() {
         // Within the element limit, but too many idle threads to simulate.
         (&["--rows", "1", "--cols", "16777216", "--block-x", "1", "--block-y", "1024"], "simulated steps"),
         // Flags that only matter with a shape.
-        (&["--block-x", "8"], "needs <--rows"),
-        (&["--block-y", "8"], "needs <--rows"),
+        (&["--block-x", "8"], "needs --rows"),
+        (&["--block-y", "8"], "needs --rows"),
         (&["--block-x", "2000"], "limit of 1024"),
         (&["--nonsense"], "--nonsense"),
     ];

@@ -52,9 +52,9 @@ fn bad_input_fails_in_one_line_naming_the_problem() {
         (&["--rows", "1", "--cols", "4194304", "--block-x", "1024"], "simulated steps"),
         // Flags that only matter with a shape.
         (&["--seed", "-1"], "not a seed"),
-        (&["--seed", "5"], "needs <--rows"),
-        (&["--tile", "8"], "needs <--rows"),
-        (&["--block-x", "8"], "needs <--rows"),
+        (&["--seed", "5"], "needs --rows"),
+        (&["--tile", "8"], "needs --rows"),
+        (&["--block-x", "8"], "needs --rows"),
         (&["--nonsense"], "--nonsense"),
     ];
     let args: Vec<&[&str]> = cases.iter().map(|(args, _)| *args).collect();

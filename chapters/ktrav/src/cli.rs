@@ -79,7 +79,10 @@ fn companion_names(spec: &str) -> String {
     let names: Vec<&str> = spec.split(|c: char| c == '|' || c.is_whitespace() || c == '<' || c == '>')
         .filter(|w| w.starts_with("--"))
         .collect();
-    names.join(" or ")
+    match names.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+        _ => names.join(""),
+    }
 }
 
 /// Prints `error: message` on one line to stderr and exits with code 2.
@@ -168,6 +171,7 @@ mod tests {
     fn companions_are_named_plainly() {
         assert_eq!(companion_names("--measure"), "--measure");
         assert_eq!(companion_names("<--rows <ROWS>|--cols <COLS>>"), "--rows or --cols");
+        assert_eq!(companion_names("<--rows <ROWS>|--cols <COLS>|--tile <TILE>>"), "--rows, --cols or --tile");
         #[derive(clap::Parser, Debug)]
         struct A {
             #[arg(long)]

@@ -68,10 +68,7 @@ pub fn load(file: &str) -> Lookup {
     if open(Path::new(file)) {
         return Lookup::LoaderPath(file.to_string());
     }
-    let mut searched = vec![match std::env::var("LD_LIBRARY_PATH") {
-        Ok(p) if !p.is_empty() => format!("the loader's path (LD_LIBRARY_PATH={p}, the ldconfig cache)"),
-        _ => "the loader's path (LD_LIBRARY_PATH unset, the ldconfig cache)".to_string(),
-    }];
+    let mut searched = vec![loader_path()];
     for dir in cuda_folders() {
         let path = dir.join(file);
         if path.is_file() && open(&path) {
@@ -80,6 +77,21 @@ pub fn load(file: &str) -> Lookup {
         searched.push(dir.display().to_string());
     }
     Lookup::Missing { name: file.to_string(), searched }
+}
+
+/// Loads `file` by name on the loader's path only.
+pub fn load_from_loader_path(file: &str) -> Lookup {
+    if open(Path::new(file)) {
+        return Lookup::LoaderPath(file.to_string());
+    }
+    Lookup::Missing { name: file.to_string(), searched: vec![loader_path()] }
+}
+
+fn loader_path() -> String {
+    match std::env::var("LD_LIBRARY_PATH") {
+        Ok(p) if !p.is_empty() => format!("the loader's path: LD_LIBRARY_PATH={p} and the ldconfig cache"),
+        _ => "the loader's path: the ldconfig cache, LD_LIBRARY_PATH unset".to_string(),
+    }
 }
 
 /// Opens a library globally and keeps it open; false if the loader refuses.

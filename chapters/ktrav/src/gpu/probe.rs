@@ -52,7 +52,9 @@ pub(crate) fn probe_unless(disabled: bool) -> Probe {
     if disabled {
         return Probe::Unavailable { reason: format!("{DISABLE_ENV} is set") };
     }
-    let driver = libs::load("libcuda.so.1");
+    // The driver installs libcuda where the loader finds it; searching CUDA
+    // toolkit folders would only find stubs.
+    let driver = libs::load_from_loader_path("libcuda.so.1");
     // SAFETY: only tries to dlopen the driver library by its usual names.
     if !driver.found() || !unsafe { sys::is_culib_present() } {
         return Probe::Unavailable { reason: format!("no CUDA driver: {}", driver.describe()) };

@@ -1,0 +1,32 @@
+//! The all-chapters runner as a reader meets it: a real help, the chapter
+//! list, one-line errors, and a quiet stop when its reader goes away.
+
+use ktrav::testing::{assert_quiet_on_closed_pipe, assert_usage_errors, stdout_of};
+
+const BIN: &str = env!("CARGO_BIN_EXE_appendix_k");
+
+#[test]
+fn help_names_every_chapter() {
+    let help = stdout_of(BIN, &["--help"]);
+    assert!(help.contains("--refresh-outputs") && help.contains("--list"), "{help}");
+    for ch in appendix_k::CHAPTERS {
+        assert!(help.contains(&format!("cargo run -p {}", ch.id)), "--help does not name {}", ch.id);
+    }
+    assert_eq!(stdout_of(BIN, &["--list"]).lines().count(), appendix_k::CHAPTERS.len() + 1);
+}
+
+#[test]
+fn bad_input_is_one_line_and_exit_2() {
+    assert_usage_errors(BIN, &[&["--bogus"], &["k2_transpose"], &["--list", "--refresh-outputs"]]);
+}
+
+#[test]
+fn default_run_prints_every_chapter_in_order() {
+    let texts: Vec<String> = appendix_k::CHAPTERS.iter().map(|ch| ktrav::report::plain(&ch.report_text())).collect();
+    assert!(stdout_of(BIN, &[]) == texts.join("\n"), "the runner does not print exactly every chapter's report, in order");
+}
+
+#[test]
+fn closed_pipe_stops_quietly() {
+    assert_quiet_on_closed_pipe(BIN, &[]);
+}
