@@ -8,11 +8,13 @@
 //! * [`gpu`]: a probe for a real GPU that never panics;
 //! * [`report`]: formatting shared by every chapter's printed report;
 //! * [`book`]: the check that ties each shown output to the code;
+//! * [`figure`]: the SVG drawing the chapters' figures share;
 //! * [`cli`]: argument parsing that fails with one line and exit code 2;
 //! * [`testing`]: the checks every chapter binary's tests share.
 
 pub mod book;
 pub mod cli;
+pub mod figure;
 pub mod geometry;
 pub mod gpu;
 pub mod kernels;
