@@ -9,6 +9,7 @@ use ktrav::report::{self, Report};
 use ktrav::{Matrix, StorageOrder};
 use std::fmt::Write as _;
 
+pub mod figures;
 pub mod measure;
 
 // ANCHOR: cache

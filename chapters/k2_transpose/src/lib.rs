@@ -8,6 +8,7 @@
 //! which shared-memory word every thread touches, and derives the bank
 //! figures from those records rather than from a formula.
 
+pub mod figures;
 pub mod gpu;
 
 use ktrav::report::{self, Report};

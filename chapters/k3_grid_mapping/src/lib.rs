@@ -7,6 +7,7 @@
 //! element is touched exactly once, and measures what the choice costs in
 //! 32-byte memory sectors per warp.
 
+pub mod figures;
 pub mod gpu;
 
 use ktrav::report::{self, Report};

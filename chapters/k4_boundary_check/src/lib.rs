@@ -8,6 +8,7 @@
 //! with a padding row of sentinels after the matrix so that stores past the
 //! end are counted instead of being undefined behaviour.
 
+pub mod figures;
 pub mod gpu;
 
 use ktrav::report::{self, Report};

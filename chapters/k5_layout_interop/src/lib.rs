@@ -8,6 +8,7 @@
 //! the transpose, and runs a host reference of cuBLAS's column-major GEMM to
 //! show the same trap, and the standard way round it, on non-square shapes.
 
+pub mod figures;
 pub mod gpu;
 
 use ktrav::report::{self, Report};

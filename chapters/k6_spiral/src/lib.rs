@@ -12,6 +12,7 @@
 //!    slot, reads come from wherever the inverse says), run through
 //!    [`ktrav::sim`] exactly as `kernels/k6_spiral.cu` would run on a GPU.
 
+pub mod figures;
 pub mod gpu;
 
 use ktrav::report::{self, Report};

@@ -246,11 +246,18 @@ pub struct Grid {
     pub cell_h: f64,
     pub rows: u64,
     pub cols: u64,
+    /// Width of the lines between cells; 0 draws only the outer edge.
+    pub rule_width: f64,
 }
 
 impl Grid {
     pub fn new(x: f64, y: f64, cell_w: f64, cell_h: f64, rows: u64, cols: u64) -> Self {
-        Grid { x, y, cell_w, cell_h, rows, cols }
+        Grid { x, y, cell_w, cell_h, rows, cols, rule_width: 0.75 }
+    }
+
+    /// The same grid with lines of `width` between its cells.
+    pub fn with_rules(self, width: f64) -> Self {
+        Grid { rule_width: width, ..self }
     }
 
     /// The top left corner of cell `(row, col)`.
@@ -313,7 +320,9 @@ impl Grid {
             }
         }
         fig.add(cells);
-        self.rules(fig, RULE, 0.75);
+        if self.rule_width > 0.0 {
+            self.rules(fig, RULE, self.rule_width);
+        }
         let mut labels = Group::new()
             .set("font-size", n(font_size))
             .set("text-anchor", "middle")
@@ -342,6 +351,38 @@ impl Grid {
             d.push(format!("M{x} {}V{}", n(self.y), n(self.bottom())));
         }
         fig.add(Path::new().set("d", d.join("")).set("fill", "none").set("stroke", stroke).set("stroke-width", n(stroke_width)));
+    }
+
+    /// Lines between neighbouring cells whose `key` differs, and around
+    /// the grid: the outlines of regions such as cache lines, rings or tiles.
+    pub fn boundaries(&self, fig: &mut Figure, key: impl Fn(u64, u64) -> u64, stroke: &str, stroke_width: f64) {
+        let mut d = vec![format!(
+            "M{} {}H{}V{}H{}Z",
+            n(self.x),
+            n(self.y),
+            n(self.right()),
+            n(self.bottom()),
+            n(self.x)
+        )];
+        for r in 0..self.rows {
+            for c in 0..self.cols {
+                let (x, y) = self.corner(r, c);
+                if c + 1 < self.cols && key(r, c) != key(r, c + 1) {
+                    d.push(format!("M{} {}V{}", n(x + self.cell_w), n(y), n(y + self.cell_h)));
+                }
+                if r + 1 < self.rows && key(r, c) != key(r + 1, c) {
+                    d.push(format!("M{} {}H{}", n(x), n(y + self.cell_h), n(x + self.cell_w)));
+                }
+            }
+        }
+        fig.add(
+            Path::new()
+                .set("d", d.join(""))
+                .set("fill", "none")
+                .set("stroke", stroke)
+                .set("stroke-width", n(stroke_width))
+                .set("stroke-linecap", "square"),
+        );
     }
 
     /// A thick outline around the cells `rows x cols` from `(row, col)`.

@@ -8,13 +8,15 @@
 //! * [`gpu`]: a probe for a real GPU that never panics;
 //! * [`report`]: formatting shared by every chapter's printed report;
 //! * [`book`]: the check that ties each shown output to the code;
-//! * [`figure`]: the SVG drawing the chapters' figures share;
+//! * [`figure`]: the SVG drawing the chapters' figures share, and
+//!   [`figures`] the simulator page's own;
 //! * [`cli`]: argument parsing that fails with one line and exit code 2;
 //! * [`testing`]: the checks every chapter binary's tests share.
 
 pub mod book;
 pub mod cli;
 pub mod figure;
+pub mod figures;
 pub mod geometry;
 pub mod gpu;
 pub mod kernels;
