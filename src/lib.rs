@@ -17,13 +17,12 @@ pub const CHAPTERS: [&Chapter; 7] = [
 
 /// The book's pages made from the measurement records: for every
 /// `book/measured/NAME.json`, the fragment `book/measured/NAME.md` that a
-/// page includes and the charts `book/figures/NAME-N.svg` it shows, as
+/// page includes and the charts `book/measured/NAME-N.svg` it shows, as
 /// (path, text) pairs. `--refresh-outputs` writes them; a test compares.
 pub fn measured_pages() -> anyhow::Result<Vec<(std::path::PathBuf, String)>> {
     use anyhow::Context;
     use ktrav::measured::{render_chart, render_markdown, Record};
     let dir = ktrav::book::outputs_dir().join("../measured");
-    let figures = ktrav::book::figures_dir();
     let mut names: Vec<std::path::PathBuf> = std::fs::read_dir(&dir)
         .with_context(|| format!("reading {}", dir.display()))?
         .filter_map(|e| e.ok().map(|e| e.path()))
@@ -40,12 +39,23 @@ pub fn measured_pages() -> anyhow::Result<Vec<(std::path::PathBuf, String)>> {
             let t = &section.tables[table];
             (t.rows.len() >= 2).then(|| {
                 let name = format!("{stem}-{}.svg", charts.len() + 1);
-                charts.push((figures.join(&name), render_chart(t)));
-                format!("figures/{name}")
+                charts.push((dir.join(&name), render_chart(t)));
+                format!("measured/{name}")
             })
         });
         pages.push((dir.join(format!("{stem}.md")), md));
         pages.extend(charts);
     }
     Ok(pages)
+}
+
+/// Every figure of the book, each with the page part that draws it: the
+/// simulator page's (drawn by `ktrav`), then each chapter's, in book order.
+pub fn figures() -> Vec<(&'static str, &'static str, String)> {
+    let mut all: Vec<(&'static str, &'static str, String)> =
+        ktrav::figures::figures().into_iter().map(|(name, svg)| ("simulator", name, svg)).collect();
+    for ch in CHAPTERS {
+        all.extend((ch.figures)().into_iter().map(|(name, svg)| (ch.section, name, svg)));
+    }
+    all
 }

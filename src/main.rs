@@ -49,22 +49,19 @@ fn main() {
 
 fn refresh() {
     let outputs = ktrav::book::outputs_dir();
-    let figures = ktrav::book::figures_dir();
     for ch in CHAPTERS {
         for (name, text) in (ch.shown_outputs)() {
             let path = outputs.join(name);
             cli::or_exit(std::fs::write(&path, ktrav::report::plain(&text)));
             cli::print(&format!("{} {}\n", ch.section, path.display()));
         }
-        let figs = (ch.figures)();
-        if !figs.is_empty() {
-            cli::or_exit(std::fs::create_dir_all(&figures));
-        }
-        for (name, svg) in figs {
-            let path = figures.join(name);
-            cli::or_exit(std::fs::write(&path, svg));
-            cli::print(&format!("{} {}\n", ch.section, path.display()));
-        }
+    }
+    let figures = ktrav::book::figures_dir();
+    cli::or_exit(std::fs::create_dir_all(&figures));
+    for (part, name, svg) in appendix_k::figures() {
+        let path = figures.join(name);
+        cli::or_exit(std::fs::write(&path, svg));
+        cli::print(&format!("{part} {}\n", path.display()));
     }
     for (path, text) in cli::or_exit(appendix_k::measured_pages()) {
         cli::or_exit(std::fs::write(&path, text));

@@ -18,6 +18,8 @@ use std::fmt::Write as _;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
+pub mod figures;
+
 // --- 1. CPU reference -------------------------------------------------------
 
 // ANCHOR: cache
@@ -489,7 +491,7 @@ pub const CHAPTER: ktrav::Chapter = ktrav::Chapter {
     title: "Row-major versus column-major: storage is not traversal",
     report: || vec![worked_example()],
     shown_outputs,
-    figures: ktrav::chapter::no_figures,
+    figures: figures::figures,
     gpu_checks: None,
     exercises: &[],
 };

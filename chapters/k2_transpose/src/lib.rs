@@ -13,6 +13,7 @@
 //! that both the simulator and `gpu` launch, the exploration, and the
 //! report.
 
+pub mod figures;
 pub mod gpu;
 
 use anyhow::{bail, Result};
@@ -546,7 +547,7 @@ pub const CHAPTER: ktrav::Chapter = ktrav::Chapter {
     title: "Transpose on the GPU: bank conflicts meet boundary checks",
     report: || vec![worked_example()],
     shown_outputs,
-    figures: ktrav::chapter::no_figures,
+    figures: figures::figures,
     gpu_checks: Some(gpu::checks),
     exercises: &[],
 };

@@ -12,6 +12,7 @@
 //! launch plan both the simulator and `gpu` use, the exploration, and the
 //! report.
 
+pub mod figures;
 pub mod gpu;
 
 use anyhow::{Context, Result};
@@ -517,7 +518,7 @@ pub const CHAPTER: ktrav::Chapter = ktrav::Chapter {
     title: "Mapping matrix coordinates onto CUDA grids",
     report: || vec![worked_example()],
     shown_outputs,
-    figures: ktrav::chapter::no_figures,
+    figures: figures::figures,
     gpu_checks: Some(gpu::checks),
     exercises: &[],
 };

@@ -13,6 +13,7 @@
 //! launch plan shared by the simulator and [`gpu`], the exploration of block
 //! orders, and the printed reports.
 
+pub mod figures;
 pub mod gpu;
 
 use anyhow::{bail, Context, Result};
@@ -670,7 +671,7 @@ pub const CHAPTER: ktrav::Chapter = ktrav::Chapter {
     title: "Boundary checks that guard only one axis",
     report,
     shown_outputs,
-    figures: ktrav::chapter::no_figures,
+    figures: figures::figures,
     gpu_checks: Some(gpu::checks),
     exercises: &[],
 };

@@ -13,6 +13,7 @@
 //! plan shared by the simulator and [`gpu`], the exploration of each
 //! pairing's first warp, and the printed reports.
 
+pub mod figures;
 pub mod gpu;
 
 use ktrav::report::{self, join, Report};
@@ -728,7 +729,7 @@ pub const CHAPTER: ktrav::Chapter = ktrav::Chapter {
     title: "Row-major kernels meeting column-major data",
     report,
     shown_outputs,
-    figures: ktrav::chapter::no_figures,
+    figures: figures::figures,
     gpu_checks: Some(gpu::checks),
     exercises: &[],
 };

@@ -17,6 +17,7 @@
 //! 4. the exploration: cross-checks, coalescing;
 //! 5. the report.
 
+pub mod figures;
 pub mod gpu;
 
 use anyhow::{Context, Result};
@@ -563,7 +564,7 @@ pub const CHAPTER: ktrav::Chapter = ktrav::Chapter {
     title: "Spiral order has a closed form",
     report,
     shown_outputs,
-    figures: ktrav::chapter::no_figures,
+    figures: figures::figures,
     gpu_checks: Some(gpu::checks),
     exercises: &[],
 };

@@ -23,6 +23,7 @@
 //! is exact at any size, equal to the true count while that is below the
 //! modulus, and checkable against a closed-form binomial ([`binomial_mod`]).
 
+pub mod figures;
 pub mod gpu;
 
 use anyhow::{Context, Result};
@@ -776,7 +777,7 @@ pub const CHAPTER: ktrav::Chapter = ktrav::Chapter {
     title: "Diagonal order and the wavefront",
     report,
     shown_outputs,
-    figures: ktrav::chapter::no_figures,
+    figures: figures::figures,
     gpu_checks: Some(gpu::checks),
     exercises: &[],
 };

@@ -32,11 +32,6 @@ pub struct Exercise {
     pub title: &'static str,
 }
 
-/// For chapters that have no figures yet.
-pub fn no_figures() -> Vec<(&'static str, String)> {
-    Vec::new()
-}
-
 impl Chapter {
     /// `K.2 Transpose on the GPU`.
     pub fn heading(&self) -> String {

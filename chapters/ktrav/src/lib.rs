@@ -11,6 +11,8 @@
 //! * [`report`]: formatting shared by every chapter's printed report;
 //! * [`progress`]: progress bars for long work;
 //! * [`book`]: the check that ties each shown output to the code;
+//! * [`figure`]: the SVG drawing the chapters' figures share, and
+//!   [`figures`] the simulator page's own;
 //! * [`cli`]: argument parsing that fails with one line and exit code 2;
 //! * `testing` (feature `testing`): the checks every chapter binary's
 //!   tests share.
@@ -18,6 +20,8 @@
 pub mod book;
 pub mod chapter;
 pub mod cli;
+pub mod figure;
+pub mod figures;
 pub mod geometry;
 pub mod gpu;
 pub mod kernels;
