@@ -309,7 +309,7 @@ pub fn worked_example() -> String {
 
     let case1 = Experiment::run(8, 64, cfg);
     let case2 = Experiment::run(32, 128, cfg);
-    for (label, e) in [("Case 1", &case1), ("Case 2 (same 1:8 shape, 8x the elements)", &case2)] {
+    for (label, e) in [("Case 1", &case1), ("Case 2 (a 1:4 shape, 8x the elements)", &case2)] {
         out.line(format!("{label}: {}x{} matrix, {}", e.rows, e.cols, describe_cache(&cfg)));
         let follow = e.get(StorageOrder::RowMajor, Traversal::RowOuter);
         let cross = e.get(StorageOrder::RowMajor, Traversal::ColOuter);
