@@ -312,6 +312,17 @@ pub fn rank_grid(rows: u64, cols: u64) -> String {
 pub const SOURCE_SHAPES: [(u64, u64); 10] =
     [(1, 1), (1, 5), (5, 1), (3, 3), (4, 4), (4, 5), (5, 4), (7, 7), (6, 9), (9, 6)];
 
+/// Shapes whose innermost ring has collapsed to a lone row or column inside
+/// an outer ring (the source's non-square shapes all end in a full ring).
+pub const COLLAPSED_RING_SHAPES: [(u64, u64); 4] = [(3, 5), (5, 3), (3, 7), (7, 3)];
+
+/// The innermost ring of a `rows x cols` spiral: its number and the shape of
+/// the core it walks.
+pub fn innermost_ring(rows: u64, cols: u64) -> (u64, u64, u64) {
+    let k = (rows.min(cols) - 1) / 2;
+    (k, rows - 2 * k, cols - 2 * k)
+}
+
 /// The source's four kernel cases: (rows, cols), all with 4x4 blocks.
 pub const SOURCE_KERNEL_CASES: [(u64, u64); 4] = [(4, 4), (7, 5), (9, 6), (6, 9)];
 pub const SOURCE_BLOCK: Dim2 = Dim2::new(4, 4);
@@ -368,9 +379,22 @@ pub fn worked_example() -> String {
         ));
     }
     out.blank();
+    out.line("Shapes whose innermost ring collapses to a lone row or column:");
+    for (rows, cols) in COLLAPSED_RING_SHAPES {
+        let check = cross_check(rows, cols);
+        all_shapes &= check.rank_matches_walk;
+        let (k, core_rows, core_cols) = innermost_ring(rows, cols);
+        let kind = if core_rows == 1 { "row" } else { "column" };
+        out.line(format!(
+            "  {rows}x{cols}: ring {k} is a lone {core_rows}x{core_cols} {kind}; rank agrees with the walk at all {} positions: {}",
+            check.positions,
+            report::verdict(check.rank_matches_walk)
+        ));
+    }
+    out.blank();
     out.line(format!(
         "all {} shapes: closed form and sequential walk agree everywhere: {}",
-        SOURCE_SHAPES.len(),
+        SOURCE_SHAPES.len() + COLLAPSED_RING_SHAPES.len(),
         report::verdict(all_shapes)
     ));
     out.blank();
