@@ -123,7 +123,8 @@ pub fn open() -> Result<Gpu, String> {
 impl Gpu {
     /// Loads `kernels/<file>.cu`'s embedded fatbin and returns its kernel
     /// `function`. The driver picks the sm_80 or sm_90 machine code, or JIT
-    /// compiles the compute_80 PTX on any other architecture.
+    /// compiles the compute_80 PTX for a newer architecture (8.6, 8.9, 10.x,
+    /// 12.x). Below compute capability 8.0 nothing in the fatbin can run.
     pub fn function(&self, file: &str, function: &str) -> Result<CudaFunction, String> {
         let kernel = kernels::find(file).ok_or_else(|| format!("there is no kernels/{file}.cu"))?;
         let fatbin = kernel.fatbin.ok_or_else(|| {
