@@ -283,9 +283,21 @@ fn listen(tab: &Tab, origin: &str, heard: Arc<Mutex<Heard>>) {
 fn inspect(tab: &Tab, url: &str, heard: &Arc<Mutex<Heard>>) -> PageReport {
     heard.lock().unwrap().messages.clear();
     let mut report = PageReport::default();
-    if let Err(e) = tab.navigate_to(url).and_then(|t| t.wait_until_navigated()) {
+    if let Err(e) = tab.navigate_to(url) {
         report.problems.push(format!("could not open: {e}"));
         return report;
+    }
+    // Wait for this page's load event (quicker than waiting for the network
+    // to fall idle, which is what `wait_until_navigated` does).
+    let loaded = format!("location.href === {url:?} && document.readyState === 'complete'");
+    let mut waited = Duration::ZERO;
+    while !tab.evaluate(&loaded, false).is_ok_and(|v| v.value == Some(serde_json::Value::Bool(true))) {
+        if waited > Duration::from_secs(30) {
+            report.problems.push("did not finish loading within 30 s".into());
+            return report;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+        waited += Duration::from_millis(20);
     }
     let value = match tab.evaluate(INSPECT, true) {
         Ok(obj) => obj.value,
