@@ -81,7 +81,8 @@ fn summary_lists_every_page() {
     }
     for p in pages() {
         let name = p.file_name().unwrap().to_string_lossy().to_string();
-        if name != "SUMMARY.md" {
+        // 404.md is mdbook's page for a missing address, never listed.
+        if name != "SUMMARY.md" && name != "404.md" {
             assert!(linked.contains(&name), "page {name} is not listed in SUMMARY.md");
         }
     }
@@ -174,4 +175,24 @@ fn book_builds_without_warnings() {
     assert!(k1.contains("130816.0"), "K.1's page does not show its worked example");
     assert!(k1.contains("pub struct CacheConfig"), "K.1's page does not show the included code");
     assert!(!k1.contains("{{#include"), "an include directive survived into the HTML");
+}
+
+/// The minimum GPU the README and the introduction state is the lowest
+/// architecture the build embeds code for: PTX is only JIT-compiled upwards.
+#[test]
+fn stated_gpu_minimum_is_the_lowest_embedded_architecture() {
+    let build = std::fs::read_to_string(root().join("chapters/ktrav/build.rs")).unwrap();
+    let lowest = build
+        .match_indices("arch=compute_")
+        .map(|(at, m)| {
+            let digits: String = build[at + m.len()..].chars().take_while(char::is_ascii_digit).collect();
+            digits.parse::<u32>().unwrap()
+        })
+        .min()
+        .expect("build.rs names no -gencode arch=compute_NN");
+    let stated = format!("compute capability {}.{} or newer", lowest / 10, lowest % 10);
+    for doc in ["README.md", "book/introduction.md"] {
+        let text = std::fs::read_to_string(root().join(doc)).unwrap().split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(text.contains(&stated), "{doc} must state the GPU minimum as \"{stated}\"");
+    }
 }

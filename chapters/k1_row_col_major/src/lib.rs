@@ -420,7 +420,13 @@ pub fn worked_example() -> String {
 
     let case1 = Experiment::run(Shape::new(8, 64), cfg);
     let case2 = Experiment::run(Shape::new(32, 128), cfg);
-    for (label, e) in [("Case 1", &case1), ("Case 2 (same 1:8 shape, 8x the elements)", &case2)] {
+    // Case 2's label is computed, so its shape ratio cannot drift from its shape.
+    let case2_label = format!(
+        "Case 2 (a 1:{} shape, {}x the elements)",
+        case2.shape.cols / case2.shape.rows,
+        case2.shape.elements() / case1.shape.elements()
+    );
+    for (label, e) in [("Case 1", &case1), (case2_label.as_str(), &case2)] {
         out.line(format!("{label}: {} matrix, {}", e.shape, describe_cache(&cfg)));
         let follow = e.get(StorageOrder::RowMajor, Traversal::RowOuter);
         let cross = e.get(StorageOrder::RowMajor, Traversal::ColOuter);

@@ -354,6 +354,17 @@ pub const SOURCE_SHAPES: [Shape; 10] = [
     Shape::new(9, 6),
 ];
 
+/// Shapes whose innermost ring has collapsed to a lone row or column inside
+/// an outer ring (the source's non-square shapes all end in a full ring).
+pub const COLLAPSED_RING_SHAPES: [Shape; 4] = [Shape::new(3, 5), Shape::new(5, 3), Shape::new(3, 7), Shape::new(7, 3)];
+
+/// The innermost ring of a spiral: its number and the shape of the core it
+/// walks.
+pub fn innermost_ring(shape: Shape) -> (u64, Shape) {
+    let k = (shape.rows.min(shape.cols) - 1) / 2;
+    (k, Shape::new(shape.rows - 2 * k, shape.cols - 2 * k))
+}
+
 /// The source's four kernel cases, all with 4x4 blocks.
 pub const SOURCE_KERNEL_CASES: [Shape; 4] = [Shape::new(4, 4), Shape::new(7, 5), Shape::new(9, 6), Shape::new(6, 9)];
 pub const SOURCE_BLOCK: Dim2 = Dim2::new(4, 4);
@@ -407,9 +418,22 @@ pub fn worked_example() -> String {
         ));
     }
     out.blank();
+    out.line("Shapes whose innermost ring collapses to a lone row or column:");
+    for shape in COLLAPSED_RING_SHAPES {
+        let check = cross_check(shape);
+        all_shapes &= check.rank_matches_walk;
+        let (k, core) = innermost_ring(shape);
+        let kind = if core.rows == 1 { "row" } else { "column" };
+        out.line(format!(
+            "  {shape}: ring {k} is a lone {core} {kind}; rank agrees with the walk at all {} positions: {}",
+            check.positions,
+            report::verdict(check.rank_matches_walk)
+        ));
+    }
+    out.blank();
     out.line(format!(
         "all {} shapes: closed form and sequential walk agree everywhere: {}",
-        SOURCE_SHAPES.len(),
+        SOURCE_SHAPES.len() + COLLAPSED_RING_SHAPES.len(),
         report::verdict(all_shapes)
     ));
     out.blank();
