@@ -3,7 +3,7 @@
 //! Fortran BLAS it mirrors: K.5 is about exactly that.
 
 use super::libs::{self, Lookup};
-use super::runner::{DeviceBuffer, Gpu};
+use super::runner::{DeviceBuffer, Gpu, Unavailable};
 use anyhow::{anyhow, bail, Context, Result};
 use cudarc::cublas::sys::cublasOperation_t;
 use cudarc::cublas::{CudaBlas, Gemm, GemmConfig};
@@ -45,20 +45,20 @@ impl Gpu {
     /// Opens cuBLAS, or says in one line why not and where it looked.
     /// Never panics: cudarc panics when a library or symbol is missing, so
     /// that is caught too.
-    pub fn blas(&self) -> std::result::Result<Blas, String> {
+    pub fn blas(&self) -> std::result::Result<Blas, Unavailable> {
         let found = libs::load("libcublas.so.13");
         let lt = libs::load("libcublasLt.so.13");
         if !found.found() {
-            return Err(found.describe());
+            return Err(Unavailable(found.describe()));
         }
         // SAFETY: only tries to dlopen the library by its usual names.
         if !unsafe { cudarc::cublas::sys::is_culib_present() } {
-            return Err(format!("libcublas found as {} but did not load ({})", found.describe(), lt.describe()));
+            return Err(Unavailable(format!("libcublas found as {} but did not load ({})", found.describe(), lt.describe())));
         }
         match catch_unwind(AssertUnwindSafe(|| CudaBlas::new(self.stream().clone()))) {
             Ok(Ok(handle)) => Ok(Blas { handle, found }),
-            Ok(Err(e)) => Err(format!("cuBLAS did not start ({e})")),
-            Err(_) => Err(format!("the cuBLAS library at {} could not be loaded", found.describe())),
+            Ok(Err(e)) => Err(Unavailable(format!("cuBLAS did not start ({e})"))),
+            Err(_) => Err(Unavailable(format!("the cuBLAS library at {} could not be loaded", found.describe()))),
         }
     }
 }

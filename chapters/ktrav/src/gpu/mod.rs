@@ -16,7 +16,7 @@ pub mod section;
 
 pub use compare::{compare, compare_with, Agreement};
 pub use probe::{probe, DeviceInfo, Probe, DISABLE_ENV};
-pub use runner::{open, Args, DeviceBuffer, Gpu, Kernel, PushKernelArg, POISON_WORD};
+pub use runner::{open, Args, DeviceBuffer, Gpu, Kernel, PushKernelArg, Unavailable, POISON_WORD};
 pub use section::{gbps, median_ms, print_section, section, section_named, skip_line, Bandwidth, GpuChecks, GpuSection, SectionOutcome, LARGE_ENV};
 
 /// A value for element `i` of a test input: 24 well-mixed bits, exact as

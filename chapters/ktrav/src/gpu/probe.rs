@@ -61,24 +61,25 @@ pub(crate) fn probe_unless(disabled: bool) -> Probe {
     }
     match catch_unwind(AssertUnwindSafe(open_device)) {
         Ok(Ok(probe)) => probe,
-        Ok(Err(reason)) => Probe::Unavailable { reason },
+        Ok(Err(reason)) => Probe::Unavailable { reason: format!("{reason:#}") },
         Err(_) => Probe::Unavailable { reason: "the CUDA driver could not be loaded".into() },
     }
 }
 
-fn open_device() -> Result<Probe, String> {
-    let count = CudaContext::device_count().map_err(|e| format!("the CUDA driver did not start ({e})"))?;
+fn open_device() -> anyhow::Result<Probe> {
+    use anyhow::{bail, Context};
+    let count = CudaContext::device_count().context("the CUDA driver did not start")?;
     if count < 1 {
-        return Err("the CUDA driver reports no device".into());
+        bail!("the CUDA driver reports no device");
     }
-    let ctx = CudaContext::new(0).map_err(|e| format!("device 0 could not be opened ({e})"))?;
-    let name = ctx.name().map_err(|e| e.to_string())?;
-    let compute_capability = ctx.compute_capability().map_err(|e| e.to_string())?;
+    let ctx = CudaContext::new(0).context("device 0 could not be opened")?;
+    let name = ctx.name().context("reading the device's name")?;
+    let compute_capability = ctx.compute_capability().context("reading the compute capability")?;
     let mut driver_version = 0;
     // SAFETY: cuDriverGetVersion writes one int; the driver is loaded.
     let status = unsafe { sys::cuDriverGetVersion(&mut driver_version) };
     if status != sys::CUresult::CUDA_SUCCESS {
-        return Err(format!("cuDriverGetVersion failed ({status:?})"));
+        bail!("cuDriverGetVersion failed ({status:?})");
     }
     Ok(Probe::Available { ctx, info: DeviceInfo { name, compute_capability, driver_version } })
 }

@@ -38,14 +38,28 @@ pub struct Gpu {
 /// it after the launch is one the kernel never wrote.
 pub const POISON_WORD: u32 = 0x7FC0_DEAD;
 
+/// Why there is no GPU (or no library) to use: one line, which a chapter
+/// prints before carrying on with its simulated results. Callers tell it
+/// apart from a failure on a GPU that exists.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unavailable(pub String);
+
+impl std::fmt::Display for Unavailable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Unavailable {}
+
 /// Opens device 0, or says in one line why not.
-pub fn open() -> std::result::Result<Gpu, String> {
+pub fn open() -> std::result::Result<Gpu, Unavailable> {
     match probe() {
         Probe::Available { ctx, info } => {
             let stream = ctx.default_stream();
             Ok(Gpu { ctx, stream, info, modules: Mutex::new(HashMap::new()) })
         }
-        Probe::Unavailable { reason } => Err(reason),
+        Probe::Unavailable { reason } => Err(Unavailable(reason)),
     }
 }
 

@@ -62,7 +62,7 @@ impl GpuSection {
     }
 
     /// A part of the checks that could not run here, and why, in one line.
-    pub fn skipped(&mut self, part: &str, reason: &str) {
+    pub fn skipped(&mut self, part: &str, reason: impl std::fmt::Display) {
         self.line(format!("{part} skipped: {reason}."));
     }
 
@@ -170,7 +170,7 @@ pub fn section(checks: impl FnOnce(&Gpu, &mut GpuSection) -> Result<()>) -> Sect
 pub fn section_named(chapter: &str, checks: impl FnOnce(&Gpu, &mut GpuSection) -> Result<()>) -> SectionOutcome {
     let gpu = match open() {
         Ok(gpu) => gpu,
-        Err(reason) => return SectionOutcome::Skipped(reason),
+        Err(reason) => return SectionOutcome::Skipped(reason.0),
     };
     let mut sec = GpuSection::new(&gpu, chapter, std::env::var_os(LARGE_ENV).is_some());
     match checks(&gpu, &mut sec) {
