@@ -29,6 +29,7 @@ pub mod layout;
 pub mod measured;
 pub mod progress;
 pub mod report;
+pub mod sanitizer;
 pub mod sim;
 #[cfg(feature = "testing")]
 pub mod testing;
