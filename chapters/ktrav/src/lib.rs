@@ -3,6 +3,7 @@
 //! * [`geometry`]: matrix shapes, 2D launch dimensions and launch configs;
 //! * [`sim`]: the grid simulator, the single place where the
 //!   block/thread loop nest lives, with block orders and barriers;
+//! * [`lab`]: checking a student's own kernel, and the exercises;
 //! * [`layout`]: storage orders and the one matrix type built on them;
 //! * [`kernels`]: the CUDA kernels compiled at build time and embedded;
 //! * [`gpu`]: the probe, the runner, comparison and the GPU report (the
@@ -21,6 +22,7 @@ pub mod cli;
 pub mod geometry;
 pub mod gpu;
 pub mod kernels;
+pub mod lab;
 pub mod layout;
 pub mod progress;
 pub mod report;
