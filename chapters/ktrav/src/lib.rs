@@ -1,5 +1,6 @@
 //! `ktrav` holds what every chapter of Appendix K needs, written once:
 //!
+//! * [`doctor`]: what a lab machine has and what will run on it;
 //! * [`geometry`]: matrix shapes, 2D launch dimensions and launch configs;
 //! * [`sim`]: the grid simulator, the single place where the
 //!   block/thread loop nest lives, with block orders and barriers;
@@ -19,6 +20,7 @@
 pub mod book;
 pub mod chapter;
 pub mod cli;
+pub mod doctor;
 pub mod geometry;
 pub mod gpu;
 pub mod kernels;
