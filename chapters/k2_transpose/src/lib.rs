@@ -549,7 +549,7 @@ pub const CHAPTER: ktrav::Chapter = ktrav::Chapter {
     shown_outputs,
     figures: figures::figures,
     gpu_checks: Some(gpu::checks),
-    exercises: &[],
+    exercises: ktrav::lab::K2_TRANSPOSE,
 };
 
 #[cfg(test)]

@@ -520,7 +520,7 @@ pub const CHAPTER: ktrav::Chapter = ktrav::Chapter {
     shown_outputs,
     figures: figures::figures,
     gpu_checks: Some(gpu::checks),
-    exercises: &[],
+    exercises: ktrav::lab::K3_GRID_MAPPING,
 };
 
 #[cfg(test)]

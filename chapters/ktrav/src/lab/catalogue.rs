@@ -7,8 +7,11 @@ use super::reference::{self, Lattice};
 use super::{Arg, Elem, Exercise, Expected, Launch};
 use crate::geometry::{Dim2, Shape};
 
-/// Every exercise, in chapter order.
-pub static EXERCISES: &[Exercise] = &[
+/// Every chapter's exercises, in chapter order.
+pub static BY_CHAPTER: &[&[Exercise]] = &[K2_TRANSPOSE, K3_GRID_MAPPING, K4_BOUNDARY_CHECK, K5_LAYOUT_INTEROP, K6_SPIRAL, K7_DIAGONAL];
+
+/// The exercises of k2_transpose, its `Chapter` value's `exercises`.
+pub const K2_TRANSPOSE: &[Exercise] = &[
     Exercise {
         id: "transpose",
         chapter: "k2_transpose",
@@ -39,6 +42,10 @@ pub static EXERCISES: &[Exercise] = &[
         timing_shape: Shape::new(4096, 4096),
         expected: transpose,
     },
+];
+
+/// The exercises of k3_grid_mapping, its `Chapter` value's `exercises`.
+pub const K3_GRID_MAPPING: &[Exercise] = &[
     Exercise {
         id: "copy",
         chapter: "k3_grid_mapping",
@@ -54,6 +61,10 @@ pub static EXERCISES: &[Exercise] = &[
         timing_shape: Shape::new(4096, 4096),
         expected: copy,
     },
+];
+
+/// The exercises of k4_boundary_check, its `Chapter` value's `exercises`.
+pub const K4_BOUNDARY_CHECK: &[Exercise] = &[
     Exercise {
         id: "guard",
         chapter: "k4_boundary_check",
@@ -69,6 +80,10 @@ pub static EXERCISES: &[Exercise] = &[
         timing_shape: Shape::new(4096, 4096),
         expected: marker,
     },
+];
+
+/// The exercises of k5_layout_interop, its `Chapter` value's `exercises`.
+pub const K5_LAYOUT_INTEROP: &[Exercise] = &[
     Exercise {
         id: "col-major-add",
         chapter: "k5_layout_interop",
@@ -84,6 +99,10 @@ pub static EXERCISES: &[Exercise] = &[
         timing_shape: Shape::new(4096, 4096),
         expected: add,
     },
+];
+
+/// The exercises of k6_spiral, its `Chapter` value's `exercises`.
+pub const K6_SPIRAL: &[Exercise] = &[
     Exercise {
         id: "spiral-gather",
         chapter: "k6_spiral",
@@ -99,6 +118,10 @@ pub static EXERCISES: &[Exercise] = &[
         timing_shape: Shape::new(4096, 4096),
         expected: spiral_gather,
     },
+];
+
+/// The exercises of k7_diagonal, its `Chapter` value's `exercises`.
+pub const K7_DIAGONAL: &[Exercise] = &[
     Exercise {
         id: "wavefront",
         chapter: "k7_diagonal",

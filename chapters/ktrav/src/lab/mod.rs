@@ -14,10 +14,10 @@
 //! compile), 2 bad input (one line on stderr, before any work), and
 //! [`COULD_NOT_CHECK`] when there is no GPU or no NVRTC to check with.
 
-mod catalogue;
+pub mod catalogue;
 pub mod reference;
 
-pub use catalogue::EXERCISES;
+pub use catalogue::{BY_CHAPTER, K2_TRANSPOSE, K3_GRID_MAPPING, K4_BOUNDARY_CHECK, K5_LAYOUT_INTEROP, K6_SPIRAL, K7_DIAGONAL};
 
 use crate::geometry::{ceil_div, Dim2, LaunchConfig, Shape, MAX_GRID_Y};
 use crate::gpu::{self, nvrtc, Gpu, Kernel, PushKernelArg, POISON_WORD};
@@ -110,9 +110,14 @@ pub struct Exercise {
     pub expected: fn(Shape) -> Expected,
 }
 
+/// Every exercise, in chapter order.
+pub fn all() -> impl Iterator<Item = &'static Exercise> {
+    BY_CHAPTER.iter().flat_map(|ch| ch.iter())
+}
+
 /// The exercises of one chapter.
 pub fn exercises_of(chapter: &str) -> Vec<&'static Exercise> {
-    EXERCISES.iter().filter(|e| e.chapter == chapter).collect()
+    all().filter(|e| e.chapter == chapter).collect()
 }
 
 /// One shape of the battery.
@@ -210,6 +215,31 @@ pub enum Verdict {
 impl Verdict {
     pub fn passed(&self) -> bool {
         matches!(self, Verdict::Pass | Verdict::Skipped { .. })
+    }
+
+    /// The kinds of failure this verdict shows, in the words the exercise
+    /// files' `// expect:` lines use: `wrong`, `unwritten`, `out of bounds`,
+    /// `launch error`, `crashed`, `did not finish`. Empty for a pass.
+    pub fn kinds(&self) -> Vec<&'static str> {
+        match self {
+            Verdict::Pass | Verdict::Skipped { .. } | Verdict::NotRun => Vec::new(),
+            Verdict::Fail { wrong, unwritten, out_of_bounds_before, out_of_bounds_after, .. } => {
+                let mut k = Vec::new();
+                if *wrong > 0 {
+                    k.push("wrong");
+                }
+                if *unwritten > 0 {
+                    k.push("unwritten");
+                }
+                if out_of_bounds_before + out_of_bounds_after > 0 {
+                    k.push("out of bounds");
+                }
+                k
+            }
+            Verdict::LaunchFailed { .. } => vec!["launch error"],
+            Verdict::Crashed { .. } => vec!["crashed"],
+            Verdict::DidNotFinish { .. } => vec!["did not finish"],
+        }
     }
 
     /// Whether the device can still be used after this.
@@ -316,6 +346,22 @@ pub struct CheckArgs {
     /// Seconds a shape may run before the watchdog calls it stuck.
     #[arg(long, default_value_t = 60, value_parser = crate::cli::size_in(3600))]
     pub timeout: u64,
+}
+
+/// The subcommand every chapter binary from K.2 on offers.
+#[derive(clap::Subcommand, Clone, Debug)]
+pub enum LabCommand {
+    /// Check your own kernel (a .cu file) against this chapter's exercise on the GPU
+    Check(CheckArgs),
+}
+
+impl LabCommand {
+    /// Runs the subcommand for `chapter` and exits with its code.
+    pub fn run(&self, chapter: &crate::Chapter) -> ! {
+        match self {
+            LabCommand::Check(args) => run_check(chapter.id, args),
+        }
+    }
 }
 
 /// Checks the file named in `args` against `chapter`'s exercise, prints

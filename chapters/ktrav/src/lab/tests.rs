@@ -15,7 +15,7 @@ fn every_chapter_from_k2_has_an_exercise_and_ids_are_unique() {
     for chapter in ["k2_transpose", "k3_grid_mapping", "k4_boundary_check", "k5_layout_interop", "k6_spiral", "k7_diagonal"] {
         assert!(!exercises_of(chapter).is_empty(), "{chapter} has no exercise");
     }
-    for ex in EXERCISES {
+    for ex in all() {
         assert_eq!(exercises_of(ex.chapter).iter().filter(|e| e.id == ex.id).count(), 1, "{} twice", ex.id);
         assert!(workspace().join(ex.starter).is_file(), "{} is missing", ex.starter);
         assert!(ex.args.iter().filter(|a| **a == Arg::Out).count() == 1);
@@ -26,7 +26,7 @@ fn every_chapter_from_k2_has_an_exercise_and_ids_are_unique() {
 
 #[test]
 fn the_battery_has_every_kind_of_shape() {
-    for ex in EXERCISES {
+    for ex in all() {
         let b = battery(ex, false);
         let has = |rows, cols| b.iter().any(|c| c.shape == Shape::new(rows, cols));
         for &(r, c) in ex.source_shapes {
@@ -53,7 +53,7 @@ fn the_battery_has_every_kind_of_shape() {
 /// diagonal (plus spare ones past its end), in diagonal order.
 #[test]
 fn per_diagonal_launches_cover_each_cell_once() {
-    let ex = EXERCISES.iter().find(|e| e.id == "wavefront").unwrap();
+    let ex = all().find(|e| e.id == "wavefront").unwrap();
     for shape in [Shape::new(5, 5), Shape::new(1, 8), Shape::new(8, 1), Shape::new(300, 7)] {
         let mut hits = vec![0u32; shape.elements() as usize];
         for (d, (cfg, step)) in launches(ex, shape).unwrap().into_iter().enumerate() {
@@ -111,7 +111,7 @@ fn expected_outputs_match_brute_force_models() {
                 };
             }
         }
-        for ex in EXERCISES {
+        for ex in all() {
             let expected = (ex.expected)(shape);
             for i in 0..n {
                 let model: u64 = match ex.chapter {
@@ -205,7 +205,7 @@ fn exercise_files() -> Vec<(PathBuf, Vec<&'static Exercise>)> {
 fn every_starter_wrong_kernel_and_solution_compiles_with_nvrtc() {
     let files = exercise_files();
     assert!(files.len() >= 23, "only {} exercise files", files.len());
-    for ex in EXERCISES {
+    for ex in all() {
         assert!(files.iter().any(|(p, _)| p.ends_with(ex.starter)), "{} is not among the exercise files", ex.starter);
         assert!(files.iter().any(|(p, named)| p.to_string_lossy().contains("/wrong/") && named.iter().any(|e| e.id == ex.id))
             || ex.id == "find-the-bug", "{} has no wrong kernel", ex.id);
@@ -238,7 +238,7 @@ fn every_starter_wrong_kernel_and_solution_compiles_with_nvrtc() {
 #[test]
 fn a_check_compiles_first_and_says_why_it_could_not_check() {
     let Some(_) = nvrtc::for_tests() else { return };
-    let ex = &EXERCISES[0];
+    let ex = &K2_TRANSPOSE[0];
     let solution = crate::kernels::find(ex.chapter).unwrap().source;
     let r = check(ex, &args("solution.cu"), solution);
     match gpu::open() {
