@@ -18,6 +18,7 @@ use std::fmt::Write as _;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
+pub mod exercises;
 pub mod figures;
 
 // --- 1. CPU reference -------------------------------------------------------

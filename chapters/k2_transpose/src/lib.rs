@@ -13,6 +13,7 @@
 //! that both the simulator and `gpu` launch, the exploration, and the
 //! report.
 
+pub mod exercises;
 pub mod figures;
 pub mod gpu;
 

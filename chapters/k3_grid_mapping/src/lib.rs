@@ -12,6 +12,7 @@
 //! launch plan both the simulator and `gpu` use, the exploration, and the
 //! report.
 
+pub mod exercises;
 pub mod figures;
 pub mod gpu;
 

@@ -13,6 +13,7 @@
 //! launch plan shared by the simulator and [`gpu`], the exploration of block
 //! orders, and the printed reports.
 
+pub mod exercises;
 pub mod figures;
 pub mod gpu;
 

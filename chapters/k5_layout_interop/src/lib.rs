@@ -13,6 +13,7 @@
 //! plan shared by the simulator and [`gpu`], the exploration of each
 //! pairing's first warp, and the printed reports.
 
+pub mod exercises;
 pub mod figures;
 pub mod gpu;
 

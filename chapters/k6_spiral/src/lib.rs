@@ -17,6 +17,7 @@
 //! 4. the exploration: cross-checks, coalescing;
 //! 5. the report.
 
+pub mod exercises;
 pub mod figures;
 pub mod gpu;
 

@@ -23,6 +23,7 @@
 //! is exact at any size, equal to the true count while that is below the
 //! modulus, and checkable against a closed-form binomial ([`binomial_mod`]).
 
+pub mod exercises;
 pub mod figures;
 pub mod gpu;
 

@@ -40,4 +40,4 @@ pub mod testing;
 pub use chapter::{Chapter, Exercise};
 pub use geometry::{ceil_div, Dim2, GeometryError, LaunchConfig, Shape, Waste};
 pub use layout::{Matrix, StorageOrder};
-pub use sim::{launch, launch_phased, BlockOrder, Thread};
+pub use sim::{launch, launch_phased, launch_stepped, BlockOrder, Thread, ThreadOrder};
