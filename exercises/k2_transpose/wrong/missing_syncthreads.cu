@@ -2,7 +2,7 @@
 // No barrier between filling the tile and reading it: a warp reads cells
 // other warps have not written yet. A race, so it can pass an unlucky run;
 // the GPU suite runs it several times.
-// expect: transpose: wrong
+// expect: transpose: wrong (a race: it may pass one run, so it is repeated)
 
 #define TILE 32
 

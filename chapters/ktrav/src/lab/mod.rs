@@ -16,6 +16,7 @@
 
 pub mod catalogue;
 pub mod reference;
+pub mod expect;
 pub mod simtrack;
 
 pub use catalogue::{BY_CHAPTER, K2_TRANSPOSE, K3_GRID_MAPPING, K4_BOUNDARY_CHECK, K5_LAYOUT_INTEROP, K6_SPIRAL, K7_DIAGONAL};
