@@ -64,6 +64,11 @@ pub const WRONG: &[(Twin, &str)] = &[
 ];
 // ANCHOR_END: wrong
 
+/// What the exercise page shows: the simulated check of a wrong twin.
+pub fn shown() -> String {
+    ktrav::lab::simtrack::check_twin(ktrav::lab::simtrack::exercise("copy"), &WRONG[0].0).render()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

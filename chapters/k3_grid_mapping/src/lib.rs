@@ -508,7 +508,7 @@ pub fn experiment_report(shape: Shape, block: Dim2) -> Result<String> {
 
 /// Every output the K.3 page shows, by file name under `book/outputs/`.
 pub fn shown_outputs() -> Vec<(&'static str, String)> {
-    vec![("k3_grid_mapping.txt", worked_example())]
+    vec![("k3_grid_mapping.txt", worked_example()), ("k3_grid_mapping-exercise.txt", exercises::shown())]
 }
 
 /// K.3 as one value: what `main`, the root runner, the GPU suite and the

@@ -40,6 +40,11 @@ pub fn one_axis_guard(ctx: &Ctx, _step: usize, _shared: &mut [f32], mem: &mut Me
 pub const WRONG: &[(Twin, &str)] = &[(Twin { name: "one_axis_guard", body: one_axis_guard, ..STARTER }, "out of bounds")];
 // ANCHOR_END: wrong
 
+/// What the exercise page shows: the simulated check of a wrong twin.
+pub fn shown() -> String {
+    ktrav::lab::simtrack::check_twin(ktrav::lab::simtrack::exercise("guard"), &WRONG[0].0).render()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -662,6 +662,7 @@ pub fn shown_outputs() -> Vec<(&'static str, String)> {
         ("k4_boundary_check.txt", worked_example()),
         ("k4_boundary_check-addition.txt", addition_report()),
         ("k4_boundary_check-orders.txt", orders_report()),
+        ("k4_boundary_check-exercise.txt", exercises::shown()),
     ]
 }
 

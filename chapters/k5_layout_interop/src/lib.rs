@@ -720,6 +720,7 @@ pub fn shown_outputs() -> Vec<(&'static str, String)> {
         ("k5_layout_interop.txt", worked_example()),
         ("k5_layout_interop-twins.txt", twins_report()),
         ("k5_layout_interop-gemm.txt", gemm_report(GEMM_M, GEMM_N, GEMM_K)),
+        ("k5_layout_interop-exercise.txt", exercises::shown()),
     ]
 }
 

@@ -80,6 +80,11 @@ pub fn wrong_side_order(ctx: &Ctx, _step: usize, _shared: &mut [f32], mem: &mut 
 pub const WRONG: &[(Twin, &str)] = &[(Twin { name: "wrong_side_order", body: wrong_side_order, ..STARTER }, "wrong")];
 // ANCHOR_END: wrong
 
+/// What the exercise page shows: the simulated check of a wrong twin.
+pub fn shown() -> String {
+    ktrav::lab::simtrack::check_twin(ktrav::lab::simtrack::exercise("spiral-gather"), &WRONG[0].0).render()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -580,7 +580,7 @@ pub fn report() -> Vec<String> {
 
 /// Every output the K.6 page shows, by file name under `book/outputs/`.
 pub fn shown_outputs() -> Vec<(&'static str, String)> {
-    vec![("k6_spiral.txt", worked_example()), ("k6_spiral-beyond.txt", beyond_the_source())]
+    vec![("k6_spiral.txt", worked_example()), ("k6_spiral-beyond.txt", beyond_the_source()), ("k6_spiral-exercise.txt", exercises::shown())]
 }
 
 pub const CHAPTER: ktrav::Chapter = ktrav::Chapter {

@@ -769,6 +769,7 @@ pub fn shown_outputs() -> Vec<(&'static str, String)> {
         ("k7_diagonal-exact.txt", exactness_report()),
         ("k7_diagonal-single-launch.txt", single_launch_report()),
         ("k7_diagonal-tiled.txt", tiled_report()),
+        ("k7_diagonal-exercise.txt", exercises::shown()),
     ]
 }
 

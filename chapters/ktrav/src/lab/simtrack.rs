@@ -167,8 +167,8 @@ pub fn schedules() -> Vec<Schedule> {
 pub fn battery(ex: &Exercise) -> Vec<(String, Shape)> {
     let mut cases: Vec<(String, Shape)> =
         ex.source_shapes.iter().map(|&(r, c)| (format!("the source's {r}x{c}"), Shape::new(r, c))).collect();
-    for (label, r, c) in [("ragged edges", 97, 131), ("ragged edges", 70, 33), ("1x1", 1, 1), ("1xN", 1, 100), ("Nx1", 100, 1)] {
-        cases.push((format!("{label} {r}x{c}"), Shape::new(r, c)));
+    for (label, r, c) in [("ragged edges 97x131", 97, 131), ("ragged edges 70x33", 70, 33), ("1x1", 1, 1), ("1xN 1x100", 1, 100), ("Nx1 100x1", 100, 1)] {
+        cases.push((label.to_string(), Shape::new(r, c)));
     }
     if let Launch::Covering { grid_stride_y: true, block, .. } = ex.launch {
         let rows = (SIM_MAX_GRID_Y as u64 + 2) * block.y as u64 + 3;
