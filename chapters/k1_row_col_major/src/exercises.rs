@@ -98,7 +98,7 @@ pub fn battery() -> Vec<Case> {
                         StorageOrder::RowMajor => c,
                         StorageOrder::ColMajor => r,
                     };
-                    if run * ELEM_BYTES % 64 == 0 {
+                    if (run * ELEM_BYTES).is_multiple_of(64) {
                         cases.push(Case { shape, storage, traversal, cache: CacheConfig::fully_associative(lines, 64) });
                     }
                 }
