@@ -334,3 +334,50 @@ pub fn assert_track(id: &str, solution: &Twin, wrong: &[(Twin, &str)]) {
         assert!(c.kinds().contains(expect), "'{}' fails, but not as '{expect}': {:?}\n{}", twin.name, c.kinds(), report::plain(&c.render()));
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn copy_ok(ctx: &Ctx, _: usize, _: &mut [f32], mem: &mut Mem) {
+        let (row, col) = (ctx.t.global_y(), ctx.t.global_x());
+        if row < ctx.rows && col < ctx.cols {
+            let i = (row * ctx.cols + col) as i64;
+            mem.write_f32(i, mem.input(0, i));
+        }
+    }
+
+    fn far_writes(ctx: &Ctx, s: usize, sh: &mut [f32], mem: &mut Mem) {
+        copy_ok(ctx, s, sh, mem);
+        if ctx.t.global_x() == 0 && ctx.t.global_y() == 0 {
+            mem.write_f32(-(1 << 40), 1.0); // far before the guard
+            mem.write_f32(1 << 40, 1.0); // far after it
+        }
+    }
+
+    const OK: Twin = Twin { name: "copy", steps: 1, barriers_after: &[], shared_words: 0, body: copy_ok };
+
+    #[test]
+    fn verdicts_tell_unwritten_and_far_out_of_bounds_apart() {
+        let ex = exercise("copy");
+        assert!(check_twin(ex, &OK).passed());
+        let nothing = Twin { name: "nothing", body: |_, _, _, _| {}, ..OK };
+        assert_eq!(check_twin(ex, &nothing).kinds(), ["unwritten"]);
+        let far = check_twin(ex, &Twin { name: "far", body: far_writes, ..OK });
+        assert_eq!(far.kinds(), ["out of bounds"]);
+        let line = &far.lines[0];
+        assert_eq!(line.failed, line.schedules, "a far write fails under every schedule");
+        match &line.failure {
+            Some((_, Verdict::Fail { out_of_bounds_before: 1, out_of_bounds_after: 1, wrong: 0, unwritten: 0, .. })) => {}
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn fifteen_schedules_and_a_grid_past_the_simulated_limit() {
+        assert_eq!(schedules().len(), 15);
+        let tall = battery(exercise("transpose")).into_iter().last().unwrap();
+        assert!(tall.1.rows.div_ceil(32) > SIM_MAX_GRID_Y as u64, "{tall:?}");
+        assert!(!battery(exercise("copy")).iter().any(|(l, _)| l.contains("gridDim.y")));
+    }
+}
