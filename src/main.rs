@@ -1,7 +1,8 @@
 //! `cargo run` at the workspace root: every chapter's report, in book order.
 //! `cargo run -- --refresh-outputs` rewrites `book/outputs/` and
 //! `book/figures/` from the code (see `scripts/refresh-outputs`; review the
-//! diff before committing).
+//! diff before committing). `cargo run -- doctor` says what this machine
+//! can run, the first command of a lab.
 
 use appendix_k::CHAPTERS;
 use clap::{CommandFactory, FromArgMatches, Parser};
@@ -11,14 +12,22 @@ use ktrav::cli;
 /// worked example and what the book adds to it, in book order (no GPU
 /// sections: run a chapter on its own for those).
 #[derive(Parser, Debug)]
-#[command(name = "appendix_k")]
+#[command(name = "appendix_k", args_conflicts_with_subcommands = true, disable_help_subcommand = true)]
 struct Args {
+    #[command(subcommand)]
+    command: Option<Command>,
     /// Rewrite book/outputs/ and book/figures/ from the code (review the diff before committing)
     #[arg(long, conflicts_with = "list")]
     refresh_outputs: bool,
     /// List the chapters and the command that runs each
     #[arg(long)]
     list: bool,
+}
+
+#[derive(clap::Subcommand, Debug)]
+enum Command {
+    /// What this machine can run: GPU, compute capability, driver, whether the embedded kernels load, NVRTC and cuBLAS
+    Doctor,
 }
 
 fn chapter_list() -> String {
@@ -33,7 +42,9 @@ fn main() {
         Ok(args) => args,
         Err(e) => cli::exit_on_clap_error(e),
     };
-    if args.list {
+    if let Some(Command::Doctor) = args.command {
+        cli::print(&ktrav::doctor::report());
+    } else if args.list {
         cli::print(&format!("{}\n", chapter_list()));
     } else if args.refresh_outputs {
         refresh();

@@ -17,7 +17,7 @@ fn help_names_every_chapter() {
 
 #[test]
 fn bad_input_is_one_line_and_exit_2() {
-    assert_usage_errors(BIN, &[&["--bogus"], &["k2_transpose"], &["--list", "--refresh-outputs"]]);
+    assert_usage_errors(BIN, &[&["--bogus"], &["k2_transpose"], &["--list", "--refresh-outputs"], &["doctor", "--list"], &["--list", "doctor"], &["doctor", "extra"]]);
 }
 
 #[test]
@@ -29,4 +29,16 @@ fn default_run_prints_every_chapter_in_order() {
 #[test]
 fn closed_pipe_stops_quietly() {
     assert_quiet_on_closed_pipe(BIN, &[]);
+}
+
+#[test]
+fn doctor_says_what_this_machine_can_run() {
+    let help = stdout_of(BIN, &["--help"]);
+    assert!(help.contains("doctor"), "--help does not name doctor: {help}");
+    let text = stdout_of(BIN, &["doctor"]);
+    for part in ["GPU: none (", "NVRTC: ", "cuBLAS: ", "will run: "] {
+        assert!(text.contains(part), "doctor printed no {part:?}: {text}");
+    }
+    assert!(text.contains("KTRAV_NO_GPU is set"), "doctor does not say why there is no GPU: {text}");
+    assert!(text.contains("NVRTC"), "doctor does not say where NVRTC is: {text}");
 }

@@ -8,9 +8,17 @@
 //! past 2^31 elements (the 46341 x 46341 transpose needs 17 GB of device
 //! memory), and `KTRAV_RECORD=FILE` to write what it measured as a record
 //! for `book/measured/` (see `ktrav::measured`).
+//!
+//! Then the lab checker is itself checked, through its library API: every
+//! exercise's solution (the chapter's own kernel) must pass, and every
+//! starter and catalogued wrong kernel must get the verdict its file's
+//! `// expect:` line names. A race is run [`RACE_RUNS`] times and must be
+//! rejected at least once; the 32-bit-overflow kernels need
+//! `KTRAV_GPU_LARGE=1` (they pass the default battery, by design).
 
 use appendix_k::CHAPTERS;
 use ktrav::gpu::{section_named, SectionOutcome};
+use ktrav::lab;
 use ktrav::measured::{Record, Run};
 
 fn main() {
@@ -35,6 +43,8 @@ fn main() {
             }
         }
     }
+    let (p, f, k) = lab_checks();
+    (passed, failed, skipped) = (passed + p, failed + f, skipped + k);
     if let Some(path) = std::env::var_os("KTRAV_RECORD") {
         match ktrav::gpu::open() {
             Ok(gpu) if failed == 0 && !sections.is_empty() => {
@@ -51,4 +61,128 @@ fn main() {
     if failed > 0 {
         std::process::exit(1);
     }
+}
+
+/// How often a racy wrong kernel is checked: it must be rejected at least once.
+const RACE_RUNS: usize = 5;
+
+fn lab_args(file: &std::path::Path, large: bool) -> lab::CheckArgs {
+    lab::CheckArgs { file: file.to_path_buf(), large, json: false, exercise: None, timeout: 120 }
+}
+
+/// One verdict on one file: `Ok(what it got)` or `Err(why it is wrong)`.
+fn judge_expectation(ex: &'static lab::Exercise, path: &std::path::Path, source: &str, e: &lab::expect::Expect, large: bool) -> Result<String, String> {
+    let runs = if e.race { RACE_RUNS } else { 1 };
+    let mut last = None;
+    for run in 1..=runs {
+        let r = lab::check(ex, &lab_args(path, large && e.large_only), source);
+        if r.exit_code == lab::COULD_NOT_CHECK {
+            return Err(format!("could not check: {}", r.reason.unwrap_or_default()));
+        }
+        let failing: Vec<&lab::ShapeResult> = r.shapes.iter().filter(|s| !s.verdict.passed()).collect();
+        let kinds: Vec<&str> = failing.iter().flat_map(|s| s.verdict.kinds()).collect();
+        match e.kind {
+            None if !(large && e.large_only) => {
+                return if r.exit_code == 0 {
+                    Ok("passes the default battery, as expected (run with KTRAV_GPU_LARGE=1 to see it fail)".into())
+                } else {
+                    Err(format!("expected to pass without --large, got:\n{}", plain(&lab::render(&r))))
+                };
+            }
+            None => {
+                return if r.exit_code == 1 && failing.iter().all(|s| s.rows * s.cols > 1 << 31) && !failing.is_empty() {
+                    Ok(format!("rejected with --large ({}), only past 2^31 elements", kinds.join(", ")))
+                } else {
+                    Err(format!("expected to fail only past 2^31 elements with --large, got:\n{}", plain(&lab::render(&r))))
+                };
+            }
+            Some(kind) => {
+                let only_where_promised = !e.only_past_grid_y || failing.iter().all(|s| s.label.contains("gridDim.y"));
+                if r.exit_code == 1 && kinds.contains(&kind) && only_where_promised {
+                    let race = if e.race { format!(" (a race: rejected on run {run} of at most {RACE_RUNS})") } else { String::new() };
+                    return Ok(format!("rejected as {kind}{race}"));
+                }
+                last = Some(r);
+            }
+        }
+    }
+    let r = last.expect("at least one run");
+    let race = if e.race { format!(" in any of {RACE_RUNS} runs") } else { String::new() };
+    Err(format!("expected '{}'{race}, got:\n{}", e.kind.unwrap_or("?"), plain(&lab::render(&r))))
+}
+
+fn plain(s: &str) -> String {
+    ktrav::report::plain(s)
+}
+
+/// The checker against its own catalogue: (passed, failed, skipped).
+fn lab_checks() -> (usize, usize, usize) {
+    let (mut passed, mut failed, mut skipped) = (0, 0, 0);
+    if let Err(why) = ktrav::gpu::open() {
+        println!("lab checker: skipped: no GPU ({why})");
+        return (0, 0, 1);
+    }
+    if let Err(why) = ktrav::gpu::nvrtc::locate() {
+        println!("lab checker: FAILED: a GPU but no NVRTC, so no lab check can run: {why}");
+        return (0, 1, 0);
+    }
+    let large = std::env::var_os(ktrav::gpu::LARGE_ENV).is_some();
+    // The workspace this was built in, or (a copied binary) the current folder.
+    let built_in = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let root_buf = if built_in.join("exercises").is_dir() { built_in } else { std::env::current_dir().unwrap_or(built_in) };
+    let root = root_buf.as_path();
+    let mut report = |name: String, outcome: Result<String, String>| match outcome {
+        Ok(what) => {
+            println!("lab {name}: ok: {what}");
+            passed += 1;
+        }
+        Err(why) => {
+            println!("lab {name}: FAILED: {why}");
+            failed += 1;
+        }
+    };
+    for ex in lab::all() {
+        let solution = ktrav::kernels::find(ex.chapter).expect("every chapter's kernels are embedded");
+        let path = root.join(format!("kernels/{}.cu", ex.chapter));
+        let r = lab::check(ex, &lab_args(&path, large), solution.source);
+        let name = format!("{} {}: the solution, kernels/{}.cu", ex.section, ex.id, ex.chapter);
+        report(name, if r.exit_code == 0 { Ok(format!("passes all {} shapes", r.shapes.len())) } else { Err(plain(&lab::render(&r))) });
+    }
+    let files = match lab::expect::files(root) {
+        Ok(f) => f,
+        Err(e) => {
+            println!("lab checker: FAILED: cannot list exercises/: {e}");
+            return (passed, failed + 1, skipped);
+        }
+    };
+    for (chapter, path) in files {
+        let shown = path.strip_prefix(root).unwrap_or(&path).display().to_string();
+        let source = match std::fs::read_to_string(&path) {
+            Ok(s) => s,
+            Err(e) => {
+                report(shown, Err(format!("cannot read: {e}")));
+                continue;
+            }
+        };
+        let expects = match lab::expect::parse(&source) {
+            Ok(e) => e,
+            Err(e) => {
+                report(shown, Err(e));
+                continue;
+            }
+        };
+        for e in expects {
+            let Some(ex) = lab::exercises_of(&chapter).into_iter().find(|x| x.id == e.exercise) else {
+                report(shown.clone(), Err(format!("no exercise '{}' in {chapter}", e.exercise)));
+                continue;
+            };
+            let name = format!("{} {}: {shown}", ex.section, ex.id);
+            if e.large_only && !large {
+                skipped += 1;
+                println!("lab {name}: skipped: overflows only past 2^31 elements; set {}=1", ktrav::gpu::LARGE_ENV);
+            }
+            report(name, judge_expectation(ex, &path, &source, &e, large));
+        }
+    }
+    (passed, failed, skipped)
 }

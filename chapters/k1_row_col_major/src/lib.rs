@@ -18,6 +18,7 @@ use std::fmt::Write as _;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
+pub mod exercises;
 pub mod figures;
 
 // --- 1. CPU reference -------------------------------------------------------
@@ -487,7 +488,7 @@ pub fn worked_example() -> String {
 
 /// Every output the K.1 page shows, by file name under `book/outputs/`.
 pub fn shown_outputs() -> Vec<(&'static str, String)> {
-    vec![("k1_row_col_major.txt", worked_example())]
+    vec![("k1_row_col_major.txt", worked_example()), ("k1_row_col_major-exercise.txt", exercises::starter_report())]
 }
 
 /// K.1 as one value: what `main`, the root runner and the book's tests read.

@@ -13,6 +13,7 @@
 //! that both the simulator and `gpu` launch, the exploration, and the
 //! report.
 
+pub mod exercises;
 pub mod figures;
 pub mod gpu;
 
@@ -536,7 +537,7 @@ pub fn experiment_report(shape: Shape, tile: u32) -> Result<String> {
 
 /// Every output the K.2 page shows, by file name under `book/outputs/`.
 pub fn shown_outputs() -> Vec<(&'static str, String)> {
-    vec![("k2_transpose.txt", worked_example())]
+    vec![("k2_transpose.txt", worked_example()), ("k2_transpose-exercise.txt", exercises::shown())]
 }
 
 /// K.2 as one value: what `main`, the root runner, the GPU suite and the
@@ -549,7 +550,7 @@ pub const CHAPTER: ktrav::Chapter = ktrav::Chapter {
     shown_outputs,
     figures: figures::figures,
     gpu_checks: Some(gpu::checks),
-    exercises: &[],
+    exercises: ktrav::lab::K2_TRANSPOSE,
 };
 
 #[cfg(test)]

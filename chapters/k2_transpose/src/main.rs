@@ -2,6 +2,9 @@
 //! section (`KTRAV_GPU_LARGE=1` adds a 46341 x 46341 matrix there). With
 //! `--rows`, `--cols` or `--tile` it checks the tiled transpose on that
 //! shape and traces both tiles' shared-memory banks there.
+//!
+//! `check FILE.cu` checks a student's own kernel against the chapter's
+//! lab exercise (`ktrav::lab`).
 
 use clap::Parser;
 use k2_transpose::{experiment_report, validate, CHAPTER, MAX_ELEMENTS};
@@ -9,8 +12,10 @@ use ktrav::cli::{self, size_in};
 use ktrav::Shape;
 
 #[derive(Parser, Debug)]
-#[command(allow_negative_numbers = true, about = "Appendix K.2: a tiled transpose, bank conflicts and boundary checks")]
+#[command(args_conflicts_with_subcommands = true, disable_help_subcommand = true, allow_negative_numbers = true, about = "Appendix K.2: a tiled transpose, bank conflicts and boundary checks")]
 struct Args {
+    #[command(subcommand)]
+    lab: Option<ktrav::lab::LabCommand>,
     /// Input rows for a custom run (at most 16777216 elements in all)
     #[arg(long, default_value = "70", value_parser = size_in(MAX_ELEMENTS))]
     rows: u64,
@@ -24,6 +29,9 @@ struct Args {
 
 fn main() {
     let (args, custom) = cli::parse_typed_or_exit::<Args>(&["rows", "cols", "tile"]);
+    if let Some(command) = &args.lab {
+        command.run(&CHAPTER);
+    }
     if !custom {
         CHAPTER.run_default();
         return;

@@ -49,3 +49,13 @@ fn bad_values_fail_in_one_line() {
         ],
     );
 }
+
+#[test]
+fn check_refuses_bad_input_in_one_line() {
+    ktrav::testing::assert_check_usage_errors(BIN, &k2_transpose::CHAPTER);
+}
+
+#[test]
+fn check_without_a_gpu_says_it_could_not_check() {
+    ktrav::testing::assert_check_could_not_check(BIN, &k2_transpose::CHAPTER);
+}

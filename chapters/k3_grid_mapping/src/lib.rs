@@ -12,6 +12,7 @@
 //! launch plan both the simulator and `gpu` use, the exploration, and the
 //! report.
 
+pub mod exercises;
 pub mod figures;
 pub mod gpu;
 
@@ -507,7 +508,7 @@ pub fn experiment_report(shape: Shape, block: Dim2) -> Result<String> {
 
 /// Every output the K.3 page shows, by file name under `book/outputs/`.
 pub fn shown_outputs() -> Vec<(&'static str, String)> {
-    vec![("k3_grid_mapping.txt", worked_example())]
+    vec![("k3_grid_mapping.txt", worked_example()), ("k3_grid_mapping-exercise.txt", exercises::shown())]
 }
 
 /// K.3 as one value: what `main`, the root runner, the GPU suite and the
@@ -520,7 +521,7 @@ pub const CHAPTER: ktrav::Chapter = ktrav::Chapter {
     shown_outputs,
     figures: figures::figures,
     gpu_checks: Some(gpu::checks),
-    exercises: &[],
+    exercises: ktrav::lab::K3_GRID_MAPPING,
 };
 
 #[cfg(test)]

@@ -2,6 +2,9 @@
 //! GPU section. With `--rows`, `--cols`, `--block-x` or `--block-y` it
 //! builds the launch for that shape under both mappings, proves the
 //! coverage and counts sectors.
+//!
+//! `check FILE.cu` checks a student's own kernel against the chapter's
+//! lab exercise (`ktrav::lab`).
 
 use clap::Parser;
 use k3_grid_mapping::{experiment_report, validate, CHAPTER, MAX_ELEMENTS};
@@ -9,8 +12,10 @@ use ktrav::cli::{self, size_in};
 use ktrav::{Dim2, Shape};
 
 #[derive(Parser, Debug)]
-#[command(allow_negative_numbers = true, about = "Appendix K.3: mapping matrix coordinates onto CUDA grids")]
+#[command(args_conflicts_with_subcommands = true, disable_help_subcommand = true, allow_negative_numbers = true, about = "Appendix K.3: mapping matrix coordinates onto CUDA grids")]
 struct Args {
+    #[command(subcommand)]
+    lab: Option<ktrav::lab::LabCommand>,
     /// Matrix rows for a custom run (at most 67108864 elements in all)
     #[arg(long, default_value = "1000", value_parser = size_in(MAX_ELEMENTS))]
     rows: u64,
@@ -27,6 +32,9 @@ struct Args {
 
 fn main() {
     let (args, custom) = cli::parse_typed_or_exit::<Args>(&["rows", "cols", "block_x", "block_y"]);
+    if let Some(command) = &args.lab {
+        command.run(&CHAPTER);
+    }
     if !custom {
         CHAPTER.run_default();
         return;

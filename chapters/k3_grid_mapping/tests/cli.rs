@@ -47,3 +47,13 @@ fn bad_values_fail_in_one_line() {
         ],
     );
 }
+
+#[test]
+fn check_refuses_bad_input_in_one_line() {
+    ktrav::testing::assert_check_usage_errors(BIN, &k3_grid_mapping::CHAPTER);
+}
+
+#[test]
+fn check_without_a_gpu_says_it_could_not_check() {
+    ktrav::testing::assert_check_could_not_check(BIN, &k3_grid_mapping::CHAPTER);
+}

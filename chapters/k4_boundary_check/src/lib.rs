@@ -13,6 +13,7 @@
 //! launch plan shared by the simulator and [`gpu`], the exploration of block
 //! orders, and the printed reports.
 
+pub mod exercises;
 pub mod figures;
 pub mod gpu;
 
@@ -661,6 +662,7 @@ pub fn shown_outputs() -> Vec<(&'static str, String)> {
         ("k4_boundary_check.txt", worked_example()),
         ("k4_boundary_check-addition.txt", addition_report()),
         ("k4_boundary_check-orders.txt", orders_report()),
+        ("k4_boundary_check-exercise.txt", exercises::shown()),
     ]
 }
 
@@ -673,7 +675,7 @@ pub const CHAPTER: ktrav::Chapter = ktrav::Chapter {
     shown_outputs,
     figures: figures::figures,
     gpu_checks: Some(gpu::checks),
-    exercises: &[],
+    exercises: ktrav::lab::K4_BOUNDARY_CHECK,
 };
 
 #[cfg(test)]

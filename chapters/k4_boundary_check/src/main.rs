@@ -2,6 +2,9 @@
 //! addition run and the block-order distribution, then (on a GPU) runs the
 //! three kernels many times and sets the real outcomes beside the simulated
 //! ones. With shape or block flags it reruns the experiment on another launch.
+//!
+//! `check FILE.cu` checks a student's own kernel against the chapter's
+//! lab exercise (`ktrav::lab`).
 
 use clap::Parser;
 use k4_boundary_check::{
@@ -11,8 +14,10 @@ use ktrav::cli::{self, size_in};
 use ktrav::{Dim2, Shape};
 
 #[derive(Parser, Debug)]
-#[command(allow_negative_numbers = true, about = "Appendix K.4: a 2D bounds check that guards only one axis")]
+#[command(args_conflicts_with_subcommands = true, disable_help_subcommand = true, allow_negative_numbers = true, about = "Appendix K.4: a 2D bounds check that guards only one axis")]
 struct Args {
+    #[command(subcommand)]
+    lab: Option<ktrav::lab::LabCommand>,
     #[command(flatten)]
     launch: Option<Launch>,
     /// Seeded shuffles of all blocks to try, 0 for none (at most 100000)
@@ -54,6 +59,9 @@ fn shuffles(s: &str) -> anyhow::Result<u64> {
 
 fn main() {
     let args: Args = cli::parse_or_exit();
+    if let Some(command) = &args.lab {
+        command.run(&CHAPTER);
+    }
     let Some(launch) = args.launch else {
         CHAPTER.run_default();
         return;

@@ -13,6 +13,7 @@
 //! plan shared by the simulator and [`gpu`], the exploration of each
 //! pairing's first warp, and the printed reports.
 
+pub mod exercises;
 pub mod figures;
 pub mod gpu;
 
@@ -719,6 +720,7 @@ pub fn shown_outputs() -> Vec<(&'static str, String)> {
         ("k5_layout_interop.txt", worked_example()),
         ("k5_layout_interop-twins.txt", twins_report()),
         ("k5_layout_interop-gemm.txt", gemm_report(GEMM_M, GEMM_N, GEMM_K)),
+        ("k5_layout_interop-exercise.txt", exercises::shown()),
     ]
 }
 
@@ -731,7 +733,7 @@ pub const CHAPTER: ktrav::Chapter = ktrav::Chapter {
     shown_outputs,
     figures: figures::figures,
     gpu_checks: Some(gpu::checks),
-    exercises: &[],
+    exercises: ktrav::lab::K5_LAYOUT_INTEROP,
 };
 
 #[cfg(test)]

@@ -2,6 +2,9 @@
 //! kernels and the cuBLAS-convention GEMM, then (on a GPU) launches the
 //! addition kernels and calls cuBLAS itself. `--rows/--cols` rerun the layout
 //! part on another shape, `--m/--n/--k` the GEMM part.
+//!
+//! `check FILE.cu` checks a student's own kernel against the chapter's
+//! lab exercise (`ktrav::lab`).
 
 use clap::Parser;
 use k5_layout_interop::{gemm_report, layout_report, CHAPTER, MAX_LAYOUT_ELEMENTS};
@@ -9,11 +12,13 @@ use ktrav::cli::{self, size_in};
 use ktrav::Shape;
 
 #[derive(Parser, Debug)]
-#[command(
+#[command(args_conflicts_with_subcommands = true, disable_help_subcommand = true, 
     allow_negative_numbers = true,
     about = "Appendix K.5: row-major kernels meeting column-major data, and cuBLAS conventions"
 )]
 struct Args {
+    #[command(subcommand)]
+    lab: Option<ktrav::lab::LabCommand>,
     #[command(flatten)]
     layout: Option<Layout>,
     #[command(flatten)]
@@ -49,6 +54,9 @@ struct Gemm {
 
 fn main() {
     let args: Args = cli::parse_or_exit();
+    if let Some(command) = &args.lab {
+        command.run(&CHAPTER);
+    }
     if args.layout.is_none() && args.gemm.is_none() {
         CHAPTER.run_default();
         return;

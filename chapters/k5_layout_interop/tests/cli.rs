@@ -56,3 +56,13 @@ fn bad_values_fail_in_one_line() {
         assert!(err.contains(says), "{args:?}: {err}");
     }
 }
+
+#[test]
+fn check_refuses_bad_input_in_one_line() {
+    ktrav::testing::assert_check_usage_errors(BIN, &k5_layout_interop::CHAPTER);
+}
+
+#[test]
+fn check_without_a_gpu_says_it_could_not_check() {
+    ktrav::testing::assert_check_could_not_check(BIN, &k5_layout_interop::CHAPTER);
+}

@@ -17,6 +17,7 @@
 //! 4. the exploration: cross-checks, coalescing;
 //! 5. the report.
 
+pub mod exercises;
 pub mod figures;
 pub mod gpu;
 
@@ -579,7 +580,7 @@ pub fn report() -> Vec<String> {
 
 /// Every output the K.6 page shows, by file name under `book/outputs/`.
 pub fn shown_outputs() -> Vec<(&'static str, String)> {
-    vec![("k6_spiral.txt", worked_example()), ("k6_spiral-beyond.txt", beyond_the_source())]
+    vec![("k6_spiral.txt", worked_example()), ("k6_spiral-beyond.txt", beyond_the_source()), ("k6_spiral-exercise.txt", exercises::shown())]
 }
 
 pub const CHAPTER: ktrav::Chapter = ktrav::Chapter {
@@ -590,7 +591,7 @@ pub const CHAPTER: ktrav::Chapter = ktrav::Chapter {
     shown_outputs,
     figures: figures::figures,
     gpu_checks: Some(gpu::checks),
-    exercises: &[],
+    exercises: ktrav::lab::K6_SPIRAL,
 };
 
 #[cfg(test)]

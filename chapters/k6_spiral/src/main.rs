@@ -3,6 +3,9 @@
 //! then launches both kernels on the GPU if there is one (`gpu::checks`).
 //! With `--rows`/`--cols` (and optionally `--block-x`/`--block-y`) it checks
 //! both closed forms and both kernels on that shape instead.
+//!
+//! `check FILE.cu` checks a student's own kernel against the chapter's
+//! lab exercise (`ktrav::lab`).
 
 use clap::{ArgGroup, Parser};
 use k6_spiral::{shape_report, shape_report_work, CHAPTER};
@@ -18,12 +21,14 @@ const MAX_WORK: u64 = 1 << 29;
 const QUICK_WORK: u64 = 1 << 25;
 
 #[derive(Parser, Debug)]
-#[command(
+#[command(args_conflicts_with_subcommands = true, disable_help_subcommand = true, 
     allow_negative_numbers = true,
     about = "Appendix K.6: spiral order's O(1) closed form, its inverse, and two CUDA kernels built on them",
     group(ArgGroup::new("shape").multiple(true).args(["rows", "cols"]))
 )]
 struct Args {
+    #[command(subcommand)]
+    lab: Option<ktrav::lab::LabCommand>,
     /// Matrix rows for a custom check, 9 when only --cols is given (at most 16777216)
     #[arg(long, value_parser = size_in(1 << 24))]
     rows: Option<u64>,
@@ -40,6 +45,9 @@ struct Args {
 
 fn main() {
     let args: Args = cli::parse_or_exit();
+    if let Some(command) = &args.lab {
+        command.run(&CHAPTER);
+    }
     if args.rows.is_none() && args.cols.is_none() {
         CHAPTER.run_default();
         return;

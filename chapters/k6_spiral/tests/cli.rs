@@ -58,3 +58,13 @@ fn bad_input_fails_in_one_line_naming_the_problem() {
         assert!(err.contains(says), "{args:?} should say {says:?}: {err}");
     }
 }
+
+#[test]
+fn check_refuses_bad_input_in_one_line() {
+    ktrav::testing::assert_check_usage_errors(BIN, &k6_spiral::CHAPTER);
+}
+
+#[test]
+fn check_without_a_gpu_says_it_could_not_check() {
+    ktrav::testing::assert_check_could_not_check(BIN, &k6_spiral::CHAPTER);
+}

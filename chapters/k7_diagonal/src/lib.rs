@@ -23,6 +23,7 @@
 //! is exact at any size, equal to the true count while that is below the
 //! modulus, and checkable against a closed-form binomial ([`binomial_mod`]).
 
+pub mod exercises;
 pub mod figures;
 pub mod gpu;
 
@@ -768,6 +769,7 @@ pub fn shown_outputs() -> Vec<(&'static str, String)> {
         ("k7_diagonal-exact.txt", exactness_report()),
         ("k7_diagonal-single-launch.txt", single_launch_report()),
         ("k7_diagonal-tiled.txt", tiled_report()),
+        ("k7_diagonal-exercise.txt", exercises::shown()),
     ]
 }
 
@@ -779,7 +781,7 @@ pub const CHAPTER: ktrav::Chapter = ktrav::Chapter {
     shown_outputs,
     figures: figures::figures,
     gpu_checks: Some(gpu::checks),
-    exercises: &[],
+    exercises: ktrav::lab::K7_DIAGONAL,
 };
 
 #[cfg(test)]

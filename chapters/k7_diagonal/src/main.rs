@@ -3,6 +3,9 @@
 //! wavefront), then fills the table on the GPU if there is one
 //! (`gpu::checks`). With `--rows`/`--cols` it runs every version on that
 //! shape in the simulator.
+//!
+//! `check FILE.cu` checks a student's own kernel against the chapter's
+//! lab exercise (`ktrav::lab`).
 
 use clap::{ArgGroup, Parser};
 use k7_diagonal::{shape_report, ShapeWork, CHAPTER};
@@ -18,12 +21,14 @@ const MAX_WORK: u64 = 1 << 31;
 const QUICK_WORK: u64 = 1 << 28;
 
 #[derive(Parser, Debug)]
-#[command(
+#[command(args_conflicts_with_subcommands = true, disable_help_subcommand = true, 
     allow_negative_numbers = true,
     about = "Appendix K.7: diagonal order, the lattice-path wavefront, and why it needs one launch per diagonal",
     group(ArgGroup::new("shape").multiple(true).args(["rows", "cols"]))
 )]
 struct Args {
+    #[command(subcommand)]
+    lab: Option<ktrav::lab::LabCommand>,
     /// Table rows for a custom run, 9 when only --cols is given (at most 4194304)
     #[arg(long, value_parser = size_in(1 << 22))]
     rows: Option<u64>,
@@ -43,6 +48,9 @@ struct Args {
 
 fn main() {
     let args: Args = cli::parse_or_exit();
+    if let Some(command) = &args.lab {
+        command.run(&CHAPTER);
+    }
     if args.rows.is_none() && args.cols.is_none() {
         CHAPTER.run_default();
         return;

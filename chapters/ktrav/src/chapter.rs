@@ -22,15 +22,14 @@ pub struct Chapter {
     pub figures: fn() -> Vec<(&'static str, String)>,
     /// The real kernels against the simulators, where a GPU exists.
     pub gpu_checks: Option<GpuChecks>,
-    /// The chapter's lab exercises.
+    /// The chapter's GPU lab exercises, from [`crate::lab::catalogue`]
+    /// (checked by its binary's `check`; the simulator track's twins live
+    /// in the chapter's `exercises` module).
     pub exercises: &'static [Exercise],
 }
 
-/// A lab exercise: a kernel for the student to write.
-pub struct Exercise {
-    pub id: &'static str,
-    pub title: &'static str,
-}
+/// A lab exercise: the one catalogue is [`crate::lab::catalogue`].
+pub use crate::lab::Exercise;
 
 impl Chapter {
     /// `K.2 Transpose on the GPU`.

@@ -60,13 +60,13 @@ fn one_line(err: &clap::Error) -> String {
     if err.kind() == ErrorKind::MissingRequiredArgument {
         // clap names the missing flags on the following lines, with value
         // placeholders, a group as `<--a <A>|--b <B>>`.
-        let missing: Vec<String> = text
-            .lines()
-            .skip(1)
-            .map(str::trim)
-            .take_while(|l| l.starts_with("--") || l.starts_with('<'))
-            .map(companion_names)
-            .collect();
+        let specs: Vec<&str> =
+            text.lines().skip(1).map(str::trim).take_while(|l| l.starts_with("--") || l.starts_with('<')).collect();
+        // A missing positional argument, such as `check`'s `<FILE>`.
+        if let Some(positional) = specs.iter().find(|l| !l.contains("--")) {
+            return format!("missing the argument {positional} (see --help)");
+        }
+        let missing: Vec<String> = specs.into_iter().map(companion_names).collect();
         if !missing.is_empty() {
             return format!("a flag given needs {} as well", missing.join(" and "));
         }

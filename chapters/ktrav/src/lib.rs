@@ -1,8 +1,10 @@
 //! `ktrav` holds what every chapter of Appendix K needs, written once:
 //!
+//! * [`doctor`]: what a lab machine has and what will run on it;
 //! * [`geometry`]: matrix shapes, 2D launch dimensions and launch configs;
 //! * [`sim`]: the grid simulator, the single place where the
 //!   block/thread loop nest lives, with block orders and barriers;
+//! * [`lab`]: checking a student's own kernel, and the exercises;
 //! * [`layout`]: storage orders and the one matrix type built on them;
 //! * [`kernels`]: the CUDA kernels compiled at build time and embedded;
 //! * [`gpu`]: the probe, the runner, comparison and the GPU report (the
@@ -22,9 +24,11 @@ pub mod chapter;
 pub mod cli;
 pub mod figure;
 pub mod figures;
+pub mod doctor;
 pub mod geometry;
 pub mod gpu;
 pub mod kernels;
+pub mod lab;
 pub mod layout;
 pub mod measured;
 pub mod progress;
@@ -37,4 +41,4 @@ pub mod testing;
 pub use chapter::{Chapter, Exercise};
 pub use geometry::{ceil_div, Dim2, GeometryError, LaunchConfig, Shape, Waste};
 pub use layout::{Matrix, StorageOrder};
-pub use sim::{launch, launch_phased, BlockOrder, Thread};
+pub use sim::{launch, launch_phased, launch_stepped, BlockOrder, Thread, ThreadOrder};

@@ -145,6 +145,80 @@ pub fn launch_phased<S>(
 }
 // ANCHOR_END: launch_phased
 
+/// The order in which the threads of a block run between two barriers.
+///
+/// Real threads run concurrently; code that is right only for some
+/// interleaving (a read of shared memory with no `__syncthreads()` before
+/// it, a read of a cell another thread is writing) gives different results
+/// under these three, so a race shows in a sequential simulator.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ThreadOrder {
+    /// Each thread runs every step up to the next barrier, threads in
+    /// `threadIdx` order (x fastest).
+    Forward,
+    /// The same, threads in the reverse order.
+    Reverse,
+    /// Lock-step: every thread runs step 0, then every thread step 1, and
+    /// so on, as if each statement were followed by a barrier.
+    LockStep,
+}
+
+impl ThreadOrder {
+    pub const ALL: [ThreadOrder; 3] = [ThreadOrder::Forward, ThreadOrder::Reverse, ThreadOrder::LockStep];
+}
+
+/// Runs a kernel written as `steps` numbered statements, with a
+/// `__syncthreads()` after every step `s` for which `barrier_after(s)`
+/// holds. Blocks run in `order`; within a block, the threads between two
+/// barriers interleave as `threads` says. `shared()` makes each block's
+/// shared memory, as in [`launch_phased`].
+// ANCHOR: launch_stepped
+pub fn launch_stepped<S>(
+    cfg: &LaunchConfig,
+    order: &BlockOrder,
+    threads: ThreadOrder,
+    steps: usize,
+    barrier_after: impl Fn(usize) -> bool,
+    mut shared: impl FnMut() -> S,
+    mut kernel: impl FnMut(Thread, usize, &mut S),
+) {
+    let (grid_dim, block_dim) = (cfg.grid, cfg.block);
+    let mut ids: Vec<Dim2> = (0..block_dim.y).flat_map(|y| (0..block_dim.x).map(move |x| Dim2::new(x, y))).collect();
+    if threads == ThreadOrder::Reverse {
+        ids.reverse();
+    }
+    // The steps between barriers: [start, end) ranges.
+    let mut segments = Vec::new();
+    let mut start = 0;
+    for s in 0..steps {
+        if barrier_after(s) || s + 1 == steps {
+            segments.push(start..s + 1);
+            start = s + 1;
+        }
+    }
+    for linear in order.sequence(cfg.blocks()) {
+        let block_idx = Dim2::new((linear % grid_dim.x as u64) as u32, (linear / grid_dim.x as u64) as u32);
+        let mut block_shared = shared();
+        let thread = |thread_idx| Thread { block_idx, thread_idx, block_dim, grid_dim };
+        for seg in &segments {
+            if threads == ThreadOrder::LockStep {
+                for s in seg.clone() {
+                    for &id in &ids {
+                        kernel(thread(id), s, &mut block_shared);
+                    }
+                }
+            } else {
+                for &id in &ids {
+                    for s in seg.clone() {
+                        kernel(thread(id), s, &mut block_shared);
+                    }
+                }
+            }
+        }
+    }
+}
+// ANCHOR_END: launch_stepped
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -194,6 +268,24 @@ mod tests {
             }
         });
         assert_eq!(seen, vec![1; 10]);
+    }
+
+    #[test]
+    fn thread_orders_interleave_steps_as_named() {
+        let cfg = LaunchConfig { grid: Dim2::new(1, 1), block: Dim2::new(2, 1) };
+        let run = |threads, barrier: bool| {
+            let mut log = Vec::new();
+            launch_stepped(&cfg, &BlockOrder::Forward, threads, 2, |_| barrier, || (), |t, s, _: &mut ()| {
+                log.push((t.thread_idx.x, s))
+            });
+            log
+        };
+        assert_eq!(run(ThreadOrder::Forward, false), [(0, 0), (0, 1), (1, 0), (1, 1)]);
+        assert_eq!(run(ThreadOrder::Reverse, false), [(1, 0), (1, 1), (0, 0), (0, 1)]);
+        assert_eq!(run(ThreadOrder::LockStep, false), [(0, 0), (1, 0), (0, 1), (1, 1)]);
+        // A barrier after step 0 makes every order finish step 0 first.
+        assert_eq!(run(ThreadOrder::Forward, true), [(0, 0), (1, 0), (0, 1), (1, 1)]);
+        assert_eq!(run(ThreadOrder::Reverse, true), [(1, 0), (0, 0), (1, 1), (0, 1)]);
     }
 
     proptest! {

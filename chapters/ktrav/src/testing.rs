@@ -79,3 +79,68 @@ pub fn assert_default_run(path: &str, parts: &[String]) {
         panic!("{path} printed something else by default: {diff}");
     }
 }
+
+/// The workspace root, where a catalogued exercise's `starter` path starts.
+pub fn workspace_root() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// Asserts that a chapter binary's `check` refuses bad input the way every
+/// flag does (one line, exit 2, before any work): no file, a missing file,
+/// a directory, a binary file, an unknown exercise, a zero timeout, `check`
+/// mixed with the chapter's own flags.
+pub fn assert_check_usage_errors(path: &str, chapter: &crate::Chapter) {
+    let starter = starter_of(chapter);
+    let binary = std::env::temp_dir().join(format!("ktrav-binary-{}-{}.cu", chapter.id, std::process::id()));
+    std::fs::write(&binary, [0x7f, b'E', b'L', b'F', 0, 0, 1, 2, 0xff, 0xfe]).expect("a temporary file");
+    let binary = binary.to_string_lossy().into_owned();
+    let root = workspace_root().to_string_lossy().into_owned();
+    assert_usage_errors(
+        path,
+        &[
+            &["check"][..],
+            &["check", "--json"],
+            &["check", "--large", "--json"],
+            &["check", "/no/such/kernel.cu"],
+            &["check", "/no/such/kernel.cu", "--json"],
+            &["check", &root],
+            &["check", &binary],
+            &["check", &binary, "--json"],
+            &["check", &starter, "--exercise", "no-such-exercise"],
+            &["check", &starter, "--timeout", "0"],
+            &["check", &starter, "--timeout", "-5"],
+            &["check", &starter, "--bogus"],
+            &["check", &starter, "extra.cu"],
+        ],
+    );
+    let _ = std::fs::remove_file(&binary);
+    let out = run_binary(path, &["check"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("<FILE>"), "a missing file is not named: {err}");
+}
+
+/// Asserts what `check` of the chapter's first starter does without a GPU
+/// (`KTRAV_NO_GPU` is set): exit [`crate::lab::COULD_NOT_CHECK`] and one
+/// `error: could not check: ...` line, with or without NVRTC on the machine;
+/// with `--json`, one record saying the same.
+pub fn assert_check_could_not_check(path: &str, chapter: &crate::Chapter) {
+    let starter = starter_of(chapter);
+    let out = run_binary(path, &["check", &starter]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(crate::lab::COULD_NOT_CHECK), "{err}");
+    assert!(err.starts_with("error: could not check: ") && err.lines().count() == 1, "{err}");
+    let printed = String::from_utf8_lossy(&out.stdout);
+    assert!(printed.contains("could not check: "), "{printed}");
+    assert!(!printed.contains("result: "), "a check without a GPU claimed a result: {printed}");
+    let out = run_binary(path, &["check", &starter, "--json"]);
+    assert_eq!(out.status.code(), Some(crate::lab::COULD_NOT_CHECK));
+    let record: serde_json::Value = serde_json::from_slice(&out.stdout).expect("--json prints one JSON record");
+    assert_eq!(record["outcome"], "could not check", "{record}");
+    assert_eq!(record["exit_code"], crate::lab::COULD_NOT_CHECK);
+    assert_eq!(record["shapes"].as_array().map(Vec::len), Some(0), "{record}");
+}
+
+fn starter_of(chapter: &crate::Chapter) -> String {
+    let ex = chapter.exercises.first().unwrap_or_else(|| panic!("{} has no exercise", chapter.id));
+    workspace_root().join(ex.starter).to_string_lossy().into_owned()
+}

@@ -50,11 +50,21 @@ pub fn cuda_folders() -> Vec<PathBuf> {
         dirs.push(Path::new(home).join("targets/x86_64-linux/lib"));
         dirs.push(Path::new(home).join("lib64"));
     }
-    // The pinned PyPI wheels (`nvidia-cuda-nvrtc`, ...) of a workspace venv.
-    let venv = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.cuda-venv/lib");
-    if let Ok(rd) = std::fs::read_dir(venv) {
-        for py in rd.flatten() {
-            dirs.push(py.path().join("site-packages/nvidia/cu13/lib"));
+    // The pinned PyPI wheels (`nvidia-cuda-nvrtc`, ...) of a workspace venv:
+    // the one this was built in, then one in the current folder (a binary
+    // copied to another checkout, run from its root).
+    let mut venvs = vec![Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.cuda-venv/lib")];
+    if let Ok(here) = std::env::current_dir() {
+        venvs.push(here.join(".cuda-venv/lib"));
+    }
+    for venv in venvs {
+        if let Ok(rd) = std::fs::read_dir(venv) {
+            for py in rd.flatten() {
+                let dir = py.path().join("site-packages/nvidia/cu13/lib");
+                if !dirs.iter().any(|d: &PathBuf| d.canonicalize().ok() == dir.canonicalize().ok() && dir.exists()) {
+                    dirs.push(dir);
+                }
+            }
         }
     }
     dirs.push(PathBuf::from("/usr/lib/x86_64-linux-gnu"));

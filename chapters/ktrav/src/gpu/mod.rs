@@ -2,6 +2,7 @@
 //!
 //! * [`probe`]: is there a GPU? (never panics);
 //! * [`libs`]: finding the CUDA libraries, saying where it looked;
+//! * [`nvrtc`]: compiling CUDA C++ at run time (lab checks, older GPUs);
 //! * [`runner`]: the [`Gpu`] every chapter launches through;
 //! * [`compare`]: exact comparison with a simulator or reference;
 //! * [`section`]: the "On this GPU" report and its bandwidth tables;
@@ -10,13 +11,16 @@
 pub mod blas;
 pub mod compare;
 pub mod libs;
+pub mod nvrtc;
 pub mod probe;
 pub mod runner;
 pub mod section;
 
 pub use compare::{compare, compare_with, Agreement};
 pub use probe::{probe, DeviceInfo, Probe, DISABLE_ENV};
-pub use runner::{open, Args, DeviceBuffer, Gpu, Kernel, PushKernelArg, Unavailable, POISON_WORD};
+pub use runner::{
+    open, Args, DeviceBuffer, Gpu, Kernel, KernelPath, PushKernelArg, Unavailable, FORCE_NVRTC_ENV, POISON_WORD,
+};
 pub use section::{gbps, median_ms, print_section, section, section_named, skip_line, Bandwidth, GpuChecks, GpuSection, SectionOutcome, LARGE_ENV};
 
 /// A value for element `i` of a test input: 24 well-mixed bits, exact as

@@ -1,7 +1,20 @@
-//! The runner: an open device with one stream, the embedded kernels loaded
-//! once per file, buffers that start poisoned, and launches whose every
-//! error is checked. Chapters reach the GPU only through this type.
+//! The runner: an open device with one stream, the kernels loaded once per
+//! file, buffers that start poisoned, and launches whose every error is
+//! checked. Chapters reach the GPU only through this type.
+//!
+//! Kernels take one of two paths, chosen when the device is opened and
+//! reported by [`Gpu::kernel_path`]:
+//!
+//! * **embedded**: the fatbin nvcc built (sm_80 and sm_90 machine code,
+//!   compute_80 PTX) serves every device of compute capability 8.0 and up;
+//! * **NVRTC**: below 8.0 (a T4 is 7.5) the fatbin has nothing the device
+//!   can run, so the file's embedded `.cu` source is compiled at run time
+//!   for the device's own architecture (see [`super::nvrtc`]) and that PTX
+//!   is loaded instead. Setting [`FORCE_NVRTC_ENV`] takes this path on any
+//!   device, to test it on a new one. A fatbin the driver refuses with
+//!   `CUDA_ERROR_NO_BINARY_FOR_GPU` also falls back to it.
 
+use super::nvrtc::{self, Arch};
 use super::probe::{probe, DeviceInfo, Probe};
 use crate::geometry::LaunchConfig;
 use crate::kernels;
@@ -9,9 +22,9 @@ use anyhow::{anyhow, bail, Context, Result};
 use cudarc::driver::{sys, CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtrMut, DeviceRepr};
 use cudarc::driver::{LaunchArgs, ValidAsZeroBits};
 use cudarc::nvrtc::Ptx;
-use std::sync::Mutex;
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 /// Kernel arguments are pushed with `.arg(..)`, which this trait provides.
 pub use cudarc::driver::PushKernelArg;
@@ -30,7 +43,58 @@ pub struct Gpu {
     ctx: Arc<CudaContext>,
     stream: Arc<CudaStream>,
     pub info: DeviceInfo,
+    path: KernelPath,
     modules: Mutex<HashMap<&'static str, Arc<CudaModule>>>,
+}
+
+/// Set this variable (to anything) to compile the chapters' kernels with
+/// NVRTC at run time even where the embedded fatbin would serve.
+pub const FORCE_NVRTC_ENV: &str = "KTRAV_NVRTC";
+
+/// How the chapters' kernels reach the device.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum KernelPath {
+    /// From the embedded fatbin: `code` is what the driver picks, such as
+    /// `sm_90` or `compute_80 PTX, compiled by the driver`.
+    Embedded { code: String },
+    /// Compiled at run time by NVRTC, because of `reason`.
+    RunTime { reason: String },
+}
+
+impl KernelPath {
+    /// The path a device of this compute capability takes.
+    pub fn for_device(compute_capability: (i32, i32), forced: bool) -> Self {
+        let (major, minor) = compute_capability;
+        if forced {
+            KernelPath::RunTime { reason: format!("{FORCE_NVRTC_ENV} is set") }
+        } else if major < 8 {
+            KernelPath::RunTime {
+                reason: format!("compute capability {major}.{minor} is below the embedded code's 8.0"),
+            }
+        } else {
+            let code = match major {
+                8 => "sm_80 machine code".to_string(),
+                9 => "sm_90 machine code".to_string(),
+                _ => "compute_80 PTX, compiled for this GPU by the driver".to_string(),
+            };
+            KernelPath::Embedded { code }
+        }
+    }
+
+    /// `kernels: embedded sm_90 machine code` or `kernels: compiled at run
+    /// time by NVRTC 13.0 (path) because ...`.
+    pub fn describe(&self) -> String {
+        match self {
+            KernelPath::Embedded { code } => format!("kernels: embedded {code}"),
+            KernelPath::RunTime { reason } => {
+                let by = match nvrtc::locate() {
+                    Ok(n) => n.describe(),
+                    Err(_) => "NVRTC, which is missing".to_string(),
+                };
+                format!("kernels: compiled at run time by {by}, because {reason}")
+            }
+        }
+    }
 }
 
 /// A 32-bit pattern written over every output buffer before a launch. As an
@@ -57,20 +121,26 @@ pub fn open() -> std::result::Result<Gpu, Unavailable> {
     match probe() {
         Probe::Available { ctx, info } => {
             let stream = ctx.default_stream();
-            Ok(Gpu { ctx, stream, info, modules: Mutex::new(HashMap::new()) })
+            let path = KernelPath::for_device(info.compute_capability, std::env::var_os(FORCE_NVRTC_ENV).is_some());
+            Ok(Gpu { ctx, stream, info, path, modules: Mutex::new(HashMap::new()) })
         }
         Probe::Unavailable { reason } => Err(Unavailable(reason)),
     }
 }
 
 impl Gpu {
-    /// The kernel `function` of `kernels/<file>.cu`. The file's embedded
-    /// fatbin is loaded on first use and kept; the driver picks the sm_80
-    /// or sm_90 machine code, or compiles the compute_80 PTX for a newer
-    /// GPU. Nothing here runs below compute capability 8.0.
+    /// The kernel `function` of `kernels/<file>.cu`, loaded on first use
+    /// and kept: from the embedded fatbin (the driver picks the sm_80 or
+    /// sm_90 machine code, or compiles the compute_80 PTX for a newer GPU),
+    /// or compiled by NVRTC for this device (see [`Gpu::kernel_path`]).
     pub fn function(&self, file: &str, function: &str) -> Result<Kernel> {
         let module = self.module(file)?;
         module.load_function(function).with_context(|| format!("kernels/{file}.cu has no kernel {function}"))
+    }
+
+    /// How this device gets the chapters' kernels.
+    pub fn kernel_path(&self) -> &KernelPath {
+        &self.path
     }
 
     fn module(&self, file: &str) -> Result<Arc<CudaModule>> {
@@ -78,15 +148,47 @@ impl Gpu {
         if let Some(m) = self.modules.lock().expect("module cache").get(kernel.name) {
             return Ok(m.clone());
         }
-        let fatbin = kernel.fatbin.ok_or_else(|| {
-            anyhow!("kernels not embedded: this binary was built without nvcc (run scripts/install-nvcc, then rebuild)")
-        })?;
-        let module = self
-            .ctx
-            .load_module(Ptx::from_binary(fatbin.to_vec()))
-            .with_context(|| format!("loading kernels/{file}.cu failed"))?;
+        let module = match (&self.path, kernel.fatbin) {
+            (KernelPath::Embedded { .. }, Some(fatbin)) => match self.ctx.load_module(Ptx::from_binary(fatbin.to_vec())) {
+                Err(e) if e.0 == sys::CUresult::CUDA_ERROR_NO_BINARY_FOR_GPU => self.compile_embedded(kernel),
+                loaded => loaded.with_context(|| format!("loading kernels/{file}.cu failed")),
+            },
+            (KernelPath::Embedded { .. }, None) => Err(anyhow!(
+                "kernels not embedded: this binary was built without nvcc (run scripts/install-nvcc, then rebuild)"
+            )),
+            (KernelPath::RunTime { .. }, _) => self.compile_embedded(kernel),
+        }?;
         self.modules.lock().expect("module cache").insert(kernel.name, module.clone());
         Ok(module)
+    }
+
+    /// The NVRTC path: the file's embedded source, compiled for this device.
+    fn compile_embedded(&self, kernel: &kernels::EmbeddedKernel) -> Result<Arc<CudaModule>> {
+        let name = format!("kernels/{}.cu", kernel.name);
+        let compiled = self.compile(kernel.source, &name).map_err(|e| anyhow!("{name}: {e}"))?;
+        self.load_ptx(&compiled.ptx).with_context(|| format!("loading {name} as compiled by NVRTC failed"))
+    }
+
+    /// Compiles CUDA source with NVRTC for this device's architecture (the
+    /// newest NVRTC supports that is not newer than the device). `Err` is
+    /// one line, or the compiler's log for a rejected source.
+    pub fn compile(&self, source: &str, name: &str) -> std::result::Result<nvrtc::Compiled, nvrtc::CompileFailure> {
+        let nvrtc = nvrtc::locate().map_err(|why| nvrtc::CompileFailure::Failed(why.0))?;
+        let device = Arch::of(self.info.compute_capability);
+        let arch = nvrtc
+            .supported
+            .iter()
+            .copied()
+            .filter(|&n| n <= device.number())
+            .max()
+            .map(|n| Arch { major: n / 10, minor: n % 10 })
+            .unwrap_or(device);
+        nvrtc.compile(source, name, arch)
+    }
+
+    /// Loads PTX (from [`Gpu::compile`]) as a module of its own.
+    pub fn load_ptx(&self, ptx: &str) -> Result<Arc<CudaModule>> {
+        Ok(self.ctx.load_module(Ptx::from_src(ptx))?)
     }
 
     /// Copies a host slice to a new device buffer.
@@ -189,6 +291,41 @@ impl Gpu {
         self.timed(|| self.stream.memcpy_dtod(src, dst).context("device-to-device copy failed"))
     }
 
+    /// Waits for everything queued, but at most `timeout`: polls an event
+    /// instead of blocking, so a kernel that never finishes is reported
+    /// rather than hanging the caller. `Ok(false)` means it did not finish;
+    /// the context is then unusable and the process should report and exit
+    /// (dropping device buffers would wait for the kernel).
+    pub fn finish_within(&self, timeout: Duration) -> Result<bool> {
+        let event = self
+            .ctx
+            .new_event(Some(sys::CUevent_flags::CU_EVENT_DISABLE_TIMING))
+            .context("creating an event failed")?;
+        event.record(&self.stream).context("recording an event failed")?;
+        let started = Instant::now();
+        loop {
+            // SAFETY: the event is live and recorded on this context's stream.
+            match unsafe { sys::cuEventQuery(event.cu_event()) } {
+                sys::CUresult::CUDA_SUCCESS => return Ok(true),
+                sys::CUresult::CUDA_ERROR_NOT_READY if started.elapsed() < timeout => {
+                    std::thread::sleep(Duration::from_micros(200));
+                }
+                sys::CUresult::CUDA_ERROR_NOT_READY => return Ok(false),
+                status => return Err(anyhow!("kernel execution failed ({status:?})")),
+            }
+        }
+    }
+
+    /// The device address of `buf`'s first element, for kernels handed a
+    /// pointer into the middle of a buffer (as a lab check does, to keep
+    /// guard words on both sides of the output). Synchronise before reading
+    /// the buffer back: launches through raw addresses are not tracked.
+    pub fn address<T>(&self, buf: &DeviceBuffer<T>) -> u64 {
+        use cudarc::driver::DevicePtr;
+        let (ptr, _sync) = buf.device_ptr(&self.stream);
+        ptr
+    }
+
     /// The stream, for the libraries (cuBLAS) that launch on it.
     pub(crate) fn stream(&self) -> &Arc<CudaStream> {
         &self.stream
@@ -201,5 +338,26 @@ fn check(status: sys::CUresult, what: &str) -> Result<()> {
         Ok(())
     } else {
         Err(anyhow!("{what} failed ({status:?})"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn old_gpus_and_the_variable_take_the_nvrtc_path() {
+        let embedded = |code: &str| KernelPath::Embedded { code: code.to_string() };
+        assert_eq!(KernelPath::for_device((9, 0), false), embedded("sm_90 machine code"));
+        assert_eq!(KernelPath::for_device((8, 6), false), embedded("sm_80 machine code"));
+        assert!(matches!(KernelPath::for_device((12, 0), false), KernelPath::Embedded { code } if code.contains("compute_80 PTX")));
+        for old in [(7, 5), (7, 0)] {
+            let KernelPath::RunTime { reason } = KernelPath::for_device(old, false) else { panic!("{old:?} took the embedded path") };
+            assert!(reason.contains("below the embedded code's 8.0"), "{reason}");
+        }
+        let forced = KernelPath::for_device((9, 0), true);
+        assert_eq!(forced, KernelPath::RunTime { reason: format!("{FORCE_NVRTC_ENV} is set") });
+        assert!(forced.describe().starts_with("kernels: compiled at run time by "));
+        assert_eq!(embedded("sm_90 machine code").describe(), "kernels: embedded sm_90 machine code");
     }
 }

@@ -1,0 +1,173 @@
+//! The K.2 lab exercises on the simulator track: the tiled transpose with a
+//! padded tile, for any shape (`transpose`), and the find-the-bug kernel
+//! that passes the source's shapes (`find-the-bug`). Each twin is the `.cu`
+//! kernel of `exercises/k2_transpose/` as numbered steps; the harness
+//! (`ktrav::lab::simtrack`) runs one *round* of the grid-stride loop per
+//! two steps, with a `__syncthreads()` after each step listed in
+//! `barriers_after`. `cargo test -p k2_transpose exercises` checks them
+//! under 5 block orders times 3 thread orders.
+
+use ktrav::lab::simtrack::{Ctx, Mem, Twin};
+
+/// The tile's side, and its padded row length in shared memory.
+pub const TILE: u64 = 32;
+pub const STRIDE: u64 = TILE + 1;
+
+// ANCHOR: starter
+/// Step 0 of a round copies this thread's input element into the tile;
+/// step 1 writes the tile's transpose out. The block's row of tiles in
+/// round `ctx.round` is `blockIdx.y + round * gridDim.y` (the grid-stride
+/// loop over y: gridDim.y is capped, here at 3).
+pub fn transpose_starter(ctx: &Ctx, step: usize, tile: &mut [f32], mem: &mut Mem) {
+    let (t, rows, cols) = (ctx.t, ctx.rows, ctx.cols);
+    let _ = (t, rows, cols, step, tile, mem);
+    // TODO: step 0: if this round's row of tiles exists, copy the in-bounds
+    // input element (row by * 32 + ty, column bx * 32 + tx) into
+    // tile[ty * STRIDE + tx]. Step 1: write tile[tx * STRIDE + ty] to the
+    // swapped position of the output (cols x rows), checked on both axes.
+}
+
+pub const STARTER: Twin = Twin { name: "the starter", steps: 2, barriers_after: &[0, 1], shared_words: (TILE * STRIDE) as usize, body: transpose_starter };
+// ANCHOR_END: starter
+
+// ANCHOR: solution
+pub fn transpose_solution(ctx: &Ctx, step: usize, tile: &mut [f32], mem: &mut Mem) {
+    let (t, rows, cols) = (ctx.t, ctx.rows, ctx.cols);
+    let (tx, ty) = (t.thread_idx.x as u64, t.thread_idx.y as u64);
+    let by = t.block_idx.y as u64 + ctx.round * t.grid_dim.y as u64;
+    if by >= rows.div_ceil(TILE) {
+        return; // this block has no row of tiles in this round
+    }
+    match step {
+        0 => {
+            let (in_row, in_col) = (by * TILE + ty, t.block_idx.x as u64 * TILE + tx);
+            if in_row < rows && in_col < cols {
+                tile[(ty * STRIDE + tx) as usize] = mem.input(0, (in_row * cols + in_col) as i64);
+            }
+        }
+        _ => {
+            let (out_row, out_col) = (t.block_idx.x as u64 * TILE + ty, by * TILE + tx);
+            if out_row < cols && out_col < rows {
+                mem.write_f32((out_row * rows + out_col) as i64, tile[(tx * STRIDE + ty) as usize]);
+            }
+        }
+    }
+}
+
+/// A barrier after the load (every element is in the tile before any is
+/// read back) and after the store (no thread refills the tile while
+/// another still reads it).
+pub const SOLUTION: Twin = Twin { name: "the solution", steps: 2, barriers_after: &[0, 1], shared_words: (TILE * STRIDE) as usize, body: transpose_solution };
+// ANCHOR_END: solution
+
+// ANCHOR: find_the_bug
+/// Passes every shape of the source; which shape does it fail?
+pub fn find_the_bug(ctx: &Ctx, step: usize, tile: &mut [f32], mem: &mut Mem) {
+    if ctx.round > 0 {
+        return; // one row of tiles per block
+    }
+    transpose_solution(ctx, step, tile, mem)
+}
+
+pub const FIND_THE_BUG: Twin = Twin { name: "find the bug", steps: 2, barriers_after: &[0, 1], shared_words: (TILE * STRIDE) as usize, body: find_the_bug };
+// ANCHOR_END: find_the_bug
+
+// ANCHOR: wrong
+/// `wrong/missing_syncthreads.cu`: no barrier between the load and the store.
+pub const MISSING_SYNCTHREADS: Twin = Twin { name: "missing_syncthreads", barriers_after: &[1], ..SOLUTION };
+
+/// `wrong/one_axis_guard.cu`: the store checks the output's rows only.
+pub fn one_axis_guard(ctx: &Ctx, step: usize, tile: &mut [f32], mem: &mut Mem) {
+    let (t, rows, cols) = (ctx.t, ctx.rows, ctx.cols);
+    let by = t.block_idx.y as u64 + ctx.round * t.grid_dim.y as u64;
+    if step == 0 || by >= rows.div_ceil(TILE) {
+        return transpose_solution(ctx, step, tile, mem);
+    }
+    let (tx, ty) = (t.thread_idx.x as u64, t.thread_idx.y as u64);
+    let (out_row, out_col) = (t.block_idx.x as u64 * TILE + ty, by * TILE + tx);
+    if out_row < cols {
+        mem.write_f32((out_row * rows + out_col) as i64, tile[(tx * STRIDE + ty) as usize]);
+    }
+}
+
+/// `wrong/tile_edge_off_by_one.cu`: `out_col <= rows` on the store.
+pub fn tile_edge_off_by_one(ctx: &Ctx, step: usize, tile: &mut [f32], mem: &mut Mem) {
+    let (t, rows, cols) = (ctx.t, ctx.rows, ctx.cols);
+    let by = t.block_idx.y as u64 + ctx.round * t.grid_dim.y as u64;
+    if step == 0 || by >= rows.div_ceil(TILE) {
+        return transpose_solution(ctx, step, tile, mem);
+    }
+    let (tx, ty) = (t.thread_idx.x as u64, t.thread_idx.y as u64);
+    let (out_row, out_col) = (t.block_idx.x as u64 * TILE + ty, by * TILE + tx);
+    if out_row < cols && out_col <= rows {
+        mem.write_f32((out_row * rows + out_col) as i64, tile[(tx * STRIDE + ty) as usize]);
+    }
+}
+
+/// `wrong/swapped_xy.cu`: the store reads the tile untransposed.
+pub fn swapped_xy(ctx: &Ctx, step: usize, tile: &mut [f32], mem: &mut Mem) {
+    let (t, rows, cols) = (ctx.t, ctx.rows, ctx.cols);
+    let by = t.block_idx.y as u64 + ctx.round * t.grid_dim.y as u64;
+    if step == 0 || by >= rows.div_ceil(TILE) {
+        return transpose_solution(ctx, step, tile, mem);
+    }
+    let (tx, ty) = (t.thread_idx.x as u64, t.thread_idx.y as u64);
+    let (out_row, out_col) = (t.block_idx.x as u64 * TILE + ty, by * TILE + tx);
+    if out_row < cols && out_col < rows {
+        mem.write_f32((out_row * rows + out_col) as i64, tile[(ty * STRIDE + tx) as usize]);
+    }
+}
+
+/// Every wrong twin, with the verdict its `.cu` file's `expect:` line names.
+/// (`wrong/int32_index.cu` has no twin: its overflow needs 2^31 elements,
+/// which only `check --large` on a GPU reaches.)
+pub const WRONG: &[(Twin, &str)] = &[
+    (MISSING_SYNCTHREADS, "wrong"),
+    (Twin { name: "one_axis_guard", body: one_axis_guard, ..SOLUTION }, "out of bounds"),
+    (Twin { name: "tile_edge_off_by_one", body: tile_edge_off_by_one, ..SOLUTION }, "out of bounds"),
+    (Twin { name: "swapped_xy", body: swapped_xy, ..SOLUTION }, "wrong"),
+];
+// ANCHOR_END: wrong
+
+/// What the exercise page shows: the simulated check of a wrong twin.
+pub fn shown() -> String {
+    ktrav::lab::simtrack::check_twin(ktrav::lab::simtrack::exercise("transpose"), &MISSING_SYNCTHREADS).render()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ktrav::lab::simtrack::{assert_track, check_twin, exercise};
+
+    #[test]
+    fn transpose_solution_passes_and_every_wrong_twin_fails() {
+        assert_track("transpose", &SOLUTION, WRONG);
+    }
+
+    #[test]
+    fn find_the_bug_fails_only_past_the_grid_y_limit() {
+        assert_track("find-the-bug", &SOLUTION, &[(FIND_THE_BUG, "unwritten")]);
+        // It fails exactly where the grid needs more rows of blocks than
+        // the simulated gridDim.y limit: the source's shapes all pass.
+        let c = check_twin(exercise("find-the-bug"), &FIND_THE_BUG);
+        for l in &c.lines {
+            let past_limit = l.shape.rows.div_ceil(TILE) > ktrav::lab::simtrack::SIM_MAX_GRID_Y as u64;
+            assert_eq!(l.failure.is_some(), past_limit, "{}", l.label);
+        }
+        assert!(c.lines.iter().any(|l| l.label.contains("gridDim.y") && l.failure.is_some()));
+    }
+
+    #[test]
+    fn the_starter_compiles_and_is_rejected() {
+        let c = check_twin(exercise("transpose"), &STARTER);
+        assert!(!c.passed() && c.kinds() == ["unwritten"], "{:?}", c.kinds());
+    }
+
+    #[test]
+    fn a_missing_barrier_shows_only_when_threads_do_not_run_in_lock_step() {
+        let c = check_twin(exercise("transpose"), &MISSING_SYNCTHREADS);
+        let failing = c.lines.iter().find(|l| l.failure.is_some()).expect("a shape fails");
+        // 5 block orders x (forward, reversed) fail; lock-step hides the race.
+        assert_eq!((failing.failed, failing.schedules), (10, 15));
+    }
+}

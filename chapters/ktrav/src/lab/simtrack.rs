@@ -1,0 +1,383 @@
+//! The simulator track: the lab exercises as Rust twins, run by
+//! [`crate::sim::launch_stepped`] on any laptop and judged like a GPU check.
+//!
+//! A twin is a kernel written as numbered steps (statements), with the
+//! `__syncthreads()` the student placed between them. [`check_twin`] runs
+//! it on a small battery (the source's shapes, ragged edges, 1x1, 1xN, Nx1
+//! and a shape whose grid is past a simulated gridDim.y limit of
+//! [`SIM_MAX_GRID_Y`]) under every schedule: block orders forward,
+//! reversed and shuffled, times thread orders forward, reversed and
+//! lock-step. Output sits between poisoned guard words, exactly as on the
+//! GPU, so the verdicts are the GPU checker's: wrong, unwritten, written
+//! out of bounds. A race or a missing barrier shows as a schedule that fails.
+//!
+//! What it cannot show: a 32-bit index overflowing past 2^31 elements
+//! (that takes `check --large` on a GPU).
+
+use super::{judge, Elem, Exercise, Launch, Verdict, GUARD_WORDS};
+use crate::geometry::{ceil_div, Dim2, LaunchConfig, Shape};
+use crate::gpu::POISON_WORD;
+use crate::report::{self, Report};
+use crate::sim::{launch_stepped, BlockOrder, Thread, ThreadOrder};
+
+/// The simulated gridDim.y limit: small, so a grid-stride loop over y is
+/// needed on a shape of a few hundred rows, not 2 million.
+pub const SIM_MAX_GRID_Y: u32 = 3;
+
+/// What a shared-memory word holds before a thread writes it: neither the
+/// output's poison nor any input value, so a read before the write is
+/// *wrong*, not *unwritten*.
+pub const SHARED_GARBAGE: f32 = -12345.5;
+
+/// Where a twin's thread is, and the launch's arguments.
+#[derive(Clone, Copy, Debug)]
+pub struct Ctx {
+    pub t: Thread,
+    pub rows: u64,
+    pub cols: u64,
+    /// The anti-diagonal of a per-diagonal launch (K.7), else 0.
+    pub diagonal: i64,
+    /// Which round of a grid-stride loop over y this step belongs to: the
+    /// block's rows of blocks are `blockIdx.y + round * gridDim.y`.
+    pub round: u64,
+}
+
+/// The device memory a twin sees: the output (guarded, poisoned) and the
+/// inputs. Writes anywhere land in the guards or are counted, never panic.
+pub struct Mem {
+    words: Vec<u32>,
+    elem: Elem,
+    inputs: Vec<Vec<f32>>,
+    far_before: u64,
+    far_after: u64,
+}
+
+impl Mem {
+    fn new(ex: &Exercise, shape: Shape) -> Mem {
+        let n = shape.elements() as usize;
+        let inputs = (0..ex.inputs).map(|k| (0..n as u64).map(|i| super::reference::input_value(k, i)).collect()).collect();
+        Mem {
+            words: vec![POISON_WORD; 2 * GUARD_WORDS + n * ex.elem.words()],
+            elem: ex.elem,
+            inputs,
+            far_before: 0,
+            far_after: 0,
+        }
+    }
+
+    fn word(&mut self, i: i64, k: usize) -> Option<&mut u32> {
+        let at = GUARD_WORDS as i64 + i * self.elem.words() as i64 + k as i64;
+        if at < 0 {
+            self.far_before += 1;
+            None
+        } else if at as usize >= self.words.len() {
+            self.far_after += 1;
+            None
+        } else {
+            Some(&mut self.words[at as usize])
+        }
+    }
+
+    /// `out[i] = v` for a `float*` output.
+    pub fn write_f32(&mut self, i: i64, v: f32) {
+        if let Some(w) = self.word(i, 0) {
+            *w = v.to_bits();
+        }
+    }
+
+    /// `out[i] = v` for an `unsigned long long*` output.
+    pub fn write_u64(&mut self, i: i64, v: u64) {
+        if let Some(w) = self.word(i, 0) {
+            *w = v as u32;
+        }
+        if let Some(w) = self.word(i, 1) {
+            *w = (v >> 32) as u32;
+        }
+    }
+
+    /// `out[i]` of an `unsigned long long*` output (K.7 reads its table).
+    pub fn read_u64(&self, i: i64) -> u64 {
+        let at = GUARD_WORDS as i64 + 2 * i;
+        match (self.words.get(at as usize), self.words.get(at as usize + 1)) {
+            (Some(&lo), Some(&hi)) if at >= 0 => lo as u64 | (hi as u64) << 32,
+            _ => (POISON_WORD as u64) << 32 | POISON_WORD as u64,
+        }
+    }
+
+    /// Element `i` of input `k` (`in`, `a`, `b`); NaN outside it.
+    pub fn input(&self, k: usize, i: i64) -> f32 {
+        if i < 0 {
+            return f32::NAN;
+        }
+        self.inputs[k].get(i as usize).copied().unwrap_or(f32::NAN)
+    }
+}
+
+/// A twin's body: one step of one thread.
+pub type Body = fn(&Ctx, usize, &mut [f32], &mut Mem);
+
+/// A kernel of the simulator track.
+#[derive(Clone, Copy)]
+pub struct Twin {
+    pub name: &'static str,
+    /// Steps of one round (of the grid-stride loop, or of the whole kernel).
+    pub steps: usize,
+    /// The steps of a round after which the twin calls `__syncthreads()`.
+    pub barriers_after: &'static [usize],
+    /// Words of `__shared__ float` memory per block.
+    pub shared_words: usize,
+    pub body: Body,
+}
+
+/// One schedule: an order of blocks and an order of threads.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Schedule {
+    pub blocks: BlockOrder,
+    pub threads: ThreadOrder,
+}
+
+impl std::fmt::Display for Schedule {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let blocks = match &self.blocks {
+            BlockOrder::Forward => "blocks forward".to_string(),
+            BlockOrder::Reverse => "blocks reversed".to_string(),
+            BlockOrder::Shuffled(seed) => format!("blocks shuffled (seed {seed})"),
+            BlockOrder::Explicit(_) => "blocks in an explicit order".to_string(),
+        };
+        let threads = match self.threads {
+            ThreadOrder::Forward => "threads forward",
+            ThreadOrder::Reverse => "threads reversed",
+            ThreadOrder::LockStep => "threads in lock-step",
+        };
+        write!(f, "{blocks}, {threads}")
+    }
+}
+
+/// Every schedule a twin is run under: 5 block orders times 3 thread orders.
+pub fn schedules() -> Vec<Schedule> {
+    let blocks = [BlockOrder::Forward, BlockOrder::Reverse, BlockOrder::Shuffled(1), BlockOrder::Shuffled(2), BlockOrder::Shuffled(3)];
+    blocks
+        .iter()
+        .flat_map(|b| ThreadOrder::ALL.iter().map(move |&threads| Schedule { blocks: b.clone(), threads }))
+        .collect()
+}
+
+/// The simulator battery: the source's shapes, ragged edges, 1x1, 1xN, Nx1,
+/// and (for a grid-stride exercise) a grid past [`SIM_MAX_GRID_Y`].
+pub fn battery(ex: &Exercise) -> Vec<(String, Shape)> {
+    let mut cases: Vec<(String, Shape)> =
+        ex.source_shapes.iter().map(|&(r, c)| (format!("the source's {r}x{c}"), Shape::new(r, c))).collect();
+    for (label, r, c) in [("ragged edges 97x131", 97, 131), ("ragged edges 70x33", 70, 33), ("1x1", 1, 1), ("1xN 1x100", 1, 100), ("Nx1 100x1", 100, 1)] {
+        cases.push((label.to_string(), Shape::new(r, c)));
+    }
+    if let Launch::Covering { grid_stride_y: true, block, .. } = ex.launch {
+        let rows = (SIM_MAX_GRID_Y as u64 + 2) * block.y as u64 + 3;
+        cases.push((format!("{rows}x5, its grid past a gridDim.y limit of {SIM_MAX_GRID_Y}"), Shape::new(rows, 5)));
+    }
+    cases
+}
+
+/// The launches of a shape: (config, diagonal, rounds of the y loop).
+fn plan(ex: &Exercise, shape: Shape) -> Vec<(LaunchConfig, i64, u64)> {
+    match ex.launch {
+        Launch::Covering { block, x_walks_rows, grid_stride_y } => {
+            let walked = if x_walks_rows { shape.transposed() } else { shape };
+            let mut cfg = LaunchConfig::covering(walked, block).expect("battery shapes launch");
+            let block_rows = cfg.grid.y as u64;
+            if grid_stride_y {
+                cfg.grid.y = cfg.grid.y.min(SIM_MAX_GRID_Y);
+            }
+            vec![(cfg, 0, ceil_div(block_rows, cfg.grid.y as u64))]
+        }
+        Launch::PerDiagonal { block } => (0..shape.rows + shape.cols - 1)
+            .map(|d| {
+                let len = d.min(shape.rows - 1) - d.saturating_sub(shape.cols - 1) + 1;
+                let cfg = LaunchConfig { grid: Dim2::new(ceil_div(len, block as u64) as u32, 1), block: Dim2::new(block, 1) };
+                (cfg, d as i64, 1)
+            })
+            .collect(),
+    }
+}
+
+/// Runs `twin` on one shape under one schedule and judges the output.
+pub fn run(ex: &Exercise, twin: &Twin, shape: Shape, schedule: &Schedule) -> Verdict {
+    let mut mem = Mem::new(ex, shape);
+    for (cfg, diagonal, rounds) in plan(ex, shape) {
+        let steps = twin.steps * rounds as usize;
+        launch_stepped(
+            &cfg,
+            &schedule.blocks,
+            schedule.threads,
+            steps,
+            |s| twin.barriers_after.contains(&(s % twin.steps)),
+            || vec![SHARED_GARBAGE; twin.shared_words],
+            |t, s, shared: &mut Vec<f32>| {
+                let ctx = Ctx { t, rows: shape.rows, cols: shape.cols, diagonal, round: (s / twin.steps) as u64 };
+                (twin.body)(&ctx, s % twin.steps, shared, &mut mem)
+            },
+        );
+    }
+    let mut verdict = judge(&mem.words, ex.elem, &(ex.expected)(shape));
+    if mem.far_before + mem.far_after > 0 {
+        verdict = match verdict {
+            Verdict::Fail { wrong, unwritten, first_bad, out_of_bounds_before, out_of_bounds_after } => Verdict::Fail {
+                wrong,
+                unwritten,
+                first_bad,
+                out_of_bounds_before: out_of_bounds_before + mem.far_before,
+                out_of_bounds_after: out_of_bounds_after + mem.far_after,
+            },
+            _ => Verdict::Fail {
+                wrong: 0,
+                unwritten: 0,
+                first_bad: None,
+                out_of_bounds_before: mem.far_before,
+                out_of_bounds_after: mem.far_after,
+            },
+        };
+    }
+    verdict
+}
+
+/// What became of one shape: the first schedule that failed, if any.
+#[derive(Clone, Debug)]
+pub struct SimLine {
+    pub label: String,
+    pub shape: Shape,
+    /// (schedule, verdict) of the first failing schedule.
+    pub failure: Option<(Schedule, Verdict)>,
+    /// How many schedules failed, of how many.
+    pub failed: usize,
+    pub schedules: usize,
+}
+
+/// The whole simulated check of one twin.
+#[derive(Clone, Debug)]
+pub struct SimCheck {
+    pub exercise: &'static str,
+    pub twin: &'static str,
+    pub lines: Vec<SimLine>,
+}
+
+impl SimCheck {
+    pub fn passed(&self) -> bool {
+        self.lines.iter().all(|l| l.failure.is_none())
+    }
+
+    /// Every kind of failure any shape showed (`wrong`, `unwritten`, ...).
+    pub fn kinds(&self) -> Vec<&'static str> {
+        let mut k: Vec<&'static str> =
+            self.lines.iter().filter_map(|l| l.failure.as_ref()).flat_map(|(_, v)| v.kinds()).collect();
+        k.sort();
+        k.dedup();
+        k
+    }
+
+    /// The report, one line per shape, like `check` on a GPU.
+    pub fn render(&self) -> String {
+        let mut out = Report::new();
+        out.heading(&format!("simulated check of '{}' against exercise '{}'", self.twin, self.exercise));
+        let n = self.lines.first().map_or(0, |l| l.schedules);
+        out.line(format!("every shape under {n} schedules: 5 block orders x 3 thread orders"));
+        for l in &self.lines {
+            match &l.failure {
+                None => out.line(format!("  {}: {} elements, all match: {}", l.label, l.shape.elements(), report::flag(true, "pass"))),
+                Some((schedule, verdict)) => out.line(format!(
+                    "  {}: {}: {} (fails under {} of {} schedules, first: {schedule})",
+                    l.label,
+                    verdict.describe(l.shape.elements()),
+                    report::flag(false, "FAIL"),
+                    l.failed,
+                    l.schedules
+                )),
+            };
+        }
+        let passed = self.lines.iter().filter(|l| l.failure.is_none()).count();
+        out.line(format!(
+            "result: {passed} of {} shapes pass: {}",
+            self.lines.len(),
+            report::flag(self.passed(), if self.passed() { "pass" } else { "FAIL" })
+        ));
+        out.into_string()
+    }
+}
+
+/// Runs `twin` on the simulator battery under every schedule.
+pub fn check_twin(ex: &'static Exercise, twin: &Twin) -> SimCheck {
+    let all = schedules();
+    let lines = battery(ex)
+        .into_iter()
+        .map(|(label, shape)| {
+            let results: Vec<(Schedule, Verdict)> =
+                all.iter().map(|s| (s.clone(), run(ex, twin, shape, s))).filter(|(_, v)| !v.passed()).collect();
+            SimLine { label, shape, failed: results.len(), failure: results.into_iter().next(), schedules: all.len() }
+        })
+        .collect();
+    SimCheck { exercise: ex.id, twin: twin.name, lines }
+}
+
+/// The exercise `id` of the catalogue.
+pub fn exercise(id: &str) -> &'static Exercise {
+    super::all().find(|e| e.id == id).unwrap_or_else(|| panic!("no exercise '{id}'"))
+}
+
+/// For tests: asserts the solution passes under every schedule, and each
+/// wrong twin fails with its expected kind of verdict (`wrong`,
+/// `unwritten`, `out of bounds`) on at least one shape and schedule.
+pub fn assert_track(id: &str, solution: &Twin, wrong: &[(Twin, &str)]) {
+    let ex = exercise(id);
+    let ok = check_twin(ex, solution);
+    assert!(ok.passed(), "the solution fails:\n{}", report::plain(&ok.render()));
+    for (twin, expect) in wrong {
+        let c = check_twin(ex, twin);
+        assert!(!c.passed(), "the simulator track accepts the wrong twin '{}':\n{}", twin.name, report::plain(&c.render()));
+        assert!(c.kinds().contains(expect), "'{}' fails, but not as '{expect}': {:?}\n{}", twin.name, c.kinds(), report::plain(&c.render()));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn copy_ok(ctx: &Ctx, _: usize, _: &mut [f32], mem: &mut Mem) {
+        let (row, col) = (ctx.t.global_y(), ctx.t.global_x());
+        if row < ctx.rows && col < ctx.cols {
+            let i = (row * ctx.cols + col) as i64;
+            mem.write_f32(i, mem.input(0, i));
+        }
+    }
+
+    fn far_writes(ctx: &Ctx, s: usize, sh: &mut [f32], mem: &mut Mem) {
+        copy_ok(ctx, s, sh, mem);
+        if ctx.t.global_x() == 0 && ctx.t.global_y() == 0 {
+            mem.write_f32(-(1 << 40), 1.0); // far before the guard
+            mem.write_f32(1 << 40, 1.0); // far after it
+        }
+    }
+
+    const OK: Twin = Twin { name: "copy", steps: 1, barriers_after: &[], shared_words: 0, body: copy_ok };
+
+    #[test]
+    fn verdicts_tell_unwritten_and_far_out_of_bounds_apart() {
+        let ex = exercise("copy");
+        assert!(check_twin(ex, &OK).passed());
+        let nothing = Twin { name: "nothing", body: |_, _, _, _| {}, ..OK };
+        assert_eq!(check_twin(ex, &nothing).kinds(), ["unwritten"]);
+        let far = check_twin(ex, &Twin { name: "far", body: far_writes, ..OK });
+        assert_eq!(far.kinds(), ["out of bounds"]);
+        let line = &far.lines[0];
+        assert_eq!(line.failed, line.schedules, "a far write fails under every schedule");
+        match &line.failure {
+            Some((_, Verdict::Fail { out_of_bounds_before: 1, out_of_bounds_after: 1, wrong: 0, unwritten: 0, .. })) => {}
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn fifteen_schedules_and_a_grid_past_the_simulated_limit() {
+        assert_eq!(schedules().len(), 15);
+        let tall = battery(exercise("transpose")).into_iter().last().unwrap();
+        assert!(tall.1.rows.div_ceil(32) > SIM_MAX_GRID_Y as u64, "{tall:?}");
+        assert!(!battery(exercise("copy")).iter().any(|(l, _)| l.contains("gridDim.y")));
+    }
+}

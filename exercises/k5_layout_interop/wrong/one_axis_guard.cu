@@ -1,0 +1,13 @@
+// A wrong kernel for the K.5 lab exercise 'col-major-add' (plausible student code).
+// Guards the row only: threads past the last column index past the end.
+// expect: col-major-add: out of bounds
+
+extern "C" __global__ void add_col_major(float* __restrict__ out, const float* __restrict__ a,
+                                         const float* __restrict__ b, size_t rows, size_t cols) {
+    const size_t row = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    const size_t col = (size_t)blockIdx.y * blockDim.y + threadIdx.y;
+    if (row < rows) {
+        const size_t i = col * rows + row;
+        out[i] = a[i] + b[i];
+    }
+}
