@@ -5,6 +5,7 @@
 //!   block/thread loop nest lives, with block orders and barriers;
 //! * [`layout`]: storage orders and the one matrix type built on them;
 //! * [`kernels`]: the CUDA kernels compiled at build time and embedded;
+//! * [`ladder`]: a chapter's numbered fast versions and their launch plans;
 //! * [`gpu`]: the probe, the runner, comparison and the GPU report (the
 //!   only code that touches cudarc);
 //! * [`chapter`]: a chapter as one value;
@@ -25,6 +26,7 @@ pub mod figures;
 pub mod geometry;
 pub mod gpu;
 pub mod kernels;
+pub mod ladder;
 pub mod layout;
 pub mod measured;
 pub mod progress;
