@@ -28,6 +28,9 @@ pub struct Version {
     pub kernel: &'static str,
     /// What it changes and why, in one line.
     pub why: &'static str,
+    /// Shared memory the kernel declares statically, in bytes (checked
+    /// against ptxas's report by the chapter's kernels test).
+    pub static_shared: u32,
     /// Its launch on a shape, given the device's multiprocessor count.
     pub plan: fn(Shape, u32) -> Result<Plan, GeometryError>,
 }
@@ -68,6 +71,21 @@ pub fn tiles_strided(shape: Shape, tile: u32, block: Dim2) -> Result<LaunchConfi
 /// A plan with no dynamic shared memory and no work buffer.
 pub fn plain(cfg: LaunchConfig) -> Plan {
     Plan { cfg, shared_bytes: 0, work_words: 0 }
+}
+
+/// Checks a chapter's versions against ptxas's report: each is an entry
+/// point of `kernels/<file>.cu`, compiles for sm_80 and sm_90 without spills
+/// or local memory, and declares the shared memory its version says.
+/// Skips (returns) when the build had no nvcc, as `check_compiled` does.
+pub fn check_versions(file: &str, versions: &[Version]) {
+    let names: Vec<&str> = versions.iter().map(|v| v.kernel).collect();
+    let Some(all) = crate::kernels::check_compiled(file, &names) else { return };
+    for v in versions {
+        for arch in ["sm_80", "sm_90"] {
+            let r = crate::kernels::resources_of(&all, v.kernel, arch);
+            assert_eq!(r.shared_bytes, v.static_shared, "{} on {arch}", v.kernel);
+        }
+    }
 }
 
 #[cfg(test)]
