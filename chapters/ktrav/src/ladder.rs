@@ -68,6 +68,27 @@ pub fn tiles_strided(shape: Shape, tile: u32, block: Dim2) -> Result<LaunchConfi
     Ok(LaunchConfig { grid: Dim2::new(gx as u32, gy as u32), block })
 }
 
+/// The shapes every version is validated on before it is timed: 1x1, one
+/// row, one column, ragged edges on both axes, a tall matrix whose 32- and
+/// 64-row tiles pass `gridDim.y`'s 65 535, a wide one of 2^26 elements,
+/// and with `large` a 46341 x 46343 matrix, past 2^31 elements.
+pub fn shapes(large: bool) -> Vec<Shape> {
+    let mut v = vec![
+        Shape::new(1, 1),
+        Shape::new(1, 1000),
+        Shape::new(1000, 1),
+        Shape::new(37, 61),
+        Shape::new(1000, 1001),
+        Shape::new(8191, 8193),
+        Shape::new(4_200_007, 5),
+        Shape::new(1, 1 << 26),
+    ];
+    if large {
+        v.push(Shape::new(46_341, 46_343));
+    }
+    v
+}
+
 /// A plan with no dynamic shared memory and no work buffer.
 pub fn plain(cfg: LaunchConfig) -> Plan {
     Plan { cfg, shared_bytes: 0, work_words: 0 }
