@@ -128,11 +128,17 @@ impl Run {
 
 /// The NVIDIA kernel module's release, from `/proc/driver/nvidia/version`.
 fn driver_release() -> Option<String> {
-    let text = std::fs::read_to_string("/proc/driver/nvidia/version").ok()?;
-    let line = text.lines().next()?;
-    let words: Vec<&str> = line.split_whitespace().collect();
+    release_of(&std::fs::read_to_string("/proc/driver/nvidia/version").ok()?)
+}
+
+/// The release in the first line of `/proc/driver/nvidia/version`: the
+/// first dotted number after `Module` (`NVIDIA UNIX x86_64 Kernel Module
+/// 580.159.04 ...` or `NVIDIA UNIX Open Kernel Module for x86_64 580.159.04 ...`).
+fn release_of(text: &str) -> Option<String> {
+    let words: Vec<&str> = text.lines().next()?.split_whitespace().collect();
     let at = words.iter().position(|w| *w == "Module")?;
-    words.get(at + 1).map(|w| w.to_string())
+    let dotted = |w: &&&str| w.contains('.') && w.chars().all(|c| c.is_ascii_digit() || c == '.');
+    words[at + 1..].iter().find(dotted).map(|w| w.to_string())
 }
 
 /// The current time in UTC, to the second.
@@ -268,9 +274,9 @@ fn render_speedup_table(md: &mut String, t: &Table, yardstick: &str) {
     );
     let _ = writeln!(md, "| Version | Bytes written | Time | Speed-up |");
     let _ = writeln!(md, "| --- | ---: | ---: | ---: |");
-    let _ = writeln!(md, "| {yardstick} (yardstick) | {} | {} | 1.0x |", t.copy_bytes, ms(t.copy_ms));
+    let _ = writeln!(md, "| {yardstick} (yardstick) | {} | {} | 1.00x |", t.copy_bytes, ms(t.copy_ms));
     for row in &t.rows {
-        let _ = writeln!(md, "| {} | {} | {} | {:.1}x |", row.label, row.bytes, ms(row.ms), t.speedup(row));
+        let _ = writeln!(md, "| {} | {} | {} | {:.2}x |", row.label, row.bytes, ms(row.ms), t.speedup(row));
     }
 }
 
@@ -368,8 +374,11 @@ mod tests {
         t.copy_ms = 30.0;
         t.rows[0].ms = 0.12;
         let md = render_section(&r.sections[0], |_| Some("measured/x-1.svg".into()));
-        assert!(md.contains("| per-diagonal launches (yardstick) | 1000 | 30.000 ms | 1.0x |"), "{md}");
-        assert!(md.contains("| v1 | 1000 | 0.120 ms | 250.0x |"), "{md}");
+        assert!(md.contains("| per-diagonal launches (yardstick) | 1000 | 30.000 ms | 1.00x |"), "{md}");
+        assert!(md.contains("| v1 | 1000 | 0.120 ms | 250.00x |"), "{md}");
+        let open = "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.159.04  Release Build  (dvs-builder@U16)";
+        assert_eq!(release_of(open).as_deref(), Some("580.159.04"));
+        assert_eq!(release_of("NVRM version: NVIDIA UNIX x86_64 Kernel Module  535.54.03  Tue").as_deref(), Some("535.54.03"));
         assert!(render_chart(&r.sections[0].tables[0]).contains("times faster than per-diagonal launches"));
         // Older records, without the field, still read.
         let old = r#"{"title":"t","copy_bytes":1,"copy_ms":1.0,"repeats":1,"rows":[]}"#;

@@ -127,7 +127,7 @@ impl Bandwidth {
     pub fn row(&self, sec: &mut GpuSection, label: &str, bytes: u64, launch: impl FnMut() -> Result<f32>) -> Result<f32> {
         let ms = median_ms(self.repeats, launch)?;
         if self.speedup {
-            sec.report.line(format!("  {label}: {ms:.3} ms, {:.1}x faster than the yardstick", self.copy_ms / ms));
+            sec.report.line(format!("  {label}: {ms:.3} ms, {:.2}x faster than the yardstick", self.copy_ms / ms));
         } else {
             sec.report.line(format!("  {label}: {ms:.3} ms, {:.0} GB/s, {:.2}x the copy's time", gbps(bytes, ms), ms / self.copy_ms));
         }
