@@ -68,6 +68,7 @@ extern "C" __global__ void transpose_tile32_padded(float* __restrict__ out, cons
 }
 // ANCHOR_END: entries
 
+// ANCHOR: ladder
 // ---- How fast can it go ----
 // Faster versions of the same transpose (in: rows x cols, out: cols x rows,
 // both row-major, any shape). Each is launched with blockDim = (32, 8) and
@@ -211,3 +212,4 @@ extern "C" __global__ void __launch_bounds__(256) transpose_v3_64x64_float4(floa
         __syncthreads();
     }
 }
+// ANCHOR_END: ladder

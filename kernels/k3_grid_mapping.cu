@@ -34,6 +34,7 @@ extern "C" __global__ void copy_x_to_row(float* __restrict__ dst, const float* _
 }
 // ANCHOR_END: kernels
 
+// ANCHOR: ladder
 // ---- How fast can it go ----
 // The same copy, with x along the contiguous axis taken to its end: a row-major
 // rows x cols matrix is one run of rows * cols floats, so x can walk the flat
@@ -95,3 +96,4 @@ extern "C" __global__ void __launch_bounds__(256) copy_v3_float4_x4(float* __res
     for (; i < nv; i += stride) d4[i] = s4[i];
     for (size_t k = 4 * nv + tid; k < n; k += stride) dst[k] = src[k];
 }
+// ANCHOR_END: ladder

@@ -68,6 +68,7 @@ extern "C" __global__ void add_col_major_x_cols(float* __restrict__ out, const f
 }
 // ANCHOR_END: mismatched
 
+// ANCHOR: ladder
 // ---- How fast can it go ----
 // out = a + b for row-major (or column-major: the flat index is the same)
 // buffers of rows * cols floats, taken to the copy's speed. Each takes
@@ -140,3 +141,4 @@ extern "C" __global__ void __launch_bounds__(256) add_v3_float4_x4(float* __rest
     }
     for (size_t k = 4 * nv + tid; k < n; k += stride) out[k] = a[k] + b[k];
 }
+// ANCHOR_END: ladder

@@ -134,6 +134,7 @@ extern "C" __global__ void spiral_gather(float* __restrict__ out, const float* _
 }
 // ANCHOR_END: gather_cu
 
+// ANCHOR: ladder
 // ---- How fast can it go ----
 // The spiral reorder out[spiral_rank(row, col)] = in[row * cols + col] (what
 // spiral_scatter and spiral_gather both produce), with reads AND writes
@@ -379,3 +380,4 @@ extern "C" __global__ void __launch_bounds__(256, 4) spiral_v3_tile64(float* __r
         }
     }
 }
+// ANCHOR_END: ladder

@@ -87,6 +87,7 @@ extern "C" __global__ void lattice_tiled(unsigned long long* grid, long long row
 }
 // ANCHOR_END: tiled_cu
 
+// ANCHOR: ladder
 // ---- How fast can it go ----
 // The whole table in ONE launch. v1 and v2 keep the recurrence and replace the
 // launch boundaries by waiting: a warp owns a band of 32 * R consecutive rows
@@ -378,3 +379,4 @@ extern "C" __global__ void __launch_bounds__(32) lattice_v4_systolic_staged(unsi
         }
     }
 }
+// ANCHOR_END: ladder
