@@ -297,7 +297,7 @@ pub fn render_chart(table: &Table) -> String {
             .margin(10)
             .x_label_area_size(36)
             .y_label_area_size(label_w)
-            .build_cartesian_2d(0.0..max, (0..rows).into_segmented())
+            .build_cartesian_2d(0.0..max, (0..(rows - 1).max(1)).into_segmented())
             .expect("the chart's ranges are valid");
         let ink = RGBColor(128, 128, 128);
         let labels: Vec<String> = table.rows.iter().map(|r| r.label.clone()).collect();
@@ -323,7 +323,13 @@ pub fn render_chart(table: &Table) -> String {
         chart
             .draw_series(table.rows.iter().enumerate().map(|(i, r)| {
                 let p = table.value(r);
-                Rectangle::new([(0.0, SegmentValue::Exact(i)), (p, SegmentValue::Exact(i + 1))], bar.mix(0.8).filled())
+                // A segmented axis of 0..rows-1 has one slot per row (a
+                // lone row gets an empty slot above it); a margin keeps
+                // neighbouring bars apart.
+                let mut rect =
+                    Rectangle::new([(0.0, SegmentValue::Exact(i)), (p, SegmentValue::Exact(i + 1))], bar.mix(0.8).filled());
+                rect.set_margin(5, 5, 0, 0);
+                rect
             }))
             .expect("drawing to a string cannot fail");
         root.present().expect("drawing to a string cannot fail");
