@@ -67,3 +67,78 @@ extern "C" __global__ void add_col_major_x_cols(float* __restrict__ out, const f
     }
 }
 // ANCHOR_END: mismatched
+
+// ANCHOR: ladder
+// ---- How fast can it go ----
+// out = a + b for row-major (or column-major: the flat index is the same)
+// buffers of rows * cols floats, taken to the copy's speed. Each takes
+// (out, a, b, rows, cols) like add_row_major and is launched 1D:
+// blockDim = (256, 1), gridDim = (min(ceil(rows * cols / (256 * V)), 132 * 8), 1)
+// with V = 1, 4, 16 for v1, v2, v3; any grid of at least one block is correct.
+
+// v1: one 1D grid-stride loop over the flat index: x walks the stride-1 axis, no gridDim.y limit, 64-bit indices.
+extern "C" __global__ void __launch_bounds__(256) add_v1_grid_stride(float* __restrict__ out, const float* __restrict__ a,
+                                                                    const float* __restrict__ b, size_t rows, size_t cols) {
+    const size_t n = rows * cols;
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+        out[i] = a[i] + b[i];
+    }
+}
+
+// v2: float4 accesses: three 16-byte accesses per four elements instead of twelve 4-byte ones; scalar tail.
+// Falls back to v1's loop when any buffer is not 16-byte aligned.
+extern "C" __global__ void __launch_bounds__(256) add_v2_float4(float* __restrict__ out, const float* __restrict__ a,
+                                                               const float* __restrict__ b, size_t rows, size_t cols) {
+    const size_t n = rows * cols;
+    const size_t tid = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    if ((((size_t)out | (size_t)a | (size_t)b) & 15) != 0) {
+        for (size_t i = tid; i < n; i += stride) out[i] = a[i] + b[i];
+        return;
+    }
+    const size_t nv = n / 4;
+    const float4* a4 = reinterpret_cast<const float4*>(a);
+    const float4* b4 = reinterpret_cast<const float4*>(b);
+    float4* o4 = reinterpret_cast<float4*>(out);
+    for (size_t i = tid; i < nv; i += stride) {
+        const float4 x = a4[i], y = b4[i];
+        o4[i] = make_float4(x.x + y.x, x.y + y.y, x.z + y.z, x.w + y.w);
+    }
+    for (size_t i = 4 * nv + tid; i < n; i += stride) out[i] = a[i] + b[i];
+}
+
+// v3: four rounds of v2 per iteration, all eight float4 loads issued first (128 bytes in flight per thread).
+extern "C" __global__ void __launch_bounds__(256) add_v3_float4_x4(float* __restrict__ out, const float* __restrict__ a,
+                                                                  const float* __restrict__ b, size_t rows, size_t cols) {
+    const size_t n = rows * cols;
+    const size_t tid = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    if ((((size_t)out | (size_t)a | (size_t)b) & 15) != 0) {
+        for (size_t i = tid; i < n; i += stride) out[i] = a[i] + b[i];
+        return;
+    }
+    const size_t nv = n / 4;
+    const float4* a4 = reinterpret_cast<const float4*>(a);
+    const float4* b4 = reinterpret_cast<const float4*>(b);
+    float4* o4 = reinterpret_cast<float4*>(out);
+    size_t i = tid;
+    for (; i + 3 * stride < nv; i += 4 * stride) {
+        float4 x[4], y[4];
+#pragma unroll
+        for (unsigned k = 0; k < 4; ++k) {
+            x[k] = a4[i + k * stride];
+            y[k] = b4[i + k * stride];
+        }
+#pragma unroll
+        for (unsigned k = 0; k < 4; ++k) {
+            o4[i + k * stride] = make_float4(x[k].x + y[k].x, x[k].y + y[k].y, x[k].z + y[k].z, x[k].w + y[k].w);
+        }
+    }
+    for (; i < nv; i += stride) {
+        const float4 x = a4[i], y = b4[i];
+        o4[i] = make_float4(x.x + y.x, x.y + y.y, x.z + y.z, x.w + y.w);
+    }
+    for (size_t k = 4 * nv + tid; k < n; k += stride) out[k] = a[k] + b[k];
+}
+// ANCHOR_END: ladder

@@ -133,3 +133,251 @@ extern "C" __global__ void spiral_gather(float* __restrict__ out, const float* _
     }
 }
 // ANCHOR_END: gather_cu
+
+// ANCHOR: ladder
+// ---- How fast can it go ----
+// The spiral reorder out[spiral_rank(row, col)] = in[row * cols + col] (what
+// spiral_scatter and spiral_gather both produce), with reads AND writes
+// coalesced. A ring's top and bottom sides are input rows, already contiguous
+// in both arrays; its left and right sides are input columns, contiguous in
+// the output but strided in the input. So each block stages a 32 x 32 tile in
+// shared memory (32 x 33 floats, 4224 bytes) and writes a side that runs down
+// a column from the tile read column-wise, as the K.2 transpose does.
+// Both take (out, in, rows, cols) with size_t rows and cols, blockDim = (32, 8),
+// gridDim = (ceil(cols / 32), min(ceil(rows / 32), 65535)); a block walks down
+// its tile column in steps of gridDim.y. Ranks are 64-bit.
+
+// spiral_side_rank: spiral_rank, also saying whether (row, col) lies on a top or
+// bottom side (true) or on a left or right side (false); same side order.
+__device__ __forceinline__ long long spiral_side_rank(long long row, long long col, long long rows, long long cols,
+                                                      bool* horizontal) {
+    long long k = ring_of(row, col, rows, cols);
+    long long start = ring_start(k, rows, cols);
+    long long bottom = rows - 1 - k, right = cols - 1 - k;
+    long long width = right - k + 1, height = bottom - k + 1;
+    if (row == k) {
+        *horizontal = true;
+        return start + (col - k);
+    } else if (col == right) {
+        *horizontal = false;
+        return start + (width - 1) + (row - k);
+    } else if (row == bottom) {
+        *horizontal = true;
+        return start + (width - 1) + (height - 1) + (right - col);
+    } else {
+        *horizontal = false;
+        return start + 2 * (width - 1) + (height - 1) + (bottom - row);
+    }
+}
+
+// spiral_tile_mixed: one W x W tile (W = 32 or 64), any mix of sides. Every
+// element goes through shared memory; pass A writes the elements on top/bottom
+// sides reading the tile row-wise, pass B the left/right ones reading it
+// column-wise, so each pass's ranks run along the warp.
+template <int W>
+__device__ __forceinline__ void spiral_tile_mixed(float (&tile)[W][W + 1], float* __restrict__ out, const float* __restrict__ in,
+                                                  long long rows, long long cols, long long r0, long long c0) {
+    const unsigned tx = threadIdx.x, ty = threadIdx.y;
+#pragma unroll
+    for (unsigned jr = 0; jr < W / 8; ++jr) {
+#pragma unroll
+        for (unsigned jc = 0; jc < W / 32; ++jc) {
+            const long long row = r0 + ty + 8 * jr, col = c0 + tx + 32 * jc;
+            if (row < rows && col < cols) tile[ty + 8 * jr][tx + 32 * jc] = in[row * cols + col];
+        }
+    }
+    __syncthreads();
+#pragma unroll 1
+    for (unsigned e = 0; e < (W / 8) * (W / 32); ++e) {
+        const unsigned jr = e / (W / 32), jc = e % (W / 32);
+        const long long row = r0 + ty + 8 * jr, col = c0 + tx + 32 * jc;
+        if (row < rows && col < cols) {
+            bool horizontal;
+            const long long rank = spiral_side_rank(row, col, rows, cols, &horizontal);
+            if (horizontal) out[rank] = tile[ty + 8 * jr][tx + 32 * jc];
+        }
+    }
+#pragma unroll 1
+    for (unsigned e = 0; e < (W / 8) * (W / 32); ++e) {
+        const unsigned jr = e / (W / 32), jc = e % (W / 32);
+        const long long row = r0 + tx + 32 * jc, col = c0 + ty + 8 * jr;
+        if (row < rows && col < cols) {
+            bool horizontal;
+            const long long rank = spiral_side_rank(row, col, rows, cols, &horizontal);
+            if (!horizontal) out[rank] = tile[tx + 32 * jc][ty + 8 * jr];
+        }
+    }
+    __syncthreads();
+}
+
+// v1: stage each 32 x 32 tile in shared memory, write top/bottom elements row-wise and left/right ones column-wise: every write coalesced.
+extern "C" __global__ void __launch_bounds__(256) spiral_v1_tiled(float* __restrict__ out, const float* __restrict__ in,
+                                                                 size_t rows, size_t cols) {
+    __shared__ float tile[32][33];
+    const long long R = (long long)rows, C = (long long)cols;
+    const long long tile_rows = (R + 31) / 32;
+    const long long c0 = (long long)blockIdx.x * 32;
+    for (long long by = blockIdx.y; by < tile_rows; by += gridDim.y) {
+        spiral_tile_mixed<32>(tile, out, in, R, C, by * 32, c0);
+    }
+}
+
+// v2: v1 plus a per-tile test: a tile wholly inside one side's triangle gets each row's (or column's) rank base once, then base +/- index.
+// Only tiles crossing a diagonal or the centre (about 4 per 32 tiles of a side) keep v1's per-element closed form.
+extern "C" __global__ void __launch_bounds__(256) spiral_v2_tile_classes(float* __restrict__ out, const float* __restrict__ in,
+                                                                        size_t rows, size_t cols) {
+    __shared__ float tile[32][33];
+    const long long R = (long long)rows, C = (long long)cols;
+    const long long tile_rows = (R + 31) / 32;
+    const long long c0 = (long long)blockIdx.x * 32;
+    const long long c1 = (c0 + 31 < C ? c0 + 31 : C - 1);     // last column of the tile
+    const unsigned tx = threadIdx.x, ty = threadIdx.y;
+    for (long long by = blockIdx.y; by < tile_rows; by += gridDim.y) {
+        const long long r0 = by * 32;
+        const long long r1 = (r0 + 31 < R ? r0 + 31 : R - 1);  // last row of the tile
+        // Which side owns every element (same tie order as spiral_rank: top, right, bottom, left)?
+        const bool top = r1 <= c0 && r1 <= C - 1 - c1 && r1 <= R - 1 - r1;
+        const bool right = !top && C - 1 - c0 < r0 && C - 1 - c0 <= c0 && C - 1 - c0 <= R - 1 - r1;
+        const bool bottom = !top && !right && R - 1 - r0 < r0 && R - 1 - r0 <= c0 && R - 1 - r0 < C - 1 - c1;
+        const bool left = !top && !right && !bottom && c1 < r0 && c1 < R - 1 - r1 && c1 < C - 1 - c1;
+        if (top || bottom) {
+            // Row r of the tile is one run of its ring's top (rank = base + col) or bottom (rank = base - col) side.
+            float v[4];
+            const long long col = c0 + tx;
+#pragma unroll
+            for (unsigned j = 0; j < 4; ++j) {
+                const long long row = r0 + ty + 8 * j;
+                v[j] = (row < R && col < C) ? in[row * C + col] : 0.f;
+            }
+#pragma unroll
+            for (unsigned j = 0; j < 4; ++j) {
+                const long long row = r0 + ty + 8 * j;
+                if (row < R && col < C) {
+                    long long rank;
+                    if (top) {
+                        rank = ring_start(row, R, C) - row + col;                      // k = row
+                    } else {
+                        const long long k = R - 1 - row;
+                        const long long w = C - 2 * k, h = R - 2 * k;
+                        rank = ring_start(k, R, C) + (w - 1) + (h - 1) + (C - 1 - k) - col;
+                    }
+                    out[rank] = v[j];
+                }
+            }
+        } else if (right || left) {
+            // Column c of the tile is one run of its ring's right (rank = base + row) or left (rank = base - row) side.
+            const long long col = c0 + tx;
+#pragma unroll
+            for (unsigned j = 0; j < 4; ++j) {
+                const long long row = r0 + ty + 8 * j;
+                if (row < R && col < C) tile[ty + 8 * j][tx] = in[row * C + col];
+            }
+            __syncthreads();
+            const long long row = r0 + tx;
+#pragma unroll
+            for (unsigned j = 0; j < 4; ++j) {
+                const long long c = c0 + ty + 8 * j;
+                if (row < R && c < C) {
+                    long long rank;
+                    if (right) {
+                        const long long k = C - 1 - c;
+                        rank = ring_start(k, R, C) + (C - 2 * k - 1) - k + row;
+                    } else {
+                        const long long k = c;
+                        const long long w = C - 2 * k, h = R - 2 * k;
+                        rank = ring_start(k, R, C) + 2 * (w - 1) + (h - 1) + (R - 1 - k) - row;
+                    }
+                    out[rank] = tile[tx][ty + 8 * j];
+                }
+            }
+            __syncthreads();
+        } else {
+            spiral_tile_mixed<32>(tile, out, in, R, C, r0, c0);
+        }
+    }
+}
+
+// v3: v2 on 64 x 64 tiles (64 x 65 floats, 16 640 bytes): 16 loads in flight per thread instead of 4, and runs of 64 (256 bytes) per warp.
+// v2 held 80 registers, so 3 blocks (12 KB of loads) in flight per multiprocessor; v3 is capped at 64 (4 blocks, 64 KB in flight).
+// Launch blockDim = (32, 8), gridDim = (ceil(cols / 64), min(ceil(rows / 64), 65535)).
+extern "C" __global__ void __launch_bounds__(256, 4) spiral_v3_tile64(float* __restrict__ out, const float* __restrict__ in,
+                                                                  size_t rows, size_t cols) {
+    __shared__ float tile[64][65];
+    const long long R = (long long)rows, C = (long long)cols;
+    const long long tile_rows = (R + 63) / 64;
+    const long long c0 = (long long)blockIdx.x * 64;
+    const long long c1 = (c0 + 63 < C ? c0 + 63 : C - 1);
+    const unsigned tx = threadIdx.x, ty = threadIdx.y;
+    for (long long by = blockIdx.y; by < tile_rows; by += gridDim.y) {
+        const long long r0 = by * 64;
+        const long long r1 = (r0 + 63 < R ? r0 + 63 : R - 1);
+        const bool top = r1 <= c0 && r1 <= C - 1 - c1 && r1 <= R - 1 - r1;
+        const bool right = !top && C - 1 - c0 < r0 && C - 1 - c0 <= c0 && C - 1 - c0 <= R - 1 - r1;
+        const bool bottom = !top && !right && R - 1 - r0 < r0 && R - 1 - r0 <= c0 && R - 1 - r0 < C - 1 - c1;
+        const bool left = !top && !right && !bottom && c1 < r0 && c1 < R - 1 - r1 && c1 < C - 1 - c1;
+        if (top || bottom) {
+            float v[8][2];
+#pragma unroll
+            for (unsigned jr = 0; jr < 8; ++jr) {
+                const long long row = r0 + ty + 8 * jr;
+#pragma unroll
+                for (unsigned jc = 0; jc < 2; ++jc) {
+                    const long long col = c0 + tx + 32 * jc;
+                    v[jr][jc] = (row < R && col < C) ? in[row * C + col] : 0.f;
+                }
+            }
+#pragma unroll
+            for (unsigned jr = 0; jr < 8; ++jr) {
+                const long long row = r0 + ty + 8 * jr;
+                if (row < R) {
+                    long long base;   // rank = base + col (top) or base - col (bottom)
+                    if (top) {
+                        base = ring_start(row, R, C) - row;
+                    } else {
+                        const long long k = R - 1 - row;
+                        base = ring_start(k, R, C) + (C - 2 * k - 1) + (R - 2 * k - 1) + (C - 1 - k);
+                    }
+#pragma unroll
+                    for (unsigned jc = 0; jc < 2; ++jc) {
+                        const long long col = c0 + tx + 32 * jc;
+                        if (col < C) out[top ? base + col : base - col] = v[jr][jc];
+                    }
+                }
+            }
+        } else if (right || left) {
+#pragma unroll
+            for (unsigned jr = 0; jr < 8; ++jr) {
+                const long long row = r0 + ty + 8 * jr;
+#pragma unroll
+                for (unsigned jc = 0; jc < 2; ++jc) {
+                    const long long col = c0 + tx + 32 * jc;
+                    if (row < R && col < C) tile[ty + 8 * jr][tx + 32 * jc] = in[row * C + col];
+                }
+            }
+            __syncthreads();
+#pragma unroll
+            for (unsigned jr = 0; jr < 8; ++jr) {
+                const long long col = c0 + ty + 8 * jr;
+                if (col < C) {
+                    long long base;   // rank = base + row (right) or base - row (left)
+                    if (right) {
+                        const long long k = C - 1 - col;
+                        base = ring_start(k, R, C) + (C - 2 * k - 1) - k;
+                    } else {
+                        const long long k = col;
+                        base = ring_start(k, R, C) + 2 * (C - 2 * k - 1) + (R - 2 * k - 1) + (R - 1 - k);
+                    }
+#pragma unroll
+                    for (unsigned jc = 0; jc < 2; ++jc) {
+                        const long long row = r0 + tx + 32 * jc;
+                        if (row < R) out[right ? base + row : base - row] = tile[tx + 32 * jc][ty + 8 * jr];
+                    }
+                }
+            }
+            __syncthreads();
+        } else {
+            spiral_tile_mixed<64>(tile, out, in, R, C, r0, c0);
+        }
+    }
+}
+// ANCHOR_END: ladder

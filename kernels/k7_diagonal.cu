@@ -86,3 +86,297 @@ extern "C" __global__ void lattice_tiled(unsigned long long* grid, long long row
     }
 }
 // ANCHOR_END: tiled_cu
+
+// ANCHOR: ladder
+// ---- How fast can it go ----
+// The whole table in ONE launch. v1 and v2 keep the recurrence and replace the
+// launch boundaries by waiting: a warp owns a band of 32 * R consecutive rows
+// and sweeps it left to right as a systolic array. Lane t owns rows
+// band_start + t*R .. + R-1 and at step s works on column s - t, one step
+// behind lane t-1, so the value from above arrives by __shfl_up_sync from the
+// lane that computed it a step earlier: no barrier per cell. Lane 0 of band b
+// needs the last row of band b-1; lane 31 of band b-1 publishes each value of
+// that row into a side buffer with bit 63 set (the value is below 2^61), so
+// the value is its own ready flag: lane 0's warp waits, per chunk of 32
+// columns, until it sees bit 63, and clears the slot after reading it. Bands
+// are handed out in order by an atomic counter, so the band a warp waits on
+// was taken earlier by a running warp: no deadlock, whatever the grid.
+//
+// Launch: blockDim = (32, 1), gridDim = (min(bands, 1024), 1), bands =
+// ceil(rows / (32 * R)) (R = 1 for v1, 2 for v2). Arguments:
+// (grid, rows, cols, work), rows and cols as long long like lattice_wavefront;
+// work: 2 + bands * cols u64, ZEROED ONCE when allocated; each launch leaves it
+// zeroed again (counters reset by the last warp out, slots cleared by readers).
+
+__device__ __forceinline__ unsigned long long lattice_ld_relaxed(const unsigned long long* p) {
+    unsigned long long v;
+    asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+    return v;
+}
+__device__ __forceinline__ void lattice_st_relaxed(unsigned long long* p, unsigned long long v) {
+    asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
+
+template <int R>
+__device__ __forceinline__ void lattice_band_sweep(unsigned long long* grid, long long rows, long long cols,
+                                                   unsigned long long* work) {
+    const unsigned lane = threadIdx.x & 31;
+    const unsigned full = 0xffffffffu;
+    const unsigned long long ready_bit = 1ull << 63;
+    const long long band_rows = 32 * R;
+    const unsigned long long bands = (unsigned long long)((rows + band_rows - 1) / band_rows);
+    unsigned long long* take = work;
+    unsigned long long* finished = work + 1;
+    unsigned long long* slots = work + 2;
+    for (;;) {
+        unsigned long long b = 0;
+        if (lane == 0) b = atomicAdd(take, 1ull);
+        b = __shfl_sync(full, b, 0);
+        if (b >= bands) break;
+        const long long first_row = (long long)b * band_rows + (long long)lane * R;
+        unsigned long long* above = slots + (b - 1) * (unsigned long long)cols;   // read only when b > 0
+        unsigned long long* below = slots + b * (unsigned long long)cols;         // written only when b + 1 < bands
+        const bool publish = lane == 31 && b + 1 < bands;
+        unsigned long long v[R];
+#pragma unroll
+        for (int i = 0; i < R; ++i) v[i] = 0;
+        unsigned long long chunk = 0;                       // column (s & ~31) + lane of band b-1's last row
+        for (long long s = 0; s < cols + 31; ++s) {
+            if ((s & 31) == 0 && b > 0) {
+                const long long c = s + lane;
+                if (c < cols) {
+                    unsigned long long x;
+                    do {
+                        x = lattice_ld_relaxed(above + c);
+                    } while (!(x & ready_bit));
+                    lattice_st_relaxed(above + c, 0);      // leave the slot clean for the next launch
+                    chunk = x & ~ready_bit;
+                }
+            }
+            unsigned long long up = __shfl_up_sync(full, v[R - 1], 1);
+            const unsigned long long from_chunk = __shfl_sync(full, chunk, (unsigned)(s & 31));
+            if (lane == 0) up = from_chunk;
+            const long long c = s - (long long)lane;
+            if (c >= 0 && c < cols) {
+#pragma unroll
+                for (int i = 0; i < R; ++i) {
+                    const long long row = first_row + i;
+                    const unsigned long long value = (row == 0 || c == 0) ? 1ull : add_mod(up, v[i]);
+                    v[i] = value;
+                    up = value;
+                    if (row < rows) grid[row * cols + c] = value;
+                }
+                if (publish) lattice_st_relaxed(below + c, v[R - 1] | ready_bit);
+            }
+        }
+    }
+    if (lane == 0) {
+        const unsigned long long warps = (unsigned long long)gridDim.x * (blockDim.x / 32);
+        if (atomicAdd(finished, 1ull) == warps - 1) {      // every warp has stopped taking bands
+            atomicExch(take, 0ull);
+            atomicExch(finished, 0ull);
+        }
+    }
+}
+
+// v1: one launch; a warp per 32-row band sweeps as a systolic array, waiting on the band above through flagged values instead of launches.
+extern "C" __global__ void __launch_bounds__(32) lattice_v1_systolic(unsigned long long* grid, long long rows, long long cols,
+                                                                    unsigned long long* work) {
+    lattice_band_sweep<1>(grid, rows, cols, work);
+}
+
+// v2: two rows per lane (64-row bands): half as many band-to-band hand-offs on the critical path, for one more add per step.
+extern "C" __global__ void __launch_bounds__(32) lattice_v2_systolic_2rows(unsigned long long* grid, long long rows, long long cols,
+                                                                          unsigned long long* work) {
+    lattice_band_sweep<2>(grid, rows, cols, work);
+}
+
+// v3 reformulates instead: paths(r, c) = C(r + c, r), and r + c < 2^61 - 1, a
+// prime, so C(r + c, r) = (r + c)! / (r! c!) mod 2^61 - 1 exactly. The first
+// block to arrive builds n! and 1/n! for n < rows + cols - 1 into work (one warp,
+// prefix products by shuffles, one inverse by Fermat) and raises a flag;
+// every block then writes whole rows, each cell two multiplications, stores
+// coalesced. Launch: blockDim = (256, 1), gridDim = (min(rows, 132 * 8), 1);
+// (grid, rows, cols, work); work: 3 + 2 * (rows + cols - 1) u64, ZEROED ONCE
+// when allocated, left zeroed by each launch except the tables.
+
+__device__ __forceinline__ unsigned long long mul_mod(unsigned long long a, unsigned long long b) {
+    const unsigned long long lo = a * b, hi = __umul64hi(a, b);
+    const unsigned long long sum = (lo & LATTICE_MODULUS) + ((lo >> 61) | (hi << 3));
+    return sum >= LATTICE_MODULUS ? sum - LATTICE_MODULUS : sum;
+}
+
+// Inclusive prefix product across the warp, lane order.
+__device__ __forceinline__ unsigned long long warp_prefix_product(unsigned long long x) {
+    const unsigned lane = threadIdx.x & 31;
+#pragma unroll
+    for (unsigned d = 1; d < 32; d *= 2) {
+        const unsigned long long y = __shfl_up_sync(0xffffffffu, x, d);
+        if (lane >= d) x = mul_mod(x, y);
+    }
+    return x;
+}
+
+extern "C" __global__ void __launch_bounds__(256) lattice_v3_binomial(unsigned long long* grid, long long rows, long long cols,
+                                                                     unsigned long long* work) {
+    unsigned long long* ticket = work;
+    unsigned long long* ready = work + 1;
+    unsigned long long* finished = work + 2;
+    const long long n = rows + cols - 1;                  // r + c runs over 0 .. n - 1
+    unsigned long long* fact = work + 3;
+    unsigned long long* inv_fact = work + 3 + n;
+    __shared__ unsigned long long builder;
+    if (threadIdx.x == 0) builder = atomicAdd(ticket, 1ull) == 0 ? 1ull : 0ull;
+    __syncthreads();
+    if (builder != 0 && threadIdx.x < 32) {
+        // Lane t owns numbers [t * per, (t + 1) * per); factor i counts as max(i, 1).
+        const unsigned lane = threadIdx.x;
+        const long long per = (n + 31) / 32;
+        const long long lo = (long long)lane * per, hi = lo + per < n ? lo + per : n;
+        unsigned long long p = 1;
+        for (long long i = lo; i < hi; ++i) p = mul_mod(p, i == 0 ? 1ull : (unsigned long long)i);
+        const unsigned long long incl = warp_prefix_product(p);
+        unsigned long long run = __shfl_up_sync(0xffffffffu, incl, 1);
+        if (lane == 0) run = 1;
+        for (long long i = lo; i < hi; ++i) {
+            run = mul_mod(run, i == 0 ? 1ull : (unsigned long long)i);
+            fact[i] = run;                                  // i!
+        }
+        // 1 / (n-1)! by Fermat: x^(p-2), p - 2 = 2^61 - 3.
+        const unsigned long long total = __shfl_sync(0xffffffffu, incl, 31);
+        unsigned long long inv = 1, base = total, e = LATTICE_MODULUS - 2;
+        while (e != 0) {
+            if (e & 1) inv = mul_mod(inv, base);
+            base = mul_mod(base, base);
+            e >>= 1;
+        }
+        // 1/i! = 1/(n-1)! * prod_{j=i+1}^{n-1} j: a suffix product. Lane t's own
+        // factors are j in (lo, hi], capped at n - 1.
+        unsigned long long q = 1;
+        for (long long j = lo + 1; j <= hi && j <= n - 1; ++j) q = mul_mod(q, (unsigned long long)j);
+        // Exclusive suffix product over lanes: product of q over lanes > t.
+        unsigned long long suffix = q;
+#pragma unroll
+        for (unsigned d = 1; d < 32; d *= 2) {
+            const unsigned long long y = __shfl_down_sync(0xffffffffu, suffix, d);
+            if (lane + d < 32) suffix = mul_mod(suffix, y);
+        }
+        unsigned long long after = __shfl_down_sync(0xffffffffu, suffix, 1);
+        if (lane == 31) after = 1;
+        // 1/(hi-1)! = 1/(n-1)! * hi * (the lanes above), then downwards.
+        unsigned long long acc = mul_mod(mul_mod(inv, after), hi <= n - 1 ? (unsigned long long)hi : 1ull);
+        for (long long i = hi - 1; i >= lo; --i) {
+            inv_fact[i] = acc;                              // 1/i! = 1/(n-1)! * prod_{j=i+1}^{n-1} j
+            acc = mul_mod(acc, (unsigned long long)(i == 0 ? 1 : i));
+        }
+        __syncwarp();
+        if (lane == 0) {
+            __threadfence();
+            atomicExch(ready, 1ull);
+        }
+    }
+    if (threadIdx.x == 0) {
+        while (lattice_ld_relaxed(ready) == 0) {
+        }
+        __threadfence();
+    }
+    __syncthreads();
+    for (long long r = blockIdx.x; r < rows; r += gridDim.x) {
+        const unsigned long long inv_r = __ldcg(inv_fact + r);
+        for (long long c = threadIdx.x; c < cols; c += blockDim.x) {
+            grid[r * cols + c] = mul_mod(mul_mod(__ldcg(fact + r + c), inv_r), __ldcg(inv_fact + c));
+        }
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        if (atomicAdd(finished, 1ull) == (unsigned long long)gridDim.x - 1) {   // every block has read the flag
+            atomicExch(ticket, 0ull);
+            atomicExch(ready, 0ull);
+            atomicExch(finished, 0ull);
+        }
+    }
+}
+
+// v4 (measured SLOWER than v1 on the H200, 2.33 ms against 1.95: kept to show that the stores were not the limit; see below):
+// v1 with its stores staged: each lane parks its value in a 32 x 32 shared tile (8 KB, conflict-free: lane t writes word
+// t*32 + (s-t)%32) and, per step, the warp writes the one row that just finished 32 columns as a single 256-byte store;
+// the band's last row is published to the band below from those same coalesced stores. v1 issued one store touching
+// 32 rows (32 cache lines) per step, plus a flag store per step. Launch and work as v1: blockDim = (32, 1),
+// gridDim = (min(ceil(rows / 32), 1024), 1), (grid, rows, cols, work), work 2 + ceil(rows / 32) * cols u64 zeroed once.
+// What limits v1, v2 and v4 (Nsight Compute): one warp per multiprocessor issuing one instruction every ~8 cycles, ~40
+// dependent instructions per step, ~300 cycles per step over ~12 000 steps of critical path. The way on is fewer
+// instructions per step (unroll a 32-column chunk so lane tests, shuffle index and bounds leave the inner loop), not fewer bytes.
+extern "C" __global__ void __launch_bounds__(32) lattice_v4_systolic_staged(unsigned long long* grid, long long rows, long long cols,
+                                                                           unsigned long long* work) {
+    __shared__ unsigned long long stage[32][32];
+    const unsigned lane = threadIdx.x & 31;
+    const unsigned full = 0xffffffffu;
+    const unsigned long long ready_bit = 1ull << 63;
+    const unsigned long long bands = (unsigned long long)((rows + 31) / 32);
+    unsigned long long* take = work;
+    unsigned long long* finished = work + 1;
+    unsigned long long* slots = work + 2;
+    for (;;) {
+        unsigned long long b = 0;
+        if (lane == 0) b = atomicAdd(take, 1ull);
+        b = __shfl_sync(full, b, 0);
+        if (b >= bands) break;
+        const long long r0 = (long long)b * 32;
+        const long long row = r0 + lane;
+        unsigned long long* above = slots + (b - 1) * (unsigned long long)cols;   // read only when b > 0
+        unsigned long long* below = slots + b * (unsigned long long)cols;         // written only when b + 1 < bands
+        const bool publish = b + 1 < bands;
+        unsigned long long v = 0, chunk = 0;
+        for (long long s = 0; s < cols + 31; ++s) {
+            if ((s & 31) == 0 && b > 0) {
+                const long long c = s + lane;
+                if (c < cols) {
+                    unsigned long long x;
+                    do {
+                        x = lattice_ld_relaxed(above + c);
+                    } while (!(x & ready_bit));
+                    lattice_st_relaxed(above + c, 0);      // leave the slot clean for the next launch
+                    chunk = x & ~ready_bit;
+                }
+            }
+            unsigned long long up = __shfl_up_sync(full, v, 1);
+            const unsigned long long from_chunk = __shfl_sync(full, chunk, (unsigned)(s & 31));
+            if (lane == 0) up = from_chunk;
+            const long long c = s - (long long)lane;
+            if (c >= 0 && c < cols) {
+                v = (row == 0 || c == 0) ? 1ull : add_mod(up, v);
+                stage[lane][c & 31] = v;
+            }
+            __syncwarp();
+            // Row j = (s + 1) % 32 has just computed column s - j, the last of a 32-column chunk.
+            const unsigned j = (unsigned)((s + 1) & 31);
+            const long long last = s - (long long)j;
+            if (last >= 0 && last < cols) {
+                const long long col = last - 31 + lane;
+                const unsigned long long x = stage[j][lane];
+                if (r0 + j < rows) grid[(r0 + j) * cols + col] = x;
+                if (j == 31 && publish) lattice_st_relaxed(below + col, x | ready_bit);
+            }
+            __syncwarp();
+        }
+        if (cols & 31) {                                   // the ragged last chunk of every row
+            const long long col = (cols & ~31ll) + lane;
+            for (unsigned j = 0; j < 32; ++j) {
+                if (col < cols) {
+                    const unsigned long long x = stage[j][lane];
+                    if (r0 + j < rows) grid[(r0 + j) * cols + col] = x;
+                    if (j == 31 && publish) lattice_st_relaxed(below + col, x | ready_bit);
+                }
+            }
+        }
+        __syncwarp();
+    }
+    if (lane == 0) {
+        const unsigned long long warps = (unsigned long long)gridDim.x * (blockDim.x / 32);
+        if (atomicAdd(finished, 1ull) == warps - 1) {
+            atomicExch(take, 0ull);
+            atomicExch(finished, 0ull);
+        }
+    }
+}
+// ANCHOR_END: ladder

@@ -3,9 +3,10 @@
 //! plain transpose on shapes far too large to simulate. Every launch is the
 //! one [`transpose_launch`] plans, as in the simulator.
 
-use crate::{numbered, tiled_transpose, transpose_launch, TileLayout, TransposeLaunch, SOURCE_CASES, TILE};
+use crate::{numbered, tiled_transpose, transpose_launch, TileLayout, TransposeLaunch, SOURCE_CASES, TILE, VERSIONS};
 use anyhow::{Context, Result};
-use ktrav::gpu::{compare, compare_with, test_value, DeviceBuffer, Gpu, GpuSection, PushKernelArg};
+use ktrav::gpu::{compare, compare_with, test_input, test_value, DeviceBuffer, Gpu, GpuSection, PushKernelArg};
+use ktrav::ladder::{self, Plan, Version};
 use ktrav::{BlockOrder, Shape};
 
 /// The tiles of the two entry points of `kernels/k2_transpose.cu`.
@@ -77,8 +78,75 @@ pub fn checks(gpu: &Gpu, sec: &mut GpuSection) -> Result<()> {
         }
     }
 
-    bandwidth(gpu, sec, Shape::new(8191, 8193))
+    bandwidth(gpu, sec, Shape::new(8191, 8193))?;
+    how_fast(gpu, sec)
 }
+
+// ANCHOR: ladder
+/// Launches one fast version as its plan says, from `input` into `out`,
+/// and waits; returns the kernel's time.
+fn launch_version(
+    gpu: &Gpu,
+    v: &Version,
+    plan: &Plan,
+    out: &mut DeviceBuffer<f32>,
+    input: &DeviceBuffer<f32>,
+    shape: Shape,
+) -> Result<f32> {
+    let f = gpu.function("k2_transpose", v.kernel)?;
+    // transpose_vN(float* out, const float* in, size_t rows, size_t cols)
+    let mut args = gpu.args(&f);
+    args.arg(out).arg(input).arg(&shape.rows).arg(&shape.cols);
+    gpu.launch(args, &plan.cfg, plan.shared_bytes).with_context(|| format!("{} on {shape}", v.kernel))
+}
+
+/// "How fast can it go": every version on every shape of the ladder,
+/// against the plain transpose with the output poisoned first; then all of
+/// them, and the two teaching kernels, timed beside a copy in one run.
+fn how_fast(gpu: &Gpu, sec: &mut GpuSection) -> Result<()> {
+    let sms = gpu.multiprocessors()?;
+    sec.line("how fast can it go: each version on every shape, against the plain transpose (output poisoned first):");
+    for shape in ladder::shapes(sec.large()) {
+        let n = shape.elements();
+        if (gpu.free_memory()? as u64) < 2 * n * 4 + (1 << 30) {
+            sec.skipped(&format!("  {shape}"), "not enough free device memory");
+            continue;
+        }
+        let dev_in = gpu.upload(&test_input(n, 0))?;
+        let mut out = gpu.poisoned::<f32>(n as usize)?;
+        for v in &VERSIONS {
+            let plan = (v.plan)(shape, sms)?;
+            gpu.poison(&mut out)?;
+            let ms = launch_version(gpu, v, &plan, &mut out, &dev_in, shape)?;
+            let agreement = compare_with(&gpu.download(&out)?, |j| {
+                let (r, c) = (j as u64 % shape.rows, j as u64 / shape.rows);
+                test_value(r * shape.cols + c)
+            });
+            sec.check(&format!("  {shape} {}, grid {}", v.kernel, plan.cfg.grid), &agreement, Some(ms));
+        }
+    }
+
+    const REPEATS: usize = 20;
+    let shape = LADDER_SHAPE;
+    let n = shape.elements() as usize;
+    let bytes = 2 * n as u64 * 4;
+    let dev_in = gpu.upload(&test_input(n as u64, 0))?;
+    let mut out = gpu.poisoned::<f32>(n)?;
+    let table = sec.bandwidth(gpu, &format!("{shape} floats, how fast can it go"), n * 4, REPEATS)?;
+    for layout in LAYOUTS {
+        let launch = transpose_launch(layout, shape, TILE)?;
+        table.row(sec, launch.kernel(), bytes, || launch_transpose(gpu, &launch, &mut out, &dev_in, shape))?;
+    }
+    for v in &VERSIONS {
+        let plan = (v.plan)(shape, sms)?;
+        table.row(sec, v.kernel, bytes, || launch_version(gpu, v, &plan, &mut out, &dev_in, shape))?;
+    }
+    Ok(())
+}
+// ANCHOR_END: ladder
+
+/// The shape the versions are timed on.
+pub const LADDER_SHAPE: Shape = Shape::new(8192, 8192);
 
 /// Effective bandwidth of both kernels beside a device-to-device copy of the
 /// same bytes, measured in the same run: the ratio is the point, and it is

@@ -553,6 +553,47 @@ pub const CHAPTER: ktrav::Chapter = ktrav::Chapter {
     exercises: ktrav::lab::K2_TRANSPOSE,
 };
 
+// --- How fast can it go -------------------------------------------------------
+
+/// The faster transposes of `kernels/k2_transpose.cu`, in order. Each takes
+/// `(out, in, rows, cols)` with 64-bit rows and cols, handles any shape, and
+/// walks its tile column in steps of `gridDim.y`.
+pub const VERSIONS: [ktrav::ladder::Version; 3] = [
+    ktrav::ladder::Version {
+        kernel: "transpose_v1_32x8",
+        why: "32 x 8 threads each moving 4 rows of the padded 32 x 33 tile: a quarter of the threads, four loads in flight per thread",
+        static_shared: 32 * 33 * 4,
+        plan: transpose_v1_plan,
+    },
+    ktrav::ladder::Version {
+        kernel: "transpose_v2_64x64_float2",
+        why: "64 x 64 tile of 2 x 2 blocks, float2 loads and stores (8 per thread in flight), each 2 x 2 block swapped in registers",
+        static_shared: 2 * 32 * 33 * 8,
+        plan: transpose_v2_plan,
+    },
+    ktrav::ladder::Version {
+        kernel: "transpose_v3_64x64_float4",
+        why: "64 x 64 tile of 4 x 4 blocks, float4 loads and stores: a quarter of v1's memory instructions for the same bytes in flight",
+        static_shared: 4 * 16 * 17 * 16,
+        plan: transpose_v3_plan,
+    },
+];
+
+/// v1: 32 x 8 blocks over 32 x 32 tiles.
+pub fn transpose_v1_plan(shape: Shape, _sms: u32) -> Result<ktrav::ladder::Plan, ktrav::GeometryError> {
+    ktrav::ladder::tiles_strided(shape, 32, Dim2::new(32, 8)).map(ktrav::ladder::plain)
+}
+
+/// v2: 32 x 8 blocks over 64 x 64 tiles.
+pub fn transpose_v2_plan(shape: Shape, _sms: u32) -> Result<ktrav::ladder::Plan, ktrav::GeometryError> {
+    ktrav::ladder::tiles_strided(shape, 64, Dim2::new(32, 8)).map(ktrav::ladder::plain)
+}
+
+/// v3: 16 x 16 blocks over 64 x 64 tiles.
+pub fn transpose_v3_plan(shape: Shape, _sms: u32) -> Result<ktrav::ladder::Plan, ktrav::GeometryError> {
+    ktrav::ladder::tiles_strided(shape, 64, Dim2::new(16, 16)).map(ktrav::ladder::plain)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

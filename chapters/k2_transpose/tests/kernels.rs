@@ -27,3 +27,8 @@ fn the_kernel_tile_is_the_simulators_tile() {
     assert!(source.contains("__shared__ float tile[TILE][TILE];"));
     assert!(source.contains("__shared__ float tile[TILE][TILE + 1];"));
 }
+
+#[test]
+fn the_fast_versions_compile_lean_and_declare_their_tiles() {
+    ktrav::ladder::check_versions("k2_transpose", &k2_transpose::VERSIONS);
+}

@@ -3,9 +3,10 @@
 //! ones, and timed side by side, which is where coalescing shows. Every
 //! launch is the one [`Mapping::launch`] plans, as in the simulator.
 
-use crate::{simulate_copy, Mapping, SOURCE_CASES};
+use crate::{simulate_copy, Mapping, SOURCE_CASES, VERSIONS};
 use anyhow::{Context, Result};
-use ktrav::gpu::{compare, test_value, DeviceBuffer, Gpu, GpuSection, PushKernelArg};
+use ktrav::gpu::{compare, compare_with, test_input, test_value, DeviceBuffer, Gpu, GpuSection, PushKernelArg};
+use ktrav::ladder::{self, Plan, Version};
 use ktrav::{BlockOrder, Dim2, LaunchConfig, Shape};
 
 /// Queues the mapping's kernel on `cfg` from `src` into `dst` and waits;
@@ -64,8 +65,73 @@ pub fn checks(gpu: &Gpu, sec: &mut GpuSection) -> Result<()> {
             }
         }
     }
-    bandwidth(gpu, sec, Shape::new(8191, 8193), block)
+    bandwidth(gpu, sec, Shape::new(8191, 8193), block)?;
+    how_fast(gpu, sec)
 }
+
+/// The shape the versions are timed on.
+pub const LADDER_SHAPE: Shape = Shape::new(8192, 8192);
+
+// ANCHOR: ladder
+/// Launches one fast version as its plan says, from `src` into `dst`, and
+/// waits; returns the kernel's time.
+fn launch_version(
+    gpu: &Gpu,
+    v: &Version,
+    plan: &Plan,
+    dst: &mut DeviceBuffer<f32>,
+    src: &DeviceBuffer<f32>,
+    shape: Shape,
+) -> Result<f32> {
+    let f = gpu.function("k3_grid_mapping", v.kernel)?;
+    // copy_vN(float* dst, const float* src, size_t rows, size_t cols)
+    let mut args = gpu.args(&f);
+    args.arg(dst).arg(src).arg(&shape.rows).arg(&shape.cols);
+    gpu.launch(args, &plan.cfg, plan.shared_bytes).with_context(|| format!("{} on {shape}", v.kernel))
+}
+
+/// "How fast can it go": every version on every shape of the ladder
+/// against its source, the copy poisoned first; then all of them, and the
+/// chapter's x-to-columns copy, timed beside a device copy in one run.
+fn how_fast(gpu: &Gpu, sec: &mut GpuSection) -> Result<()> {
+    let sms = gpu.multiprocessors()?;
+    sec.line("how fast can it go: each version on every shape, against its source (copy poisoned first):");
+    for shape in ladder::shapes(sec.large()) {
+        let n = shape.elements();
+        if (gpu.free_memory()? as u64) < 2 * n * 4 + (1 << 30) {
+            sec.skipped(&format!("  {shape}"), "not enough free device memory");
+            continue;
+        }
+        let dev_src = gpu.upload(&test_input(n, 0))?;
+        let mut dst = gpu.poisoned::<f32>(n as usize)?;
+        for v in &VERSIONS {
+            let plan = (v.plan)(shape, sms)?;
+            gpu.poison(&mut dst)?;
+            let ms = launch_version(gpu, v, &plan, &mut dst, &dev_src, shape)?;
+            let agreement = compare_with(&gpu.download(&dst)?, |i| test_value(i as u64));
+            sec.check(&format!("  {shape} {}, grid {}", v.kernel, plan.cfg.grid), &agreement, Some(ms));
+        }
+    }
+
+    const REPEATS: usize = 20;
+    let (shape, block) = (LADDER_SHAPE, Dim2::new(32, 8));
+    let n = shape.elements() as usize;
+    let bytes = 2 * n as u64 * 4;
+    let dev_src = gpu.upload(&test_input(n as u64, 0))?;
+    let mut dst = gpu.poisoned::<f32>(n)?;
+    let table = sec.bandwidth(gpu, &format!("{shape} floats, how fast can it go"), n * 4, REPEATS)?;
+    for mapping in [Mapping::XToCol, Mapping::XToRow] {
+        let cfg = mapping.launch(shape, block)?;
+        let label = format!("{} ({block} blocks)", mapping.kernel());
+        table.row(sec, &label, bytes, || launch_copy(gpu, mapping, &cfg, &mut dst, &dev_src, shape))?;
+    }
+    for v in &VERSIONS {
+        let plan = (v.plan)(shape, sms)?;
+        table.row(sec, v.kernel, bytes, || launch_version(gpu, v, &plan, &mut dst, &dev_src, shape))?;
+    }
+    Ok(())
+}
+// ANCHOR_END: ladder
 
 /// Both mappings' effective bandwidth beside a device-to-device copy of the
 /// same bytes, in one run. Printed for the reader; never asserted.

@@ -524,6 +524,47 @@ pub const CHAPTER: ktrav::Chapter = ktrav::Chapter {
     exercises: ktrav::lab::K3_GRID_MAPPING,
 };
 
+// --- How fast can it go -------------------------------------------------------
+
+/// The faster copies of `kernels/k3_grid_mapping.cu`, in order. Each takes
+/// `(dst, src, rows, cols)` with 64-bit rows and cols and walks the flat
+/// index in a 1D grid-stride loop, so any grid is correct.
+pub const VERSIONS: [ktrav::ladder::Version; 3] = [
+    ktrav::ladder::Version {
+        kernel: "copy_v1_grid_stride",
+        why: "one 1D grid-stride loop over the flat index: no gridDim.y limit, no 2D index math, any number of elements",
+        static_shared: 0,
+        plan: copy_v1_plan,
+    },
+    ktrav::ladder::Version {
+        kernel: "copy_v2_float4",
+        why: "float4 accesses: one 16-byte load and store per thread per round, a quarter of the instructions; scalar tail",
+        static_shared: 0,
+        plan: copy_v2_plan,
+    },
+    ktrav::ladder::Version {
+        kernel: "copy_v3_float4_x4",
+        why: "four float4 loads issued before their four stores (64 bytes in flight per thread) to cover memory latency",
+        static_shared: 0,
+        plan: copy_v3_plan,
+    },
+];
+
+/// v1: 256-thread blocks, one float per thread per round, 8 blocks per SM.
+pub fn copy_v1_plan(shape: Shape, sms: u32) -> Result<ktrav::ladder::Plan, ktrav::GeometryError> {
+    ktrav::ladder::grid_stride(shape.elements(), 256, 1, sms).map(ktrav::ladder::plain)
+}
+
+/// v2: as v1, four floats per thread per round.
+pub fn copy_v2_plan(shape: Shape, sms: u32) -> Result<ktrav::ladder::Plan, ktrav::GeometryError> {
+    ktrav::ladder::grid_stride(shape.elements(), 256, 4, sms).map(ktrav::ladder::plain)
+}
+
+/// v3: as v1, sixteen floats per thread per round.
+pub fn copy_v3_plan(shape: Shape, sms: u32) -> Result<ktrav::ladder::Plan, ktrav::GeometryError> {
+    ktrav::ladder::grid_stride(shape.elements(), 256, 16, sms).map(ktrav::ladder::plain)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -13,3 +13,8 @@ fn both_copies_compile_lean() {
         }
     }
 }
+
+#[test]
+fn the_fast_versions_compile_lean() {
+    ktrav::ladder::check_versions("k3_grid_mapping", &k3_grid_mapping::VERSIONS);
+}

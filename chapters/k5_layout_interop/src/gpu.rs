@@ -6,11 +6,12 @@
 
 use crate::{
     add_mapped, addend, check, convert_logical, gemm_operands, launch_plan, layout_marker, reference_product, sgemm,
-    GemmError, Op, Pairing, GEMM_K, GEMM_M, GEMM_N, PAIRINGS, SOURCE_SHAPE, WARP_BLOCK, WARP_SHAPE,
+    GemmError, Op, Pairing, GEMM_K, GEMM_M, GEMM_N, PAIRINGS, SOURCE_SHAPE, VERSIONS, WARP_BLOCK, WARP_SHAPE,
 };
 use anyhow::{Context, Result};
 use ktrav::gpu::blas::{Blas, Sgemm, Transpose};
-use ktrav::gpu::{compare, compare_with, test_value, DeviceBuffer, Gpu, GpuSection, Kernel, PushKernelArg};
+use ktrav::gpu::{compare, compare_with, median_ms, test_input, test_value, DeviceBuffer, Gpu, GpuSection, Kernel, PushKernelArg};
+use ktrav::ladder::{self, Plan, Version};
 use ktrav::{BlockOrder, Dim2, Matrix, Shape, StorageOrder};
 
 const FILE: &str = "k5_layout_interop";
@@ -56,8 +57,162 @@ fn describe(kernel: Pairing) -> String {
 /// Every cross-check of the chapter on the GPU.
 pub fn checks(gpu: &Gpu, sec: &mut GpuSection) -> Result<()> {
     twins(gpu, sec)?;
-    cublas(gpu, sec)
+    cublas(gpu, sec)?;
+    how_fast(gpu, sec)?;
+    sgemm_layouts(gpu, sec)
 }
+
+/// The shape the versions are timed on.
+pub const LADDER_SHAPE: Shape = Shape::new(8192, 8192);
+
+// ANCHOR: ladder
+/// Launches one fast version as its plan says, `out = a + b`, and waits;
+/// returns the kernel's time.
+fn launch_version(
+    gpu: &Gpu,
+    v: &Version,
+    plan: &Plan,
+    out: &mut DeviceBuffer<f32>,
+    (a, b): (&DeviceBuffer<f32>, &DeviceBuffer<f32>),
+    shape: Shape,
+) -> Result<f32> {
+    let f = gpu.function(FILE, v.kernel)?;
+    // add_vN(float* out, const float* a, const float* b, size_t rows, size_t cols)
+    let mut args = gpu.args(&f);
+    args.arg(out).arg(a).arg(b).arg(&shape.rows).arg(&shape.cols);
+    gpu.launch(args, &plan.cfg, plan.shared_bytes).with_context(|| format!("{} on {shape}", v.kernel))
+}
+
+/// "How fast can it go": every version on every shape of the ladder
+/// against the host's a + b, the output poisoned first; then all of them,
+/// and the chapter's row-major pairing, timed beside a copy in one run.
+fn how_fast(gpu: &Gpu, sec: &mut GpuSection) -> Result<()> {
+    let sms = gpu.multiprocessors()?;
+    sec.line("how fast can it go: each version on every shape, against a + b on the host (output poisoned first):");
+    for shape in ladder::shapes(sec.large()) {
+        let n = shape.elements();
+        if (gpu.free_memory()? as u64) < 3 * n * 4 + (1 << 30) {
+            sec.skipped(&format!("  {shape}"), "not enough free device memory");
+            continue;
+        }
+        let (a, b) = (gpu.upload(&test_input(n, 0))?, gpu.upload(&test_input(n, n))?);
+        let mut out = gpu.poisoned::<f32>(n as usize)?;
+        for v in &VERSIONS {
+            let plan = (v.plan)(shape, sms)?;
+            gpu.poison(&mut out)?;
+            let ms = launch_version(gpu, v, &plan, &mut out, (&a, &b), shape)?;
+            let agreement = compare_with(&gpu.download(&out)?, |i| test_value(i as u64) + test_value(n + i as u64));
+            sec.check(&format!("  {shape} {}, grid {}", v.kernel, plan.cfg.grid), &agreement, Some(ms));
+        }
+    }
+
+    const REPEATS: usize = 20;
+    let shape = LADDER_SHAPE;
+    let n = shape.elements();
+    let bytes = 3 * n * 4; // two reads and one write per element
+    let (a, b) = (gpu.upload(&test_input(n, 0))?, gpu.upload(&test_input(n, n))?);
+    let mut out = gpu.poisoned::<f32>(n as usize)?;
+    let table = sec.bandwidth(gpu, &format!("{shape} floats, how fast can it go"), (n * 4) as usize, REPEATS)?;
+    let teaching = PAIRINGS[0];
+    let f = gpu.function(FILE, teaching.kernel_name())?;
+    let label = format!("{} ({LARGE_BLOCK} blocks)", teaching.kernel_name());
+    table.row(sec, &label, bytes, || add_on_gpu(gpu, &f, teaching, &a, &b, &mut out, shape, LARGE_BLOCK))?;
+    for v in &VERSIONS {
+        let plan = (v.plan)(shape, sms)?;
+        table.row(sec, v.kernel, bytes, || launch_version(gpu, v, &plan, &mut out, (&a, &b), shape))?;
+    }
+    Ok(())
+}
+// ANCHOR_END: ladder
+
+/// The size of the sgemm timing: m = n = k.
+pub const SGEMM_SIZE: usize = 8192;
+
+// ANCHOR: sgemm_layouts
+/// cuBLAS's sgemm at 8192^3 three ways, timed in one run: on column-major
+/// A and B (the yardstick), on row-major A and B through the operand swap
+/// (C^T = B^T A^T: the same call with B first), and by transposing A and B
+/// to column-major with K.2's v2 transpose first. Prints TFLOP/s and the
+/// share of a computed FP32 peak. Times are printed, never asserted.
+fn sgemm_layouts(gpu: &Gpu, sec: &mut GpuSection) -> Result<()> {
+    const REPEATS: usize = 7;
+    let blas = match gpu.blas() {
+        Ok(blas) => blas,
+        Err(reason) => {
+            sec.skipped("sgemm timing", &reason);
+            return Ok(());
+        }
+    };
+    let s = SGEMM_SIZE;
+    let n = (s * s) as u64;
+    let value = |i: u64| test_value(i) / (1u32 << 23) as f32 - 1.0;
+    let a: Vec<f32> = (0..n).map(value).collect();
+    let b: Vec<f32> = (0..n).map(|i| value(n + i)).collect();
+    let (dev_a, dev_b) = (gpu.upload(&a)?, gpu.upload(&b)?);
+    drop((a, b));
+    let (mut at, mut bt) = (gpu.poisoned::<f32>(n as usize)?, gpu.poisoned::<f32>(n as usize)?);
+    let mut c = gpu.poisoned::<f32>(n as usize)?;
+    let call = Sgemm {
+        transa: Transpose::No,
+        transb: Transpose::No,
+        m: s,
+        n: s,
+        k: s,
+        alpha: 1.0,
+        lda: s,
+        ldb: s,
+        beta: 0.0,
+        ldc: s,
+    };
+    let shape = Shape::new(s as u64, s as u64);
+    let v2 = &k2_transpose::VERSIONS[1];
+    let plan = (v2.plan)(shape, gpu.multiprocessors()?)?;
+    let transpose = gpu.function("k2_transpose", v2.kernel)?;
+    let flops = 2.0 * (s as f64).powi(3);
+    let peak = gpu.fp32_peak_tflops()?;
+    let tflops = |ms: f32| flops / (ms as f64 * 1e-3) / 1e12;
+
+    // Column-major A and B: sgemm(N, N, m, n, k, A, lda=m, B, ldb=k, C, ldc=m).
+    let col_major = median_ms(REPEATS, || gpu.timed(|| blas.sgemm(gpu, &call, &dev_a, &dev_b, &mut c)))?;
+    let table = sec.timings(
+        &format!("sgemm {s}x{s}x{s}, three ways"),
+        "sgemm on column-major A and B",
+        col_major,
+        n * 4,
+        REPEATS,
+    );
+    // Row-major A and B: C^T = B^T A^T, so the same call with B first and
+    // m, n exchanged (here m = n) computes row-major C.
+    let swap = table.row(sec, "sgemm on row-major A and B through the operand swap", n * 4, || {
+        gpu.timed(|| blas.sgemm(gpu, &call, &dev_b, &dev_a, &mut c))
+    })?;
+    let first = table.row(sec, "transpose A and B (K.2 v2), then sgemm", n * 4, || {
+        gpu.timed(|| {
+            for (src, dst) in [(&dev_a, &mut at), (&dev_b, &mut bt)] {
+                // transpose_v2_64x64_float2(float* out, const float* in, size_t rows, size_t cols)
+                let mut args = gpu.args(&transpose);
+                args.arg(dst).arg(src).arg(&shape.rows).arg(&shape.cols);
+                gpu.enqueue(args, &plan.cfg, plan.shared_bytes)?;
+            }
+            blas.sgemm(gpu, &call, &at, &bt, &mut c)
+        })
+    })?;
+    sec.line(format!(
+        "  computed FP32 peak: {} SMs x {:.3} GHz x 128 lanes x 2 = {peak:.1} TFLOP/s (a formula, not a measurement)",
+        gpu.multiprocessors()?,
+        gpu.clock_khz()? as f64 / 1e6
+    ));
+    for (name, ms) in [("column-major call", col_major), ("operand swap", swap), ("transpose first", first)] {
+        sec.line(format!("  {name}: {:.1} TFLOP/s, {:.0}% of the computed peak", tflops(ms), 100.0 * tflops(ms) / peak));
+    }
+    sec.line(format!(
+        "  the swap takes {:+.1}% of the column-major call's time; transposing first adds {:+.1}%",
+        100.0 * (swap / col_major - 1.0),
+        100.0 * (first / col_major - 1.0)
+    ));
+    Ok(())
+}
+// ANCHOR_END: sgemm_layouts
 
 /// The four addition kernels: simulated shapes, a large shape, and timing.
 fn twins(gpu: &Gpu, sec: &mut GpuSection) -> Result<()> {

@@ -736,6 +736,55 @@ pub const CHAPTER: ktrav::Chapter = ktrav::Chapter {
     exercises: ktrav::lab::K5_LAYOUT_INTEROP,
 };
 
+// --- How fast can it go -------------------------------------------------------
+
+/// The faster element-wise adds of `kernels/k5_layout_interop.cu`, in
+/// order. Each takes `(out, a, b, rows, cols)` with 64-bit rows and cols;
+/// out = a + b over the flat index, so one kernel serves both layouts.
+pub const VERSIONS: [ktrav::ladder::Version; 3] = [
+    ktrav::ladder::Version {
+        kernel: "add_v1_grid_stride",
+        why: "one 1D grid-stride loop over the flat index: x walks the stride-1 axis, no gridDim.y limit, 64-bit indices",
+        static_shared: 0,
+        plan: add_v1_plan,
+    },
+    ktrav::ladder::Version {
+        kernel: "add_v2_float4",
+        why: "float4 accesses: three 16-byte accesses per four elements instead of twelve 4-byte ones; scalar tail",
+        static_shared: 0,
+        plan: add_v2_plan,
+    },
+    ktrav::ladder::Version {
+        kernel: "add_v3_float4_x4",
+        why: "four rounds of v2 per iteration, all eight float4 loads issued first (128 bytes in flight per thread)",
+        static_shared: 0,
+        plan: add_v3_plan,
+    },
+];
+
+/// v1: 256-thread blocks, one element per thread per round, 8 blocks per SM.
+pub fn add_v1_plan(shape: Shape, sms: u32) -> Result<ktrav::ladder::Plan, GeometryError> {
+    ktrav::ladder::grid_stride(shape.elements(), 256, 1, sms).map(ktrav::ladder::plain)
+}
+
+/// v2: as v1, four elements per thread per round.
+pub fn add_v2_plan(shape: Shape, sms: u32) -> Result<ktrav::ladder::Plan, GeometryError> {
+    ktrav::ladder::grid_stride(shape.elements(), 256, 4, sms).map(ktrav::ladder::plain)
+}
+
+/// v3: as v1, sixteen elements per thread per round.
+pub fn add_v3_plan(shape: Shape, sms: u32) -> Result<ktrav::ladder::Plan, GeometryError> {
+    ktrav::ladder::grid_stride(shape.elements(), 256, 16, sms).map(ktrav::ladder::plain)
+}
+
+#[cfg(test)]
+mod ladder_tests {
+    #[test]
+    fn the_fast_versions_compile_lean() {
+        ktrav::ladder::check_versions("k5_layout_interop", &super::VERSIONS);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -596,3 +596,46 @@ pub const CHAPTER: ktrav::Chapter = ktrav::Chapter {
 
 #[cfg(test)]
 mod tests;
+
+// --- How fast can it go -------------------------------------------------------
+
+/// The faster spiral reorders of `kernels/k6_spiral.cu`, in order. Each
+/// takes `(out, in, rows, cols)` with 64-bit rows and cols (the teaching
+/// kernels take `int`), writes `out[spiral_rank(r, c)] = in[r * cols + c]`
+/// with reads and writes coalesced, and walks its tile column in steps of
+/// `gridDim.y`, so any shape launches.
+pub const VERSIONS: [ktrav::ladder::Version; 3] = [
+    ktrav::ladder::Version {
+        kernel: "spiral_v1_tiled",
+        why: "stage each 32 x 32 tile in shared memory, write top/bottom elements row-wise and left/right ones column-wise: every write coalesced",
+        static_shared: 32 * 33 * 4,
+        plan: spiral_v1_plan,
+    },
+    ktrav::ladder::Version {
+        kernel: "spiral_v2_tile_classes",
+        why: "v1 plus a per-tile test: a tile inside one side's triangle gets each row's (or column's) rank base once, then base +/- index",
+        static_shared: 32 * 33 * 4,
+        plan: spiral_v2_plan,
+    },
+    ktrav::ladder::Version {
+        kernel: "spiral_v3_tile64",
+        why: "v2 on 64 x 64 tiles, at most 64 registers: 16 loads in flight per thread instead of 4, and runs of 64 floats per warp",
+        static_shared: 64 * 65 * 4,
+        plan: spiral_v3_plan,
+    },
+];
+
+/// v1: 32 x 8 blocks over 32 x 32 tiles.
+pub fn spiral_v1_plan(shape: Shape, _sms: u32) -> Result<ktrav::ladder::Plan, GeometryError> {
+    ktrav::ladder::tiles_strided(shape, 32, Dim2::new(32, 8)).map(ktrav::ladder::plain)
+}
+
+/// v2: as v1.
+pub fn spiral_v2_plan(shape: Shape, sms: u32) -> Result<ktrav::ladder::Plan, GeometryError> {
+    spiral_v1_plan(shape, sms)
+}
+
+/// v3: 32 x 8 blocks over 64 x 64 tiles.
+pub fn spiral_v3_plan(shape: Shape, _sms: u32) -> Result<ktrav::ladder::Plan, GeometryError> {
+    ktrav::ladder::tiles_strided(shape, 64, Dim2::new(32, 8)).map(ktrav::ladder::plain)
+}

@@ -173,3 +173,8 @@ proptest! {
 fn kernels_are_embedded() {
     ktrav::kernels::check_compiled("k6_spiral", &["spiral_scatter", "spiral_gather"]);
 }
+
+#[test]
+fn the_fast_versions_compile_lean_and_declare_their_tiles() {
+    ktrav::ladder::check_versions("k6_spiral", &crate::VERSIONS);
+}

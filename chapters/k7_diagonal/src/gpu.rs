@@ -8,10 +8,11 @@
 
 use crate::{
     diagonal_count, scalar_dp, simulate_tiled, simulate_wavefront, single_launch_plan, tiled_plan, wavefront_plan,
-    Interleaving, Launch, SOURCE_BLOCK_X, SOURCE_DP_CASES,
+    Interleaving, Launch, SOURCE_BLOCK_X, SOURCE_DP_CASES, VERSIONS,
 };
 use anyhow::{Context, Result};
-use ktrav::gpu::{compare, Agreement, Gpu, GpuSection, PushKernelArg};
+use ktrav::gpu::{compare, median_ms, Agreement, DeviceBuffer, Gpu, GpuSection, PushKernelArg};
+use ktrav::ladder::{Plan, Version};
 use ktrav::report;
 use ktrav::{BlockOrder, Dim2, Shape};
 use std::time::Instant;
@@ -141,8 +142,113 @@ pub fn checks(gpu: &Gpu, sec: &mut GpuSection) -> Result<()> {
     }
 
     single_launch(gpu, sec)?;
-    timing(gpu, sec, LARGE_TABLES[0])
+    timing(gpu, sec, LARGE_TABLES[0])?;
+    how_fast(gpu, sec)
 }
+
+/// The tables every single-launch version is checked on: 1x1, one row, one
+/// column, ragged, the chapter's two large tables, and a tall and a wide
+/// table with more bands (or far more columns) than the grid has blocks.
+/// Tables past 2^31 cells are not checked: 17 GB on the device and as much
+/// again for the host's reference, for kernels whose indices are the same
+/// 64-bit ones at every size.
+pub const LADDER_TABLES: [Shape; 9] = [
+    Shape::new(1, 1),
+    Shape::new(1, 1000),
+    Shape::new(1000, 1),
+    Shape::new(37, 61),
+    Shape::new(1000, 1001),
+    Shape::new(4096, 4096),
+    Shape::new(3001, 4999),
+    Shape::new(100_003, 7),
+    Shape::new(7, 100_003),
+];
+
+// ANCHOR: ladder
+/// Launches one single-launch version as its plan says on `grid`, with its
+/// work buffer, and waits; returns the kernel's time.
+fn launch_version(
+    gpu: &Gpu,
+    v: &Version,
+    plan: &Plan,
+    grid: &mut DeviceBuffer<u64>,
+    work: &mut DeviceBuffer<u64>,
+    shape: Shape,
+) -> Result<f32> {
+    let f = gpu.function(FILE, v.kernel)?;
+    let (rows, cols) = (shape.rows as i64, shape.cols as i64);
+    // lattice_vN(unsigned long long* grid, long long rows, long long cols, unsigned long long* work)
+    let mut args = gpu.args(&f);
+    args.arg(&mut *grid).arg(&rows).arg(&cols).arg(&mut *work);
+    gpu.launch(args, &plan.cfg, plan.shared_bytes).with_context(|| format!("{} on the {shape} table", v.kernel))
+}
+
+/// Queues a whole per-diagonal (or per-tile-diagonal) plan without waiting
+/// between launches, and times it from the first launch to the last
+/// kernel's end: the fair baseline, with no host synchronisation inside.
+fn back_to_back(gpu: &Gpu, kernel: &str, plan: &[Launch], grid: &mut DeviceBuffer<u64>, shape: Shape) -> Result<f32> {
+    let f = gpu.function(FILE, kernel)?;
+    let (rows, cols) = (shape.rows as i64, shape.cols as i64);
+    gpu.timed(|| {
+        for launch in plan {
+            let d = launch.diagonal as i64;
+            let mut args = gpu.args(&f);
+            args.arg(&mut *grid).arg(&rows).arg(&cols).arg(&d);
+            gpu.enqueue(args, &launch.cfg, 0).with_context(|| format!("{kernel} for diagonal {d}"))?;
+        }
+        Ok(())
+    })
+}
+
+/// "How fast can it go": every single-launch version on every ladder table
+/// against the scalar DP, the table poisoned first and each version run
+/// twice on the same work buffer (which each launch must leave ready for
+/// the next); then all of them timed against the per-diagonal launches
+/// issued back to back, as speed-ups.
+fn how_fast(gpu: &Gpu, sec: &mut GpuSection) -> Result<()> {
+    let sms = gpu.multiprocessors()?;
+    sec.line("how fast can it go: each version on every table, twice on one work buffer, against the scalar DP (table poisoned first):");
+    for shape in LADDER_TABLES {
+        let reference = scalar_dp(shape);
+        let mut grid = gpu.poisoned::<u64>(shape.elements() as usize)?;
+        for v in &VERSIONS {
+            let plan = (v.plan)(shape, sms)?;
+            let mut work = gpu.zeros::<u64>(plan.work_words as usize)?;
+            for run in ["", ", again"] {
+                gpu.poison(&mut grid)?;
+                let ms = launch_version(gpu, v, &plan, &mut grid, &mut work, shape)?;
+                let label = format!("  {shape} {}, grid {}{run}", v.kernel, plan.cfg.grid);
+                sec.check(&label, &compare(&gpu.download(&grid)?, &reference), Some(ms));
+            }
+        }
+    }
+
+    const REPEATS: usize = 5;
+    let (shape, block_x, tile) = LARGE_TABLES[0];
+    let reference = scalar_dp(shape);
+    let mut grid = gpu.poisoned::<u64>(shape.elements() as usize)?;
+    let bytes = shape.elements() * 8; // every cell written once
+    let mut bad = 0;
+    let wavefront = wavefront_plan(shape, block_x)?;
+    let baseline = median_ms(REPEATS, || back_to_back(gpu, "lattice_wavefront", &wavefront, &mut grid, shape))?;
+    bad += usize::from(!compare(&gpu.download(&grid)?, &reference).ok());
+    let yardstick = format!("lattice_wavefront, {} launches back to back", wavefront.len());
+    let table = sec.timings(&format!("the {shape} table, how fast can it go"), &yardstick, baseline, bytes, REPEATS);
+    let tiled = tiled_plan(shape, tile)?;
+    let label = format!("lattice_tiled ({tile}x{tile} tiles), {} launches back to back", tiled.len());
+    table.row(sec, &label, bytes, || back_to_back(gpu, "lattice_tiled", &tiled, &mut grid, shape))?;
+    bad += usize::from(!compare(&gpu.download(&grid)?, &reference).ok());
+    for v in &VERSIONS {
+        let plan = (v.plan)(shape, sms)?;
+        let mut work = gpu.zeros::<u64>(plan.work_words as usize)?;
+        table.row(sec, v.kernel, bytes, || launch_version(gpu, v, &plan, &mut grid, &mut work, shape))?;
+        bad += usize::from(!compare(&gpu.download(&grid)?, &reference).ok());
+    }
+    let detail = format!("{bad} of {} timed tables differ from the scalar DP", VERSIONS.len() + 2);
+    sec.verdict("the tables of the timed runs", &detail, bad == 0, None);
+    Ok(())
+}
+// ANCHOR_END: ladder
 
 /// The single launch, wrong on purpose: its wrong cells are counted and
 /// reported, never judged, since CUDA promises no order either way.

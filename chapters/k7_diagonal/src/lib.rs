@@ -786,3 +786,75 @@ pub const CHAPTER: ktrav::Chapter = ktrav::Chapter {
 
 #[cfg(test)]
 mod tests;
+
+// --- How fast can it go -------------------------------------------------------
+
+/// The single-launch fills of `kernels/k7_diagonal.cu`, in order. Each takes
+/// `(grid, rows, cols, work)` with rows and cols as `long long`; `work` is a
+/// buffer of [`ktrav::ladder::Plan::work_words`] u64 zeroed once when
+/// allocated, reusable by later launches, never shared by two at once.
+pub const VERSIONS: [ktrav::ladder::Version; 4] = [
+    ktrav::ladder::Version {
+        kernel: "lattice_v1_systolic",
+        why: "one launch; a warp per 32-row band sweeps as a systolic array, waiting on the band above through flagged values instead of launches",
+        static_shared: 0,
+        plan: lattice_v1_plan,
+    },
+    ktrav::ladder::Version {
+        kernel: "lattice_v2_systolic_2rows",
+        why: "two rows per lane (64-row bands): half as many band-to-band hand-offs on the critical path, for one more add per step",
+        static_shared: 0,
+        plan: lattice_v2_plan,
+    },
+    ktrav::ladder::Version {
+        kernel: "lattice_v3_binomial",
+        why: "no recurrence: paths(r, c) = C(r + c, r) mod 2^61 - 1 from factorial tables built in the launch, every cell independent",
+        // One word: the block's verdict on whether it builds the tables.
+        static_shared: 8,
+        plan: lattice_v3_plan,
+    },
+    ktrav::ladder::Version {
+        kernel: "lattice_v4_systolic_staged",
+        why: "v1 with its stores staged in shared memory and written a finished row at a time: a guess that the stores were the limit (they were not)",
+        static_shared: 32 * 32 * 8,
+        plan: lattice_v4_plan,
+    },
+];
+
+/// The systolic versions: one 32-thread block per band of `32 * rows_per_lane`
+/// rows, at most 1024 blocks (bands are handed out by a counter), and a work
+/// buffer of two counters plus one flagged slot per band and column.
+fn systolic_plan(shape: Shape, rows_per_lane: u64) -> Result<ktrav::ladder::Plan, ktrav::GeometryError> {
+    if shape.is_empty() {
+        return Err(ktrav::GeometryError::ZeroExtent);
+    }
+    let bands = shape.rows.div_ceil(32 * rows_per_lane);
+    let cfg = LaunchConfig { grid: Dim2::new(bands.min(1024) as u32, 1), block: Dim2::new(32, 1) };
+    Ok(ktrav::ladder::Plan { cfg, shared_bytes: 0, work_words: 2 + bands * shape.cols })
+}
+
+/// v1: 32-row bands.
+pub fn lattice_v1_plan(shape: Shape, _sms: u32) -> Result<ktrav::ladder::Plan, ktrav::GeometryError> {
+    systolic_plan(shape, 1)
+}
+
+/// v2: 64-row bands.
+pub fn lattice_v2_plan(shape: Shape, _sms: u32) -> Result<ktrav::ladder::Plan, ktrav::GeometryError> {
+    systolic_plan(shape, 2)
+}
+
+/// v3: 256-thread blocks writing whole rows, `min(rows, sms * 8)` of them,
+/// and a work buffer of three words plus the two factorial tables.
+pub fn lattice_v3_plan(shape: Shape, sms: u32) -> Result<ktrav::ladder::Plan, ktrav::GeometryError> {
+    if shape.is_empty() {
+        return Err(ktrav::GeometryError::ZeroExtent);
+    }
+    let blocks = shape.rows.min(sms.max(1) as u64 * ktrav::ladder::BLOCKS_PER_SM);
+    let cfg = LaunchConfig { grid: Dim2::new(blocks as u32, 1), block: Dim2::new(256, 1) };
+    Ok(ktrav::ladder::Plan { cfg, shared_bytes: 0, work_words: 3 + 2 * (shape.rows + shape.cols - 1) })
+}
+
+/// v4: as v1 (its tile is static shared memory).
+pub fn lattice_v4_plan(shape: Shape, sms: u32) -> Result<ktrav::ladder::Plan, ktrav::GeometryError> {
+    lattice_v1_plan(shape, sms)
+}

@@ -210,3 +210,19 @@ fn every_fill_is_a_fixed_point_of_the_one_recurrence() {
         }
     }
 }
+
+#[test]
+fn the_fast_versions_compile_lean() {
+    ktrav::ladder::check_versions("k7_diagonal", &crate::VERSIONS);
+}
+
+#[test]
+fn the_fast_plans_size_their_work_buffers() {
+    let shape = Shape::new(4096, 4096);
+    let v1 = crate::lattice_v1_plan(shape, 132).unwrap();
+    assert_eq!((v1.cfg.grid.x, v1.cfg.block.x, v1.work_words), (128, 32, 2 + 128 * 4096));
+    let v2 = crate::lattice_v2_plan(shape, 132).unwrap();
+    assert_eq!((v2.cfg.grid.x, v2.work_words), (64, 2 + 64 * 4096));
+    let v3 = crate::lattice_v3_plan(shape, 132).unwrap();
+    assert_eq!((v3.cfg.grid.x, v3.cfg.block.x, v3.work_words), (1056, 256, 3 + 2 * 8191));
+}

@@ -80,10 +80,7 @@ pub fn parse_ptxas(report: &str) -> Vec<Resources> {
 pub fn check_compiled(file: &str, functions: &[&str]) -> Option<Vec<Resources>> {
     let kernel = find(file).unwrap_or_else(|| panic!("kernels/{file}.cu is not embedded"));
     for f in functions {
-        assert!(
-            kernel.source.contains(&format!("extern \"C\" __global__ void {f}(")),
-            "kernels/{file}.cu declares no extern \"C\" __global__ void {f}("
-        );
+        assert!(declares(kernel.source, f), "kernels/{file}.cu declares no extern \"C\" __global__ void {f}(");
     }
     let Some(report) = kernel.ptxas_report else {
         assert!(std::env::var_os("CI").is_none(), "CI must compile kernels/{file}.cu: run scripts/install-nvcc");
@@ -99,6 +96,20 @@ pub fn check_compiled(file: &str, functions: &[&str]) -> Option<Vec<Resources>> 
         }
     }
     Some(all)
+}
+
+/// Whether `source` declares `function` as an `extern "C" __global__ void`
+/// entry point, with or without `__launch_bounds__(..)` before its name.
+pub fn declares(source: &str, function: &str) -> bool {
+    let head = "extern \"C\" __global__ void ";
+    source.match_indices(head).any(|(at, _)| {
+        let mut rest = &source[at + head.len()..];
+        if let Some(after) = rest.strip_prefix("__launch_bounds__(") {
+            let Some(close) = after.find(')') else { return false };
+            rest = after[close + 1..].trim_start();
+        }
+        rest.strip_prefix(function).is_some_and(|r| r.starts_with('('))
+    })
 }
 
 /// The record for `function` on `arch`.
@@ -121,6 +132,13 @@ ptxas info    : Function properties for tile_copy
     8 bytes stack frame, 4 bytes spill stores, 4 bytes spill loads
 ptxas info    : Used 16 registers, used 1 barriers, 16 bytes lmem, 4224 bytes smem
 ";
+
+    #[test]
+    fn entry_points_are_found_with_or_without_launch_bounds() {
+        let src = "extern \"C\" __global__ void a(int x)\nextern \"C\" __global__ void __launch_bounds__(256, 4) b_v1(int)";
+        assert!(declares(src, "a") && declares(src, "b_v1"));
+        assert!(!declares(src, "b") && !declares(src, "c"));
+    }
 
     #[test]
     fn ptxas_report_is_parsed() {

@@ -7,6 +7,7 @@
 //! * [`lab`]: checking a student's own kernel, and the exercises;
 //! * [`layout`]: storage orders and the one matrix type built on them;
 //! * [`kernels`]: the CUDA kernels compiled at build time and embedded;
+//! * [`ladder`]: a chapter's numbered fast versions and their launch plans;
 //! * [`gpu`]: the probe, the runner, comparison and the GPU report (the
 //!   only code that touches cudarc);
 //! * [`chapter`]: a chapter as one value;
@@ -29,6 +30,7 @@ pub mod geometry;
 pub mod gpu;
 pub mod kernels;
 pub mod lab;
+pub mod ladder;
 pub mod layout;
 pub mod measured;
 pub mod progress;

@@ -29,6 +29,24 @@ pub fn test_value(i: u64) -> f32 {
     (i.wrapping_add(1).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 40) as f32
 }
 
+/// `n` test values, `test_value(offset + i)` for each `i`, filled on every
+/// CPU core (a matrix past 2^31 elements takes seconds on one).
+pub fn test_input(n: u64, offset: u64) -> Vec<f32> {
+    let mut v = vec![0.0f32; n as usize];
+    let threads = std::thread::available_parallelism().map_or(1, |t| t.get()).min(64);
+    let chunk = v.len().div_ceil(threads).max(1 << 16);
+    std::thread::scope(|scope| {
+        for (k, part) in v.chunks_mut(chunk).enumerate() {
+            scope.spawn(move || {
+                for (j, x) in part.iter_mut().enumerate() {
+                    *x = test_value(offset + (k * chunk + j) as u64);
+                }
+            });
+        }
+    });
+    v
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

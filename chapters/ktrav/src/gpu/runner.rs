@@ -326,6 +326,30 @@ impl Gpu {
         ptr
     }
 
+    /// The device's multiprocessor count (`CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT`).
+    pub fn multiprocessors(&self) -> Result<u32> {
+        self.attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, "multiprocessor count")
+    }
+
+    /// The device's peak SM clock in kHz (`CU_DEVICE_ATTRIBUTE_CLOCK_RATE`).
+    pub fn clock_khz(&self) -> Result<u32> {
+        self.attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_CLOCK_RATE, "clock rate")
+    }
+
+    /// A computed FP32 peak in TFLOP/s: multiprocessors x peak clock x 128
+    /// FP32 lanes per multiprocessor (compute capability 8.6 and later, and
+    /// 9.0; an A100, 8.0, has 64) x 2 flops per fused multiply-add. A
+    /// number from the data sheet's formula, not a measurement.
+    pub fn fp32_peak_tflops(&self) -> Result<f64> {
+        let lanes = if self.info.compute_capability == (8, 0) { 64.0 } else { 128.0 };
+        Ok(self.multiprocessors()? as f64 * self.clock_khz()? as f64 * 1e3 * lanes * 2.0 / 1e12)
+    }
+
+    fn attribute(&self, attribute: sys::CUdevice_attribute, what: &str) -> Result<u32> {
+        let v = self.ctx.attribute(attribute).with_context(|| format!("reading the device's {what} failed"))?;
+        u32::try_from(v).map_err(|_| anyhow!("the device reported a {what} of {v}"))
+    }
+
     /// The stream, for the libraries (cuBLAS) that launch on it.
     pub(crate) fn stream(&self) -> &Arc<CudaStream> {
         &self.stream

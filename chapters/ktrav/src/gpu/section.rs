@@ -86,8 +86,28 @@ impl GpuSection {
             copy_ms: copy_ms as f64,
             repeats,
             rows: vec![],
+            yardstick: None,
         });
-        Ok(Bandwidth { copy_ms, repeats, table: self.record.tables.len() - 1 })
+        Ok(Bandwidth { copy_ms, repeats, table: self.record.tables.len() - 1, speedup: false })
+    }
+
+    /// Starts a table of times against a named yardstick rather than a
+    /// copy: `yardstick_ms` (a median of `repeats`, timed by the caller in
+    /// this run) is printed first, and each row added with
+    /// [`Bandwidth::row`] is printed and recorded as a speed-up over it.
+    /// `bytes` is what the yardstick writes, kept with the table.
+    pub fn timings(&mut self, title: &str, yardstick: &str, yardstick_ms: f32, bytes: u64, repeats: usize) -> Bandwidth {
+        self.line(format!("times on {title}, median of {repeats} (timings vary run to run; never asserted):"));
+        self.report.line(format!("  {yardstick} (yardstick): {yardstick_ms:.3} ms"));
+        self.record.tables.push(measured::Table {
+            title: report::plain(title),
+            copy_bytes: bytes,
+            copy_ms: yardstick_ms as f64,
+            repeats,
+            rows: vec![],
+            yardstick: Some(report::plain(yardstick)),
+        });
+        Bandwidth { copy_ms: yardstick_ms, repeats, table: self.record.tables.len() - 1, speedup: true }
     }
 }
 
@@ -96,6 +116,8 @@ pub struct Bandwidth {
     copy_ms: f32,
     repeats: usize,
     table: usize,
+    /// Rows print as a speed-up over a named yardstick, not a bandwidth.
+    speedup: bool,
 }
 
 impl Bandwidth {
@@ -104,7 +126,11 @@ impl Bandwidth {
     /// for `bytes` moved per launch, and the ratio to the copy's time.
     pub fn row(&self, sec: &mut GpuSection, label: &str, bytes: u64, launch: impl FnMut() -> Result<f32>) -> Result<f32> {
         let ms = median_ms(self.repeats, launch)?;
-        sec.report.line(format!("  {label}: {ms:.3} ms, {:.0} GB/s, {:.2}x the copy's time", gbps(bytes, ms), ms / self.copy_ms));
+        if self.speedup {
+            sec.report.line(format!("  {label}: {ms:.3} ms, {:.2}x faster than the yardstick", self.copy_ms / ms));
+        } else {
+            sec.report.line(format!("  {label}: {ms:.3} ms, {:.0} GB/s, {:.2}x the copy's time", gbps(bytes, ms), ms / self.copy_ms));
+        }
         let row = measured::Timing { label: report::plain(label), bytes, ms: ms as f64 };
         sec.record.tables[self.table].rows.push(row);
         Ok(ms)
