@@ -21,7 +21,7 @@ pub use probe::{probe, DeviceInfo, Probe, DISABLE_ENV};
 pub use runner::{
     open, Args, DeviceBuffer, Gpu, Kernel, KernelPath, PushKernelArg, Unavailable, FORCE_NVRTC_ENV, POISON_WORD,
 };
-pub use section::{gbps, median_ms, print_section, section, section_named, skip_line, Bandwidth, GpuChecks, GpuSection, SectionOutcome, LARGE_ENV};
+pub use section::{gbps, median_ms, print_section, section, section_named, skip_line, Bandwidth, GpuChecks, GpuSection, SectionOutcome, LARGE_ENV, QUICK_ENV};
 
 /// A value for element `i` of a test input: 24 well-mixed bits, exact as
 /// an `f32`, so a misplaced element is caught even in a matrix of billions.

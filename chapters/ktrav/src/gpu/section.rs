@@ -12,6 +12,20 @@ use anyhow::Result;
 /// elements, which need tens of gigabytes of device memory.
 pub const LARGE_ENV: &str = "KTRAV_GPU_LARGE";
 
+/// Set this variable (to anything) to time every kernel once instead of
+/// taking a median: for runs under compute-sanitizer, where the checks
+/// matter and the timings mean nothing.
+pub const QUICK_ENV: &str = "KTRAV_GPU_QUICK";
+
+/// How many timed repeats to make of `wanted`: one under [`QUICK_ENV`].
+pub fn repeats(wanted: usize) -> usize {
+    if std::env::var_os(QUICK_ENV).is_some() {
+        1
+    } else {
+        wanted.max(1)
+    }
+}
+
 /// A chapter's GPU checks: everything it launches and compares.
 pub type GpuChecks = fn(&Gpu, &mut GpuSection) -> Result<()>;
 
@@ -75,6 +89,7 @@ impl GpuSection {
     /// [`Bandwidth::row`] are timed in the same run, so their ratio to the
     /// copy is meaningful even though the times themselves vary.
     pub fn bandwidth(&mut self, gpu: &Gpu, title: &str, copy_bytes: usize, repeats: usize) -> Result<Bandwidth> {
+        let repeats = self::repeats(repeats);
         let src = gpu.poisoned::<u32>(copy_bytes / 4)?;
         let mut dst = gpu.poisoned::<u32>(copy_bytes / 4)?;
         let copy_ms = median_ms(repeats, || gpu.copy_ms(&src, &mut dst))?;
@@ -97,6 +112,7 @@ impl GpuSection {
     /// [`Bandwidth::row`] is printed and recorded as a speed-up over it.
     /// `bytes` is what the yardstick writes, kept with the table.
     pub fn timings(&mut self, title: &str, yardstick: &str, yardstick_ms: f32, bytes: u64, repeats: usize) -> Bandwidth {
+        let repeats = self::repeats(repeats);
         self.line(format!("times on {title}, median of {repeats} (timings vary run to run; never asserted):"));
         self.report.line(format!("  {yardstick} (yardstick): {yardstick_ms:.3} ms"));
         self.record.tables.push(measured::Table {
@@ -149,7 +165,7 @@ pub fn gbps(bytes: u64, ms: f32) -> f64 {
 
 /// The median of `repeats` timings from `launch`.
 pub fn median_ms(repeats: usize, mut launch: impl FnMut() -> Result<f32>) -> Result<f32> {
-    let times = (0..repeats.max(1)).map(|_| launch()).collect::<Result<Vec<f32>>>()?;
+    let times = (0..self::repeats(repeats)).map(|_| launch()).collect::<Result<Vec<f32>>>()?;
     Ok(report::median(times).expect("at least one timing"))
 }
 
