@@ -14,14 +14,26 @@
 //! starter and catalogued wrong kernel must get the verdict its file's
 //! `// expect:` line names. A race is run [`RACE_RUNS`] times and must be
 //! rejected at least once; the 32-bit-overflow kernels need
-//! `KTRAV_GPU_LARGE=1` (they pass the default battery, by design).
+//! `KTRAV_GPU_LARGE=1` (they pass the default battery, by design). A kernel
+//! that crashes leaves its CUDA context unusable for the rest of the
+//! process, so those large checks each run in a child process of this one.
 
 use appendix_k::CHAPTERS;
 use ktrav::gpu::{section_named, SectionOutcome};
 use ktrav::lab;
 use ktrav::measured::{Record, Run};
 
+/// The argument with which this suite runs one lab check as a child.
+const LAB_ONE: &str = "--lab-one";
+
 fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if let [_, flag, chapter, path, index] = args.as_slice() {
+        if flag == LAB_ONE {
+            lab_one(chapter, std::path::Path::new(path), index.parse().expect("an expect line's index"));
+            return;
+        }
+    }
     let (mut passed, mut failed, mut skipped) = (0, 0, 0);
     let mut sections = Vec::new();
     for ch in CHAPTERS {
@@ -60,6 +72,33 @@ fn main() {
     println!("{passed} passed, {failed} failed, {skipped} skipped");
     if failed > 0 {
         std::process::exit(1);
+    }
+}
+
+/// The child's side: one expectation of one file, checked with the large
+/// battery; prints `ok: ...` or `FAILED: ...`.
+fn lab_one(chapter: &str, path: &std::path::Path, index: usize) {
+    let source = std::fs::read_to_string(path).expect("the parent read this file");
+    let e = lab::expect::parse(&source).expect("the parent parsed this file").swap_remove(index);
+    let ex = lab::exercises_of(chapter).into_iter().find(|x| x.id == e.exercise).expect("the parent found it");
+    match judge_expectation(ex, path, &source, &e, true) {
+        Ok(what) => println!("ok: {what}"),
+        Err(why) => println!("FAILED: {why}"),
+    }
+}
+
+/// Runs [`lab_one`] in a child process, so a crash there cannot spoil this
+/// process's CUDA context.
+fn in_child(chapter: &str, path: &std::path::Path, index: usize) -> Result<String, String> {
+    let exe = std::env::current_exe().map_err(|e| format!("cannot find this suite's binary: {e}"))?;
+    let out = std::process::Command::new(exe)
+        .args([LAB_ONE, chapter, &path.display().to_string(), &index.to_string()])
+        .output()
+        .map_err(|e| format!("cannot start a child: {e}"))?;
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    match text.strip_prefix("ok: ") {
+        Some(what) if out.status.success() => Ok(what.trim_end().to_string()),
+        _ => Err(format!("{}{}", text.strip_prefix("FAILED: ").unwrap_or(&text), String::from_utf8_lossy(&out.stderr))),
     }
 }
 
@@ -171,7 +210,7 @@ fn lab_checks() -> (usize, usize, usize) {
                 continue;
             }
         };
-        for e in expects {
+        for (index, e) in expects.into_iter().enumerate() {
             let Some(ex) = lab::exercises_of(&chapter).into_iter().find(|x| x.id == e.exercise) else {
                 report(shown.clone(), Err(format!("no exercise '{}' in {chapter}", e.exercise)));
                 continue;
@@ -181,7 +220,12 @@ fn lab_checks() -> (usize, usize, usize) {
                 skipped += 1;
                 println!("lab {name}: skipped: overflows only past 2^31 elements; set {}=1", ktrav::gpu::LARGE_ENV);
             }
-            report(name, judge_expectation(ex, &path, &source, &e, large));
+            let outcome = if large && e.large_only {
+                in_child(&chapter, &path, index)
+            } else {
+                judge_expectation(ex, &path, &source, &e, large)
+            };
+            report(name, outcome);
         }
     }
     (passed, failed, skipped)
