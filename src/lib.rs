@@ -72,6 +72,23 @@ pub fn measured_pages() -> anyhow::Result<Vec<(std::path::PathBuf, String)>> {
             }
         }
     }
+    // The sanitizer logs, each summed up by its own closing line.
+    let mut logs: Vec<(String, ktrav::sanitizer::Summary)> = Vec::new();
+    let mut log_files: Vec<std::path::PathBuf> = std::fs::read_dir(&dir)?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "log"))
+        .collect();
+    log_files.sort();
+    for path in log_files {
+        let name = path.file_name().expect("a file name").to_string_lossy().to_string();
+        let text = std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
+        if let Some(summary) = ktrav::sanitizer::parse(&name, &text) {
+            logs.push((name, summary));
+        }
+    }
+    if !logs.is_empty() {
+        pages.push((dir.join("sanitizers.md"), ktrav::sanitizer::render(&logs)));
+    }
     Ok(pages)
 }
 

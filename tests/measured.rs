@@ -43,10 +43,10 @@ fn counters_render_beside_the_simulators_predictions() {
     assert_eq!(names, ["transpose_tile32", "transpose_tile32_padded", "copy_x_to_col", "copy_x_to_row"]);
     let md = ktrav::measured::render_counters(&counters, &appendix_k::counter_predictions());
     for row in [
-        "| `transpose_tile32` | 1 | 32.30 | 32.00 | 4.00 | 4.00 |",
-        "| `transpose_tile32_padded` | 1 | 1.03 | 1.00 | 4.00 | 4.00 |",
-        "| `copy_x_to_col` | 1 | — | — | 4.00 | 4.00 |",
-        "| `copy_x_to_row` | 1 | — | — | 32.00 | 32.00 |",
+        "| `transpose_tile32` | 128x128 | 1 | 32.30, 32.00 | 4.00, 4.00 |",
+        "| `transpose_tile32_padded` | 128x128 | 1 | 1.03, 1.00 | 4.00, 4.00 |",
+        "| `copy_x_to_col` | 128x512 | 1 | —, — | 4.00, 4.00 |",
+        "| `copy_x_to_row` | 128x512 | 1 | —, — | 32.00, 32.00 |",
     ] {
         assert!(md.contains(row), "no row {row} in\n{md}");
     }

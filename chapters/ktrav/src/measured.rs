@@ -416,7 +416,7 @@ mod tests {
         let k = parse_ncu_csv(raw).unwrap();
         assert_eq!((k[0].kernel.as_str(), k[0].sectors_per_global_request()), ("copy", Some(32.0)));
         let pred = [Prediction { kernel: "copy".into(), wavefronts_per_shared_load: None, sectors_per_global_request: Some(32.0) }];
-        assert!(render_counters(&k, &pred).contains("| `copy` | 1 | — | — | 32.00 | 32.00 |"));
+        assert!(render_counters(&k, &pred).contains("| `copy` |  | 1 | —, — | 32.00, 32.00 |"), "{}", render_counters(&k, &pred));
         assert!(parse_ncu_csv("no csv here").is_err());
     }
 }
@@ -442,6 +442,8 @@ pub mod metric {
 pub struct KernelCounters {
     /// The kernel's name, without any parameter list.
     pub kernel: String,
+    /// The launches' grid, as ncu writes it: `(256, 256, 1)`.
+    pub grid: String,
     /// Launches profiled.
     pub launches: usize,
     /// Metric name to value, summed over the launches.
@@ -511,14 +513,15 @@ pub fn parse_ncu_csv(text: &str) -> Result<Vec<KernelCounters>> {
     let col = |name: &str| header.iter().position(|h| h == name);
     let kernel_col = col("Kernel Name").expect("the header has it");
     let id_col = col("ID");
+    let grid_col = col("Grid Size");
     let mut out: Vec<KernelCounters> = Vec::new();
     let mut seen_launch: std::collections::BTreeSet<(String, String)> = Default::default();
-    let mut add = |out: &mut Vec<KernelCounters>, id: String, kernel: &str, metric: &str, value: f64| {
+    let mut add = |out: &mut Vec<KernelCounters>, id: String, kernel: &str, grid: &str, metric: &str, value: f64| {
         let kernel = kernel.split('(').next().unwrap_or(kernel).trim().to_string();
-        let at = match out.iter().position(|k| k.kernel == kernel) {
+        let at = match out.iter().position(|k| k.kernel == kernel && k.grid == grid) {
             Some(at) => at,
             None => {
-                out.push(KernelCounters { kernel: kernel.clone(), ..Default::default() });
+                out.push(KernelCounters { kernel: kernel.clone(), grid: grid.to_string(), ..Default::default() });
                 out.len() - 1
             }
         };
@@ -532,7 +535,8 @@ pub fn parse_ncu_csv(text: &str) -> Result<Vec<KernelCounters>> {
         for (n, f) in rows.enumerate() {
             let id = id_col.map_or(n.to_string(), |c| f[c].clone());
             if let Some(v) = counter_value(&f[value_col]) {
-                add(&mut out, id, &f[kernel_col], &f[name_col], v);
+                let grid = grid_col.map_or("", |c| f[c].as_str());
+                add(&mut out, id, &f[kernel_col], grid, &f[name_col], v);
             }
         }
     } else {
@@ -546,7 +550,8 @@ pub fn parse_ncu_csv(text: &str) -> Result<Vec<KernelCounters>> {
             let id = id_col.map_or(n.to_string(), |c| f[c].clone());
             for &(c, name) in &metrics {
                 if let Some(v) = counter_value(&f[c]) {
-                    add(&mut out, id.clone(), &f[kernel_col], name, v);
+                    let grid = grid_col.map_or("", |c| f[c].as_str());
+                    add(&mut out, id.clone(), &f[kernel_col], grid, name, v);
                 }
             }
         }
@@ -572,14 +577,15 @@ pub struct Prediction {
 pub fn render_counters(counters: &[KernelCounters], predictions: &[Prediction]) -> String {
     let num = |v: Option<f64>| v.map_or("—".to_string(), |v| format!("{v:.2}"));
     let mut md = String::new();
-    let _ = writeln!(md, "| Kernel | Launches profiled | Shared wavefronts per shared load | Simulator | Global sectors per request | Simulator |");
-    let _ = writeln!(md, "| --- | ---: | ---: | ---: | ---: | ---: |");
-    for k in counters {
+    let _ = writeln!(md, "| Kernel | Grid | Launches | Wavefronts per shared load: measured, predicted | Sectors per request: measured, predicted |");
+    let _ = writeln!(md, "| --- | --- | ---: | ---: | ---: |");
+    for k in counters.iter().filter(|k| k.is_full_2d_grid()) {
         let p = predictions.iter().find(|p| p.kernel == k.kernel);
         let _ = writeln!(
             md,
-            "| `{}` | {} | {} | {} | {} | {} |",
+            "| `{}` | {} | {} | {}, {} | {}, {} |",
             k.kernel,
+            k.grid_text(),
             k.launches,
             num(k.wavefronts_per_shared_load()),
             num(p.and_then(|p| p.wavefronts_per_shared_load)),
@@ -589,8 +595,36 @@ pub fn render_counters(counters: &[KernelCounters], predictions: &[Prediction]) 
     }
     let _ = writeln!(
         md,
-        "\nMeasured values are sums over every profiled launch of the kernel (the big launches dominate); \
-         the simulator's are per warp request of a full 32x32 tile (K.2) or a 32x8 block (K.3)."
+        "\nOne row per kernel and grid, for the launches whose grid is at least {MIN_BLOCKS} blocks in both \
+         dimensions together and more than one block along each (the chapters' large square-ish shapes; the \
+         one-row and one-column extremes and the small source shapes are profiled too, but a warp there is \
+         mostly idle lanes, which the per-warp prediction does not model). Measured values are over every such \
+         launch; the predictions are the simulator's, per warp request of a full 32x32 tile (K.2) or a 32x8 block (K.3)."
     );
     md
+}
+
+/// Launches with fewer blocks than this are left out of the counters table.
+pub const MIN_BLOCKS: u64 = 1024;
+
+impl KernelCounters {
+    /// The grid as `256x256`.
+    pub fn grid_text(&self) -> String {
+        let dims: Vec<&str> = self.grid.trim_matches(|c| c == '(' || c == ')').split(',').map(str::trim).collect();
+        match dims.as_slice() {
+            [x, y, "1"] => format!("{x}x{y}"),
+            _ => self.grid.clone(),
+        }
+    }
+
+    /// A grid with more than one block along x and y and at least
+    /// [`MIN_BLOCKS`] blocks; an unparsable grid counts as full.
+    pub fn is_full_2d_grid(&self) -> bool {
+        let dims: Vec<u64> =
+            self.grid.trim_matches(|c| c == '(' || c == ')').split(',').filter_map(|d| d.trim().parse().ok()).collect();
+        match dims.as_slice() {
+            [x, y, ..] => *x > 1 && *y > 1 && x * y >= MIN_BLOCKS,
+            _ => true,
+        }
+    }
 }

@@ -9,26 +9,27 @@ pub struct Summary {
     /// The command it ran, from the log's first line when the log starts
     /// with `$ `, else empty.
     pub command: String,
-    /// Errors (or, for racecheck, hazards) it counted.
-    pub errors: u64,
-    /// Its `ERROR SUMMARY` or `RACECHECK SUMMARY` line, verbatim.
-    pub line: String,
+    /// Errors it counted and its `ERROR SUMMARY` or `RACECHECK SUMMARY`
+    /// line, verbatim; `None` when the log has no summary: the run did not
+    /// finish (it was stopped at its time limit).
+    pub result: Option<(u64, String)>,
 }
 
 /// Reads a log whose name says the tool (`...-memcheck-...log`); `None`
-/// when it holds no summary line (the run did not finish).
+/// for a file that is no sanitizer log.
 pub fn parse(file_name: &str, log: &str) -> Option<Summary> {
     let tool = ["memcheck", "racecheck", "synccheck", "initcheck"].into_iter().find(|t| file_name.contains(t))?;
-    let line = log
+    let result = log
         .lines()
         .map(|l| l.trim_start_matches("========= ").trim())
         .filter(|l| l.contains("ERROR SUMMARY:") || l.contains("RACECHECK SUMMARY:"))
-        .last()?
-        .to_string();
-    let after = line.split_once(':')?.1;
-    let errors = after.split_whitespace().next()?.parse().ok()?;
+        .last()
+        .and_then(|line| {
+            let errors = line.split_once(':')?.1.split_whitespace().next()?.parse().ok()?;
+            Some((errors, line.to_string()))
+        });
     let command = log.lines().next().and_then(|l| l.strip_prefix("$ ")).unwrap_or("").trim().to_string();
-    Some(Summary { tool: tool.to_string(), command, errors, line })
+    Some(Summary { tool: tool.to_string(), command, result })
 }
 
 /// A markdown table of every summary.
@@ -36,7 +37,11 @@ pub fn render(summaries: &[(String, Summary)]) -> String {
     let mut md = String::from("| Tool | What it ran | Summary | Log |\n| --- | --- | --- | --- |\n");
     for (file, s) in summaries {
         let command = if s.command.is_empty() { "see the log".to_string() } else { format!("`{}`", s.command) };
-        md.push_str(&format!("| {} | {command} | {} | [{file}](measured/{file}) |\n", s.tool, s.line));
+        let summary = match &s.result {
+            Some((_, line)) => line.clone(),
+            None => "did not finish within its time limit: no verdict".to_string(),
+        };
+        md.push_str(&format!("| {} | {command} | {summary} | [{file}](measured/{file}) |\n", s.tool));
     }
     md
 }
@@ -49,11 +54,15 @@ mod tests {
     fn summaries_are_read_from_the_log() {
         let log = "$ compute-sanitizer --tool racecheck ./k2\n========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)\n";
         let s = parse("h200-racecheck-k2.log", log).unwrap();
-        assert_eq!((s.tool.as_str(), s.errors, s.command.as_str()), ("racecheck", 0, "compute-sanitizer --tool racecheck ./k2"));
+        assert_eq!((s.tool.as_str(), s.command.as_str()), ("racecheck", "compute-sanitizer --tool racecheck ./k2"));
+        assert_eq!(s.result.map(|r| r.0), Some(0));
         let bad = parse("x-memcheck.log", "========= ERROR SUMMARY: 3 errors\n").unwrap();
-        assert_eq!(bad.errors, 3);
-        assert!(parse("x-memcheck.log", "no summary: it was killed\n").is_none());
+        assert_eq!(bad.result.as_ref().map(|r| r.0), Some(3));
+        let killed = parse("x-memcheck.log", "no summary: it was killed\n").unwrap();
+        assert!(killed.result.is_none());
         assert!(parse("notes.log", log).is_none());
-        assert!(render(&[("a.log".into(), bad)]).contains("| memcheck | see the log | ERROR SUMMARY: 3 errors |"));
+        let md = render(&[("a.log".into(), bad), ("b.log".into(), killed)]);
+        assert!(md.contains("| memcheck | see the log | ERROR SUMMARY: 3 errors |"), "{md}");
+        assert!(md.contains("did not finish"), "{md}");
     }
 }
