@@ -22,7 +22,7 @@ use ktrav::report::{self, join, Report};
 use ktrav::{BlockOrder, Dim2, GeometryError, LaunchConfig, Shape, Thread};
 use std::collections::BTreeMap;
 
-// --- CPU reference -----------------------------------------------------------
+// --- 1. CPU reference --------------------------------------------------------
 
 /// What the padding holds before a launch. No kernel of this chapter
 /// writes it on purpose, so a padding cell that differs was hit by a stray store.
@@ -127,7 +127,7 @@ impl PaddedBuffer {
 }
 // ANCHOR_END: buffer
 
-// --- Kernel twins: kernels/k4_boundary_check.cu, line for line ---------------
+// --- 2. Kernel twins: kernels/k4_boundary_check.cu, line for line ------------
 
 // ANCHOR: kernels
 /// `fill_checked` in `kernels/k4_boundary_check.cu`.
@@ -162,7 +162,7 @@ pub fn add_row_only_checked(t: Thread, out: &mut PaddedBuffer, a: &[f32], b: &[f
 }
 // ANCHOR_END: kernels
 
-// --- Launch plan: the one launch of all three kernels ------------------------
+// --- 3. Launch plan: the one launch of all three kernels ---------------------
 
 // ANCHOR: plan
 /// How every kernel of the chapter is launched (all three alike): x over
@@ -204,7 +204,7 @@ pub fn run(plan: &LaunchPlan, order: &BlockOrder, out: &mut PaddedBuffer, kernel
 }
 // ANCHOR_END: plan
 
-// --- Exploration: the kernels under many block orders ------------------------
+// --- 4. Exploration: the kernels under many block orders ---------------------
 
 /// What a launch left behind, compared with what the matrix should hold.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -402,7 +402,7 @@ pub fn experiment_work(plan: &LaunchPlan, shuffles: u64) -> Option<u64> {
     plan.cfg.total_threads().checked_mul(runs)
 }
 
-// --- Report ------------------------------------------------------------------
+// --- 5. Report ---------------------------------------------------------------
 
 fn order_name(cfg: &LaunchConfig, order: &BlockOrder) -> String {
     format!("blockIdx.y = {}", join(block_row_sequence(cfg, order), ", "))

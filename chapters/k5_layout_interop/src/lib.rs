@@ -22,7 +22,7 @@ use ktrav::{BlockOrder, Dim2, GeometryError, LaunchConfig, Matrix, Shape, Storag
 use std::collections::BTreeSet;
 use std::fmt;
 
-// --- CPU reference -----------------------------------------------------------
+// --- 1. CPU reference --------------------------------------------------------
 
 /// One of a matrix's two axes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -248,7 +248,7 @@ pub fn sgemm_row_major(
 }
 // ANCHOR_END: gemm
 
-// --- Kernel twins: kernels/k5_layout_interop.cu, line for line ---------------
+// --- 2. Kernel twins: kernels/k5_layout_interop.cu, line for line ------------
 
 // ANCHOR: twins
 /// `add_row_major` in `kernels/k5_layout_interop.cu`: x walks columns.
@@ -296,7 +296,7 @@ pub fn add_col_major_x_cols(t: Thread, out: &mut [f32], a: &[f32], b: &[f32], ro
     }
 }
 
-// --- Launch plan: each kernel's launch, for the simulator and the GPU -------
+// --- 3. Launch plan: each kernel's launch, for the simulator and the GPU -----
 
 // ANCHOR: plan
 /// One kernel of the `.cu` file, named by what it pairs: the storage order
@@ -387,7 +387,7 @@ pub fn add(a: &Matrix<f32>, b: &Matrix<f32>, block: Dim2, order: &BlockOrder) ->
 }
 // ANCHOR_END: plan
 
-// --- Exploration: where each pairing's first warp reaches --------------------
+// --- 4. Exploration: where each pairing's first warp reaches -----------------
 
 /// The first warp's access under a kernel: its lanes' offsets (in bounds
 /// only) and the number of distinct 128-byte segments of 4-byte floats they
@@ -443,7 +443,7 @@ pub const GEMM_M: u64 = 2;
 pub const GEMM_N: u64 = 4;
 pub const GEMM_K: u64 = 3;
 
-// --- Report ------------------------------------------------------------------
+// --- 5. Report ---------------------------------------------------------------
 
 fn slots(n: u64) -> String {
     format!("{n} slot{}", if n == 1 { "" } else { "s" })

@@ -27,7 +27,7 @@ use ktrav::{launch, BlockOrder, Dim2, GeometryError, LaunchConfig, Shape, Thread
 use std::collections::{BTreeMap, HashSet};
 use std::fmt::Write as _;
 
-// --- 1. CPU reference ----------------------------------------------------
+// --- 1. CPU reference --------------------------------------------------------
 
 // ANCHOR: sequential
 /// The spiral walk the obvious way: four shrinking bounds, one side of the
@@ -151,7 +151,7 @@ pub fn spiral_position(rank: u64, rows: u64, cols: u64) -> (u64, u64) {
 }
 // ANCHOR_END: inverse
 
-// --- 2. Kernel twins -----------------------------------------------------
+// --- 2. Kernel twins ---------------------------------------------------------
 
 // ANCHOR: kernels
 /// Scatter's indices, one thread per INPUT element: read `in[row][col]`
@@ -199,7 +199,7 @@ pub fn spiral_gather<T: Copy>(t: Thread, out: &mut [T], input: &[T], rows: u64, 
 }
 // ANCHOR_END: kernels
 
-// --- 3. The launch plan --------------------------------------------------
+// --- 3. Launch plan ----------------------------------------------------------
 
 /// Which of the two kernels.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -254,7 +254,7 @@ pub fn simulate<T: Copy + Default>(
 }
 // ANCHOR_END: simulate
 
-// --- 4. Exploration ------------------------------------------------------
+// --- 4. Exploration ----------------------------------------------------------
 
 /// How one shape fares: does each closed form agree with the walk everywhere?
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -393,7 +393,7 @@ fn sequence_3x3() -> String {
     report::join(spiral_order(Shape::new(3, 3)).iter().map(|&(r, c)| r * 3 + c + 1), " ")
 }
 
-// --- 5. Report -----------------------------------------------------------
+// --- 5. Report ---------------------------------------------------------------
 
 /// The worked example: every figure of the source's K.6 output.
 pub fn worked_example() -> String {

@@ -31,7 +31,7 @@ use anyhow::{Context, Result};
 use ktrav::report::{self, Report};
 use ktrav::{launch_phased, BlockOrder, Dim2, LaunchConfig, Shape, Thread};
 
-// --- 1. CPU reference ----------------------------------------------------
+// --- 1. CPU reference --------------------------------------------------------
 
 // ANCHOR: zigzag
 /// The zigzag walk: diagonal by diagonal, alternating direction. Kept only
@@ -121,7 +121,7 @@ pub fn scalar_dp(shape: Shape) -> Vec<u64> {
 }
 // ANCHOR_END: arithmetic
 
-// --- 2. Kernel twins -----------------------------------------------------
+// --- 2. Kernel twins ---------------------------------------------------------
 
 // ANCHOR: wavefront
 /// The table as a kernel sees it, CUDA's `unsigned long long* grid`: loads
@@ -199,7 +199,7 @@ pub fn lattice_tiled(t: Thread, step: usize, grid: &mut dyn Table, rows: u64, co
 }
 // ANCHOR_END: tiled
 
-// --- 3. The launch plans -------------------------------------------------
+// --- 3. Launch plans ---------------------------------------------------------
 
 // ANCHOR: schedule
 /// One launch of a plan: its configuration, and the diagonal it fills (the
@@ -362,7 +362,7 @@ pub fn simulate_tiled(
 }
 // ANCHOR_END: tiled_plan
 
-// --- 4. Exploration ------------------------------------------------------
+// --- 4. Exploration ----------------------------------------------------------
 
 /// What the closed forms say about one shape, checked against the walk.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -487,7 +487,7 @@ fn sequence_3x3() -> String {
     report::join(zigzag_order(Shape::new(3, 3)).iter().map(|&(r, c)| r * 3 + c + 1), " ")
 }
 
-// --- 5. Report -----------------------------------------------------------
+// --- 5. Report ---------------------------------------------------------------
 
 /// The worked example: every figure of the source's K.7 output.
 pub fn worked_example() -> String {
