@@ -65,6 +65,12 @@ pub fn measured_pages() -> anyhow::Result<Vec<(std::path::PathBuf, String)>> {
         let index = |s: &ktrav::measured::Section| record.sections.iter().position(|x| std::ptr::eq(x, s)).expect("own section");
         let md = render_markdown(&record, |section, table| charts[index(section)][table].clone());
         pages.push((dir.join(format!("{stem}.md")), md));
+        let r = &record.run;
+        let run = format!(
+            "| Run | |\n| --- | --- |\n| Card | {}, compute capability {} |\n| Driver | {} (CUDA {}) |\n| Date (UTC) | {} |\n",
+            r.card, r.compute_capability, r.driver, r.driver_cuda, r.date
+        );
+        pages.push((dir.join(format!("{stem}-run.md")), run));
         for (i, section) in record.sections.iter().enumerate() {
             if let Some(key) = section_key(&section.chapter).filter(|_| !section.tables.is_empty()) {
                 let md = render_section(section, |table| charts[i][table].clone());
@@ -89,7 +95,33 @@ pub fn measured_pages() -> anyhow::Result<Vec<(std::path::PathBuf, String)>> {
     if !logs.is_empty() {
         pages.push((dir.join("sanitizers.md"), ktrav::sanitizer::render(&logs)));
     }
+    // The GPU suite's own logs: each chapter's verdict and the lab checker's
+    // verdict on every catalogued kernel, line by line as the suite printed them.
+    let mut suites: Vec<std::path::PathBuf> = std::fs::read_dir(&dir)?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "log") && p.to_string_lossy().contains("gpu-suite"))
+        .collect();
+    suites.sort();
+    for path in suites {
+        let stem = path.file_stem().expect("a file name").to_string_lossy().to_string();
+        let text = std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
+        pages.push((dir.join(format!("{stem}.md")), render_suite_log(&stem, &text)));
+    }
     Ok(pages)
+}
+
+/// A GPU suite log as a list: each chapter's verdict line, each lab line,
+/// then the closing count, linked to the whole log.
+pub fn render_suite_log(stem: &str, log: &str) -> String {
+    let verdict = |l: &str| l.starts_with("K.") && (l.ends_with(": ok") || l.contains(": FAILED") || l.contains(": skipped"));
+    let mut md = String::new();
+    for line in log.lines().filter(|l| verdict(l) || l.starts_with("lab ")) {
+        md.push_str(&format!("- {}\n", line.replace('<', "&lt;").replace('>', "&gt;")));
+    }
+    if let Some(total) = log.lines().rev().find(|l| l.contains(" passed, ") && l.contains(" failed, ")) {
+        md.push_str(&format!("\nClosing line: `{total}` ([the whole log](measured/{stem}.log)).\n"));
+    }
+    md
 }
 
 /// What the simulator predicts for the kernels the hardware page profiles,
