@@ -97,7 +97,9 @@ impl Figure {
         self.add(Rectangle::new().set("x", n(x)).set("y", n(y)).set("width", n(w)).set("height", n(h)).set("fill", fill));
     }
 
-    /// An unfilled rectangle, solid or dashed.
+    /// An unfilled rectangle, solid or dashed. (Geometry, then style, as
+    /// SVG's own attributes are: a struct here would only rename them.)
+    #[allow(clippy::too_many_arguments)]
     pub fn outline(&mut self, x: f64, y: f64, w: f64, h: f64, stroke: &str, stroke_width: f64, dashed: bool) {
         let mut r = Rectangle::new()
             .set("x", n(x))
