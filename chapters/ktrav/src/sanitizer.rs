@@ -22,8 +22,7 @@ pub fn parse(file_name: &str, log: &str) -> Option<Summary> {
     let result = log
         .lines()
         .map(|l| l.trim_start_matches("========= ").trim())
-        .filter(|l| l.contains("ERROR SUMMARY:") || l.contains("RACECHECK SUMMARY:"))
-        .next_back()
+        .rfind(|l| l.contains("ERROR SUMMARY:") || l.contains("RACECHECK SUMMARY:"))
         .and_then(|line| {
             let errors = line.split_once(':')?.1.split_whitespace().next()?.parse().ok()?;
             Some((errors, line.to_string()))
