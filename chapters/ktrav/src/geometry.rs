@@ -183,15 +183,28 @@ impl LaunchConfig {
     /// [`crate::Thread::strided_block_rows`]). Only `gridDim.x` can still
     /// be too large.
     pub fn covering_strided(shape: Shape, block: Dim2) -> Result<Self, GeometryError> {
+        Self::tiles_strided(shape, block, block)
+    }
+
+    /// The grid-stride launch of a tiled kernel whose block of `block`
+    /// threads handles a `tile`-sized piece of the matrix (`tile.x` columns,
+    /// `tile.y` rows): `gridDim = (ceil(cols / tile.x), min(ceil(rows /
+    /// tile.y), 65535))`, each block walking down its tile column in steps
+    /// of `gridDim.y`. [`LaunchConfig::covering_strided`] is the case of one
+    /// element per thread, `tile == block`.
+    pub fn tiles_strided(shape: Shape, tile: Dim2, block: Dim2) -> Result<Self, GeometryError> {
         Self::check_block(block)?;
         if shape.is_empty() {
             return Err(GeometryError::ZeroExtent);
         }
-        let gx = ceil_div(shape.cols, block.x as u64);
+        if tile.x == 0 || tile.y == 0 {
+            return Err(GeometryError::ZeroBlock);
+        }
+        let gx = ceil_div(shape.cols, tile.x as u64);
         if gx > MAX_GRID_X {
             return Err(GeometryError::GridTooLarge { axis: 'x', blocks: gx, limit: MAX_GRID_X });
         }
-        let gy = ceil_div(shape.rows, block.y as u64).min(MAX_GRID_Y);
+        let gy = ceil_div(shape.rows, tile.y as u64).min(MAX_GRID_Y);
         Ok(LaunchConfig { grid: Dim2::new(gx as u32, gy as u32), block })
     }
 

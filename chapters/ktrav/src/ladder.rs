@@ -6,7 +6,7 @@
 //! its comment in the `.cu` file) and a plan function. Plans depend on the
 //! shape and, for grid-stride kernels, on the number of multiprocessors.
 
-use crate::geometry::{ceil_div, Dim2, GeometryError, LaunchConfig, Shape, MAX_GRID_X, MAX_GRID_Y};
+use crate::geometry::{ceil_div, Dim2, GeometryError, LaunchConfig, Shape, MAX_GRID_X};
 
 /// One launch of a version, as data.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -52,20 +52,10 @@ pub fn grid_stride(work: u64, block: u32, per_thread: u64, sms: u32) -> Result<L
 }
 
 /// A 2D tiled launch: `tile x tile` tiles of a `shape` matrix, one block of
-/// `block` threads per tile, `gridDim = (ceil(cols / tile), min(ceil(rows /
-/// tile), 65535))`; a block walks down its tile column in steps of
-/// `gridDim.y`, so only `gridDim.x` can be too large.
+/// `block` threads per tile, walking down its tile column in steps of
+/// `gridDim.y` (see [`LaunchConfig::tiles_strided`]).
 pub fn tiles_strided(shape: Shape, tile: u32, block: Dim2) -> Result<LaunchConfig, GeometryError> {
-    LaunchConfig::check_block(block)?;
-    if shape.is_empty() {
-        return Err(GeometryError::ZeroExtent);
-    }
-    let gx = ceil_div(shape.cols, tile as u64);
-    if gx > MAX_GRID_X {
-        return Err(GeometryError::GridTooLarge { axis: 'x', blocks: gx, limit: MAX_GRID_X });
-    }
-    let gy = ceil_div(shape.rows, tile as u64).min(MAX_GRID_Y);
-    Ok(LaunchConfig { grid: Dim2::new(gx as u32, gy as u32), block })
+    LaunchConfig::tiles_strided(shape, Dim2::new(tile, tile), block)
 }
 
 /// The shapes every version is validated on before it is timed: 1x1, one

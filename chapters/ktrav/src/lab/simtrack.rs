@@ -15,7 +15,7 @@
 //! (that takes `check --large` on a GPU).
 
 use super::{judge, Elem, Exercise, Launch, Verdict, GUARD_WORDS};
-use crate::geometry::{ceil_div, Dim2, LaunchConfig, Shape};
+use crate::geometry::{ceil_div, LaunchConfig, Shape};
 use crate::gpu::POISON_WORD;
 use crate::report::{self, Report};
 use crate::sim::{launch_stepped, BlockOrder, Thread, ThreadOrder};
@@ -177,26 +177,22 @@ pub fn battery(ex: &Exercise) -> Vec<(String, Shape)> {
     cases
 }
 
-/// The launches of a shape: (config, diagonal, rounds of the y loop).
+/// The launches of a shape: (config, diagonal, rounds of the y loop). The
+/// checker's own launches, with a grid-stride exercise's `gridDim.y` capped
+/// at [`SIM_MAX_GRID_Y`] so that its loop over rows of blocks runs here.
 fn plan(ex: &Exercise, shape: Shape) -> Vec<(LaunchConfig, i64, u64)> {
-    match ex.launch {
-        Launch::Covering { block, x_walks_rows, grid_stride_y } => {
-            let walked = if x_walks_rows { shape.transposed() } else { shape };
-            let mut cfg = LaunchConfig::covering(walked, block).expect("battery shapes launch");
+    let strided = matches!(ex.launch, Launch::Covering { grid_stride_y: true, .. });
+    super::launches(ex, shape)
+        .expect("battery shapes launch")
+        .into_iter()
+        .map(|(mut cfg, step)| {
             let block_rows = cfg.grid.y as u64;
-            if grid_stride_y {
+            if strided {
                 cfg.grid.y = cfg.grid.y.min(SIM_MAX_GRID_Y);
             }
-            vec![(cfg, 0, ceil_div(block_rows, cfg.grid.y as u64))]
-        }
-        Launch::PerDiagonal { block } => (0..shape.rows + shape.cols - 1)
-            .map(|d| {
-                let len = d.min(shape.rows - 1) - d.saturating_sub(shape.cols - 1) + 1;
-                let cfg = LaunchConfig { grid: Dim2::new(ceil_div(len, block as u64) as u32, 1), block: Dim2::new(block, 1) };
-                (cfg, d as i64, 1)
-            })
-            .collect(),
-    }
+            (cfg, step, ceil_div(block_rows, cfg.grid.y as u64))
+        })
+        .collect()
 }
 
 /// Runs `twin` on one shape under one schedule and judges the output.
