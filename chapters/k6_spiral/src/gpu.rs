@@ -40,19 +40,7 @@ fn int_dims(shape: Shape) -> Result<(i32, i32)> {
 
 /// The element at flat index `i` of every test input.
 fn test_input(n: u64) -> Vec<f32> {
-    let mut v = vec![0.0f32; n as usize];
-    let threads = std::thread::available_parallelism().map_or(1, |t| t.get()).min(64);
-    let chunk = v.len().div_ceil(threads).max(1 << 16);
-    std::thread::scope(|scope| {
-        for (k, part) in v.chunks_mut(chunk).enumerate() {
-            scope.spawn(move || {
-                for (j, x) in part.iter_mut().enumerate() {
-                    *x = test_value((k * chunk + j) as u64);
-                }
-            });
-        }
-    });
-    v
+    ktrav::gpu::test_input(n, 0)
 }
 
 /// What both kernels must leave at output index `rank` of a `shape` test

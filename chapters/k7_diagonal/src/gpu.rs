@@ -11,7 +11,7 @@ use crate::{
     Interleaving, Launch, SOURCE_BLOCK_X, SOURCE_DP_CASES, VERSIONS,
 };
 use anyhow::{Context, Result};
-use ktrav::gpu::{compare, median_ms, Agreement, DeviceBuffer, Gpu, GpuSection, PushKernelArg};
+use ktrav::gpu::{compare, median_ms, Agreement, DeviceBuffer, Gpu, GpuSection, Kernel, PushKernelArg};
 use ktrav::ladder::{Plan, Version};
 use ktrav::report;
 use ktrav::{BlockOrder, Dim2, Shape};
@@ -58,11 +58,7 @@ fn run_plan_on_gpu(gpu: &Gpu, kernel: &str, shape: Shape, plan: &[Launch]) -> Re
     let mut kernel_ms = 0.0f32;
     let start = Instant::now();
     for launch in plan {
-        let d = launch.diagonal as i64;
-        // lattice_wavefront / lattice_tiled(unsigned long long* grid, long long rows, long long cols, long long d)
-        let mut args = gpu.args(&f);
-        args.arg(&mut grid).arg(&rows).arg(&cols).arg(&d);
-        kernel_ms += gpu.launch(args, &launch.cfg, 0).with_context(|| format!("{kernel} for diagonal {d}"))?;
+        kernel_ms += gpu.timed(|| enqueue_diagonal(gpu, &f, kernel, &mut grid, (rows, cols), launch))?;
     }
     let wall_ms = start.elapsed().as_secs_f64() * 1e3;
     Ok(Fill { table: gpu.download(&grid)?, launches: plan.len() as u64, kernel_ms, wall_ms })
@@ -191,13 +187,26 @@ fn back_to_back(gpu: &Gpu, kernel: &str, plan: &[Launch], grid: &mut DeviceBuffe
     let (rows, cols) = (shape.rows as i64, shape.cols as i64);
     gpu.timed(|| {
         for launch in plan {
-            let d = launch.diagonal as i64;
-            let mut args = gpu.args(&f);
-            args.arg(&mut *grid).arg(&rows).arg(&cols).arg(&d);
-            gpu.enqueue(args, &launch.cfg, 0).with_context(|| format!("{kernel} for diagonal {d}"))?;
+            enqueue_diagonal(gpu, &f, kernel, grid, (rows, cols), launch)?;
         }
         Ok(())
     })
+}
+
+/// Queues one launch of a per-diagonal plan, without waiting for it.
+fn enqueue_diagonal(
+    gpu: &Gpu,
+    f: &Kernel,
+    kernel: &str,
+    grid: &mut DeviceBuffer<u64>,
+    (rows, cols): (i64, i64),
+    launch: &Launch,
+) -> Result<()> {
+    let d = launch.diagonal as i64;
+    // lattice_wavefront / lattice_tiled(unsigned long long* grid, long long rows, long long cols, long long d)
+    let mut args = gpu.args(f);
+    args.arg(grid).arg(&rows).arg(&cols).arg(&d);
+    gpu.enqueue(args, &launch.cfg, 0).with_context(|| format!("{kernel} for diagonal {d}"))
 }
 
 /// "How fast can it go": every single-launch version on every ladder table
