@@ -2,7 +2,8 @@
 //! `cargo run -- --refresh-outputs` rewrites `book/outputs/` and
 //! `book/figures/` from the code (see `scripts/refresh-outputs`; review the
 //! diff before committing). `cargo run -- doctor` says what this machine
-//! can run, the first command of a lab.
+//! can run, the first command of a lab. `cargo run -- grade ROOM ...`
+//! grades a whole room's submissions (`ktrav_grade`).
 
 use appendix_k::CHAPTERS;
 use clap::{CommandFactory, FromArgMatches, Parser};
@@ -28,6 +29,13 @@ struct Args {
 enum Command {
     /// What this machine can run: GPU, compute capability, driver, whether the embedded kernels load, NVRTC and cuBLAS
     Doctor,
+    /// Grade a room: check every submission in a process of its own (one worker per GPU, or a Slurm array job), keep each result, write a gradebook and Gradescope and PrairieLearn results
+    Grade(ktrav_grade::GradeArgs),
+}
+
+/// The lab's exercises, as grading names them.
+fn catalogue() -> Vec<ktrav_grade::exercise::ExerciseRef> {
+    ktrav::lab::all().map(|e| ktrav_grade::exercise::ExerciseRef::new(e.section, e.chapter, e.id)).collect()
 }
 
 fn chapter_list() -> String {
@@ -42,6 +50,16 @@ fn main() {
         Ok(args) => args,
         Err(e) => cli::exit_on_clap_error(e),
     };
+    if let Some(Command::Grade(grade)) = &args.command {
+        match ktrav_grade::grade(grade, &catalogue()) {
+            Ok(code) => std::process::exit(code),
+            Err(failure) if failure.code() == 2 => cli::fail(failure.message()),
+            Err(failure) => {
+                eprintln!("error: {}", failure.message());
+                std::process::exit(failure.code())
+            }
+        }
+    }
     if let Some(Command::Doctor) = args.command {
         cli::print(&ktrav::doctor::report());
     } else if args.list {
