@@ -320,3 +320,25 @@ fn make_room_writes_a_well_formed_room() {
     let out = Command::new("bash").arg(root.join("scripts/make-room")).arg(&room).output().unwrap();
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
 }
+
+/// `--slurm --dry-run` prints the round's job scripts, and writes and
+/// submits nothing.
+#[test]
+fn a_dry_run_prints_the_slurm_scripts_and_writes_nothing() {
+    let d = tempfile::tempdir().unwrap();
+    let room = fake_room(d.path());
+    let results = d.path().join("results");
+    let out = grade(
+        &[room.to_str().unwrap(), "--exercise", "K.2:transpose", "--results", results.to_str().unwrap(), "--slurm", "--dry-run", "--partition", "gpu", "--max-parallel", "4", "--timeout", "120"],
+        &[("PATH", "/nonexistent")],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let script = String::from_utf8_lossy(&out.stdout);
+    for line in ["#SBATCH --array=0-9%4", "#SBATCH --gres=gpu:1", "#SBATCH --partition=gpu", "#SBATCH --time=4", "#SBATCH --job-name=ktrav-collect"] {
+        assert!(script.lines().any(|l| l == line), "no {line} in:\n{script}");
+    }
+    let exe = std::fs::canonicalize(BIN).unwrap();
+    assert!(script.contains(&format!("exec '{}' grade --task \"$SLURM_ARRAY_TASK_ID\" --round 1 --results '{}'", exe.display(), results.display())), "{script}");
+    assert!(script.contains(&format!("exec '{}' grade --collect '{}'", exe.display(), results.display())), "{script}");
+    assert!(!results.exists(), "a dry run wrote {}", results.display());
+}

@@ -85,9 +85,9 @@ pub struct GradeArgs {
     /// Slurm: the generic resources of each task, or "none" [default: gpu:1]
     #[arg(long, requires = "slurm", value_name = "SPEC")]
     pub gres: Option<String>,
-    /// Slurm: minutes each task may run [default: enough for its batch at --timeout, plus 2]
-    #[arg(long, requires = "slurm", value_name = "MIN", value_parser = positive(60 * 24 * 30))]
-    pub time: Option<u64>,
+    /// Slurm: how long each task may run, in sbatch's words (minutes, MIN:SEC, H:MIN:SEC, D-H:MIN) [default: minutes enough for its batch at --timeout, plus 2]
+    #[arg(long, requires = "slurm", value_name = "TIME", value_parser = slurm_time)]
+    pub time: Option<String>,
     /// Slurm: at most this many tasks at once (the array's %N)
     #[arg(long, requires = "slurm", value_name = "N", value_parser = positive(100_000))]
     pub max_parallel: Option<u64>,
@@ -115,6 +115,26 @@ fn positive(max: u64) -> impl Fn(&str) -> Result<u64, String> + Clone + Send + S
         Ok(v) => Err(format!("{v} is larger than the limit of {max}")),
         Err(_) => Err(format!("'{s}' is not a positive whole number")),
     }
+}
+
+/// A time limit as sbatch takes one: `MIN`, `MIN:SEC`, `H:MIN:SEC`, `D-H`,
+/// `D-H:MIN` or `D-H:MIN:SEC`, and not zero.
+fn slurm_time(s: &str) -> Result<String, String> {
+    let s = s.trim();
+    let (days, rest) = match s.split_once('-') {
+        Some((d, r)) => (Some(d), r),
+        None => (None, s),
+    };
+    let parts: Vec<&str> = rest.split(':').collect();
+    let numbers = days.into_iter().chain(parts.iter().copied()).all(|p| !p.is_empty() && p.len() <= 6 && p.bytes().all(|b| b.is_ascii_digit()));
+    let shape = (1..=3).contains(&parts.len());
+    if !numbers || !shape {
+        return Err(format!("'{s}' is not a Slurm time (minutes, MIN:SEC, H:MIN:SEC or D-H:MIN)"));
+    }
+    if s.bytes().all(|b| !b.is_ascii_digit() || b == b'0') {
+        return Err("a time limit of zero is none".into());
+    }
+    Ok(s.to_string())
 }
 
 fn seed(s: &str) -> Result<u64, String> {
@@ -392,7 +412,7 @@ fn submit(args: &GradeArgs, plan: &Plan, results: &Results, gres: Option<String>
     if tasks > slurm::MAX_TASKS {
         return bad(format!("{tasks} array tasks are more than Slurm's usual limit of {}: use --batch {}", slurm::MAX_TASKS, todo.len().div_ceil(slurm::MAX_TASKS)));
     }
-    let time = args.time.unwrap_or_else(|| (batch as u64 * plan.options.timeout).div_ceil(60) + 2);
+    let time = args.time.clone().unwrap_or_else(|| ((batch as u64 * plan.options.timeout).div_ceil(60) + 2).to_string());
     let o = slurm::SlurmOptions { partition: args.partition.clone(), gres, time, max_parallel: args.max_parallel, batch };
     let number = slurm::rounds(results).last().map_or(1, |r| r.round + 1);
     let mut round = slurm::Round { round: number, batch, keys: todo.iter().map(|j| j.key.clone()).collect(), job_id: None, collect_job_id: None };
@@ -425,4 +445,19 @@ fn submit(args: &GradeArgs, plan: &Plan, results: &Results, gres: Option<String>
         results.dir.join("grades.csv").display()
     );
     Ok(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::slurm_time;
+
+    #[test]
+    fn slurm_times_are_checked() {
+        for ok in ["1", "90", "0:05", "1:30:00", "2-12", "1-0:30", "1-00:00:01"] {
+            assert_eq!(slurm_time(ok).as_deref(), Ok(ok), "{ok}");
+        }
+        for bad in ["", "0", "0:00", "1:2:3:4", "x", "-5", "1h", "1-", ":5", "1--2"] {
+            assert!(slurm_time(bad).is_err(), "{bad}");
+        }
+    }
 }

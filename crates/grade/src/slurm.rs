@@ -22,8 +22,8 @@ pub struct SlurmOptions {
     pub partition: Option<String>,
     /// `--gres`, or `None` for no `--gres` line.
     pub gres: Option<String>,
-    /// Minutes each task may run.
-    pub time: u64,
+    /// How long each task may run, as sbatch's `--time` takes it.
+    pub time: String,
     pub max_parallel: Option<u64>,
     pub batch: usize,
 }
@@ -311,7 +311,7 @@ mod tests {
     #[test]
     fn the_script_says_what_it_runs() {
         let round = Round { round: 2, batch: 1, keys: vec!["a".into(), "b".into()], job_id: None, collect_job_id: None };
-        let o = SlurmOptions { partition: Some("gpu".into()), gres: Some("gpu:1".into()), time: 12, max_parallel: Some(4), batch: 1 };
+        let o = SlurmOptions { partition: Some("gpu".into()), gres: Some("gpu:1".into()), time: "12".into(), max_parallel: Some(4), batch: 1 };
         let s = array_script(&round, &o, Path::new("/r/grading"), Path::new("/bin/it's"));
         for line in ["#SBATCH --array=0-1%4", "#SBATCH --time=12", "#SBATCH --gres=gpu:1", "#SBATCH --partition=gpu", "#SBATCH --output=/r/grading/slurm/logs/round-2-%A_%a.out"] {
             assert!(s.lines().any(|l| l == line), "no {line} in:\n{s}");
