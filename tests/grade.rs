@@ -342,3 +342,17 @@ fn a_dry_run_prints_the_slurm_scripts_and_writes_nothing() {
     assert!(script.contains(&format!("exec '{}' grade --collect '{}'", exe.display(), results.display())), "{script}");
     assert!(!results.exists(), "a dry run wrote {}", results.display());
 }
+
+/// The lab page lists the gradebook's columns as the code writes them.
+#[test]
+fn the_lab_page_names_the_gradebooks_columns() {
+    let page = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("book/lab.md")).unwrap();
+    let line = ktrav_grade::gradebook::COLUMNS.join(",");
+    assert!(page.lines().any(|l| l.trim() == line), "book/lab.md does not list the columns {line}");
+    for o in ktrav_grade::gradebook::Outcome::ALL {
+        assert!(page.contains(&format!("`{}`", o.as_str())), "book/lab.md does not name the outcome {}", o.as_str());
+    }
+    for e in ktrav_grade::plan::EXPECTATIONS {
+        assert!(page.contains(&format!("`{e}`")), "book/lab.md does not say what --expect makes of {e}");
+    }
+}
