@@ -117,6 +117,10 @@ fn same_path(a: &Path, b: &Path) -> bool {
     }
 }
 
+/// A file to grade, its exercise, and the verdicts a manifest expects of it
+/// without `--large` and with it.
+pub type Entry = (PathBuf, ExerciseRef, Option<String>, Option<String>);
+
 /// One row of a manifest.
 #[derive(Debug, Deserialize)]
 struct ManifestRow {
@@ -136,7 +140,7 @@ pub fn read_manifest(
     path: &Path,
     dir: &Path,
     catalogue: &[ExerciseRef],
-) -> Result<Vec<(PathBuf, ExerciseRef, Option<String>, Option<String>)>, String> {
+) -> Result<Vec<Entry>, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read the manifest {}: {e}", path.display()))?;
     let mut reader = csv::ReaderBuilder::new().comment(Some(b'#')).trim(csv::Trim::All).from_reader(text.as_bytes());
     let mut rows = Vec::new();
@@ -167,7 +171,7 @@ pub fn read_manifest(
 /// file for its key and names each submission.
 pub fn plan(
     dir: &Path,
-    rows: Vec<(PathBuf, ExerciseRef, Option<String>, Option<String>)>,
+    rows: Vec<Entry>,
     options: Options,
 ) -> Result<Plan, String> {
     let dir = absolute(dir)?;

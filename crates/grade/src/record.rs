@@ -133,7 +133,11 @@ impl ShapeRecord {
                         self.out_of_bounds_before, self.out_of_bounds_after
                     ));
                 }
-                format!("{elements} elements: {}", parts.join(", "))
+                match parts.is_empty() {
+                    // A private battery says only that the shape failed.
+                    true => format!("{elements} elements: failed"),
+                    false => format!("{elements} elements: {}", parts.join(", ")),
+                }
             }
             "launch_failed" => format!("launch failed: {}", self.error.as_deref().unwrap_or("")),
             "crashed" => format!("the kernel crashed: {}", self.error.as_deref().unwrap_or("")),
@@ -191,6 +195,8 @@ mod tests {
         let (r, _) = parse(&format!("compiling...\n{text}\n")).unwrap();
         assert_eq!(r.shapes[0].battery, Battery::Hidden);
         assert_eq!(r.shapes[1].kinds(), ["some new verdict"]);
+        let private: ShapeRecord = serde_json::from_str(r#"{"label":"h","rows":2,"cols":3,"verdict":"fail","battery":"hidden"}"#).unwrap();
+        assert_eq!((private.describe().as_str(), private.passed()), ("6 elements: failed", false));
         assert_eq!(r.timing.unwrap().share_of_copy, Some(0.5));
     }
 

@@ -372,7 +372,8 @@ mod tests {
     fn the_pool_keeps_every_device_busy_with_one_job_each() {
         let ws = workers(&["0".into(), "1".into(), "MIG-x".into()]);
         // The devices running a job now, and whether all three ever were at once.
-        let running: Arc<(Mutex<(Vec<String>, bool)>, Condvar)> = Arc::default();
+        type Running = Arc<(Mutex<(Vec<String>, bool)>, Condvar)>;
+        let running: Running = Arc::default();
         let seen_together = Mutex::new(0usize);
         let mut finished = Vec::new();
         pool(
