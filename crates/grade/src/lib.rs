@@ -272,6 +272,8 @@ fn check_locally(
     if !bar.is_hidden() {
         let gpus = if devices.is_empty() { "no GPU found".to_string() } else { format!("{} GPU(s): {}", devices.len(), devices.join(", ")) };
         bar.println(format!("{total} to check ({already} already stored), {} worker(s), {gpus}", workers.len()));
+        // The clock keeps moving while a long check runs.
+        bar.enable_steady_tick(std::time::Duration::from_millis(250));
     }
     run::stop_children_on_signal();
     let mut failure = None;
