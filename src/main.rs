@@ -30,7 +30,7 @@ enum Command {
     /// What this machine can run: GPU, compute capability, driver, whether the embedded kernels load, NVRTC and cuBLAS
     Doctor,
     /// Grade a room: check every submission in a process of its own (one worker per GPU, or a Slurm array job), keep each result, write a gradebook and Gradescope and PrairieLearn results
-    Grade(ktrav_grade::GradeArgs),
+    Grade(Box<ktrav_grade::GradeArgs>),
 }
 
 /// The lab's exercises, as grading names them.
