@@ -66,7 +66,6 @@ impl Cluster {
         std::io::Read::read_exact(&mut std::fs::File::open("/dev/urandom").map_err(|e| e.to_string())?, &mut bytes)
             .map_err(|e| e.to_string())?;
         std::fs::write(&key, bytes).map_err(|e| e.to_string())?;
-        std::os::unix::fs::PermissionsExt::set_mode(&mut std::fs::metadata(&key).unwrap().permissions(), 0o600);
         std::fs::set_permissions(&key, std::os::unix::fs::PermissionsExt::from_mode(0o600)).map_err(|e| e.to_string())?;
         let socket = d.join("munge.sock");
         let munged = run(Command::new("munged")
