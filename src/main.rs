@@ -43,7 +43,7 @@ fn main() {
         Err(e) => cli::exit_on_clap_error(e),
     };
     if let Some(Command::Doctor) = args.command {
-        cli::print(&ktrav::doctor::report());
+        cli::print(&ktrav_gpu::doctor::report());
     } else if args.list {
         cli::print(&format!("{}\n", chapter_list()));
     } else if args.refresh_outputs {

@@ -181,7 +181,7 @@ fn book_builds_without_warnings() {
 /// architecture the build embeds code for: PTX is only JIT-compiled upwards.
 #[test]
 fn stated_gpu_minimum_is_the_lowest_embedded_architecture() {
-    let build = std::fs::read_to_string(root().join("crates/ktrav/build.rs")).unwrap();
+    let build = std::fs::read_to_string(root().join("crates/ktrav_gpu/build.rs")).unwrap();
     let lowest = build
         .match_indices("arch=compute_")
         .map(|(at, m)| {

@@ -499,7 +499,7 @@ pub const CHAPTER: ktrav::Chapter = ktrav::Chapter {
     report: || vec![worked_example()],
     shown_outputs,
     figures: figures::figures,
-    gpu_checks: None,
+    gpu_section: None,
     exercises: &[],
 };
 

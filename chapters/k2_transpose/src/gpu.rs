@@ -1,11 +1,12 @@
-//! K.2 on a real GPU: both transpose kernels launched through `ktrav::gpu`,
+//! K.2 on a real GPU: both transpose kernels launched through `ktrav_gpu`,
 //! checked against the simulator on the source's shapes and against the
 //! plain transpose on shapes far too large to simulate. Every launch is the
 //! one [`transpose_launch`] plans, as in the simulator.
 
 use crate::{numbered, tiled_transpose, transpose_launch, TileLayout, TransposeLaunch, SOURCE_CASES, TILE, VERSIONS};
 use anyhow::{Context, Result};
-use ktrav::gpu::{compare, compare_with, test_input, test_value, DeviceBuffer, Gpu, GpuSection, PushKernelArg};
+use ktrav::compare::{compare, compare_with, test_input, test_value};
+use ktrav_gpu::{DeviceBuffer, Gpu, GpuSection, PushKernelArg};
 use ktrav::ladder::{self, Plan, Version};
 use ktrav::{BlockOrder, Shape};
 
@@ -45,6 +46,11 @@ fn transpose_on_gpu(gpu: &Gpu, launch: &TransposeLaunch, input: &[f32], shape: S
     let mut out = gpu.poisoned::<f32>(input.len())?;
     let ms = launch_transpose(gpu, launch, &mut out, &dev_in, shape)?;
     Ok((gpu.download(&out)?, ms))
+}
+
+/// The chapter's "On this GPU" section, its [`ktrav::Chapter`]'s GPU hook.
+pub fn section() -> ktrav::SectionOutcome {
+    ktrav_gpu::section::section_of(&crate::CHAPTER, checks)
 }
 
 /// Every cross-check of the chapter on the GPU.

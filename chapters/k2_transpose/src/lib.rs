@@ -549,7 +549,7 @@ pub const CHAPTER: ktrav::Chapter = ktrav::Chapter {
     report: || vec![worked_example()],
     shown_outputs,
     figures: figures::figures,
-    gpu_checks: Some(gpu::checks),
+    gpu_section: Some(gpu::section),
     exercises: ktrav::lab::K2_TRANSPOSE,
 };
 

@@ -5,7 +5,8 @@
 
 use crate::{simulate_copy, Mapping, SOURCE_CASES, VERSIONS};
 use anyhow::{Context, Result};
-use ktrav::gpu::{compare, compare_with, test_input, test_value, DeviceBuffer, Gpu, GpuSection, PushKernelArg};
+use ktrav::compare::{compare, compare_with, test_input, test_value};
+use ktrav_gpu::{DeviceBuffer, Gpu, GpuSection, PushKernelArg};
 use ktrav::ladder::{self, Plan, Version};
 use ktrav::{BlockOrder, Dim2, LaunchConfig, Shape};
 
@@ -32,6 +33,11 @@ fn copy_on_gpu(gpu: &Gpu, mapping: Mapping, cfg: &LaunchConfig, src: &[f32], sha
     let mut dst = gpu.poisoned::<f32>(src.len())?;
     let ms = launch_copy(gpu, mapping, cfg, &mut dst, &dev_src, shape)?;
     Ok((gpu.download(&dst)?, ms))
+}
+
+/// The chapter's "On this GPU" section, its [`ktrav::Chapter`]'s GPU hook.
+pub fn section() -> ktrav::SectionOutcome {
+    ktrav_gpu::section::section_of(&crate::CHAPTER, checks)
 }
 
 /// Every cross-check of the chapter on the GPU.

@@ -520,7 +520,7 @@ pub const CHAPTER: ktrav::Chapter = ktrav::Chapter {
     report: || vec![worked_example()],
     shown_outputs,
     figures: figures::figures,
-    gpu_checks: Some(gpu::checks),
+    gpu_section: Some(gpu::section),
     exercises: ktrav::lab::K3_GRID_MAPPING,
 };
 

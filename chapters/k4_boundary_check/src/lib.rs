@@ -674,7 +674,7 @@ pub const CHAPTER: ktrav::Chapter = ktrav::Chapter {
     report,
     shown_outputs,
     figures: figures::figures,
-    gpu_checks: Some(gpu::checks),
+    gpu_section: Some(gpu::section),
     exercises: ktrav::lab::K4_BOUNDARY_CHECK,
 };
 
@@ -738,12 +738,12 @@ mod tests {
 
     #[test]
     fn the_kernel_file_holds_all_three_kernels() {
-        ktrav::kernels::check_compiled(
+        ktrav_gpu::kernels::check_compiled(
             "k4_boundary_check",
             &["fill_checked", "fill_row_only_checked", "add_row_only_checked"],
         );
         // The bug is in the .cu too, not only in its Rust twin.
-        let k = ktrav::kernels::find("k4_boundary_check").unwrap();
+        let k = ktrav_gpu::kernels::find("k4_boundary_check").unwrap();
         assert!(k.source.contains("if (row < rows) {"));
     }
 

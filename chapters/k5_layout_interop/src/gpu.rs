@@ -9,8 +9,9 @@ use crate::{
     GemmError, Op, Pairing, GEMM_K, GEMM_M, GEMM_N, PAIRINGS, SOURCE_SHAPE, VERSIONS, WARP_BLOCK, WARP_SHAPE,
 };
 use anyhow::{Context, Result};
-use ktrav::gpu::blas::{Blas, Sgemm, Transpose};
-use ktrav::gpu::{compare, compare_with, median_ms, test_input, test_value, DeviceBuffer, Gpu, GpuSection, Kernel, PushKernelArg};
+use ktrav_gpu::blas::{Blas, Sgemm, Transpose};
+use ktrav::compare::{compare, compare_with, test_input, test_value};
+use ktrav_gpu::{median_ms, DeviceBuffer, Gpu, GpuSection, Kernel, PushKernelArg};
 use ktrav::ladder::{self, Plan, Version};
 use ktrav::{BlockOrder, Dim2, Matrix, Shape, StorageOrder};
 
@@ -52,6 +53,11 @@ fn add_on_gpu(
 
 fn describe(kernel: Pairing) -> String {
     format!("{} ({} data, x walks {}s)", kernel.kernel_name(), kernel.order, kernel.x_walks)
+}
+
+/// The chapter's "On this GPU" section, its [`ktrav::Chapter`]'s GPU hook.
+pub fn section() -> ktrav::SectionOutcome {
+    ktrav_gpu::section::section_of(&crate::CHAPTER, checks)
 }
 
 /// Every cross-check of the chapter on the GPU.
@@ -465,7 +471,7 @@ fn exact_case(gpu: &Gpu, blas: &Blas, sec: &mut GpuSection, m: usize, n: usize, 
     let (a, b) = gemm_operands(m as u64, n as u64, k as u64);
     let want = reference_product(&a, &b);
     sec.line(format!("  A {m}x{k}, B {k}x{n} (the chapter's integer operands; exact comparison):"));
-    let poison = f32::from_bits(ktrav::gpu::POISON_WORD);
+    let poison = f32::from_bits(ktrav::POISON_WORD);
     for call in calls(m, n, k, a.as_slice(), b.as_slice()) {
         let (first, second) = if call.name.starts_with("fix") { ("B", "A") } else { ("A", "B") };
         let got = gemm_on_gpu(gpu, blas, &call)?;

@@ -732,7 +732,7 @@ pub const CHAPTER: ktrav::Chapter = ktrav::Chapter {
     report,
     shown_outputs,
     figures: figures::figures,
-    gpu_checks: Some(gpu::checks),
+    gpu_section: Some(gpu::section),
     exercises: ktrav::lab::K5_LAYOUT_INTEROP,
 };
 
@@ -781,7 +781,7 @@ pub fn add_v3_plan(shape: Shape, sms: u32) -> Result<ktrav::ladder::Plan, Geomet
 mod ladder_tests {
     #[test]
     fn the_fast_versions_compile_lean() {
-        ktrav::ladder::check_versions("k5_layout_interop", &super::VERSIONS);
+        ktrav_gpu::kernels::check_versions("k5_layout_interop", &super::VERSIONS);
     }
 }
 
@@ -846,7 +846,7 @@ mod tests {
     #[test]
     fn the_kernel_file_holds_all_four_kernels() {
         let names: Vec<&str> = PAIRINGS.iter().map(|p| p.kernel_name()).collect();
-        ktrav::kernels::check_compiled("k5_layout_interop", &names);
+        ktrav_gpu::kernels::check_compiled("k5_layout_interop", &names);
         assert_eq!(names, ["add_row_major", "add_col_major", "add_row_major_x_rows", "add_col_major_x_cols"]);
     }
 

@@ -1,5 +1,5 @@
 //! K.6 on a real GPU: `spiral_scatter` and `spiral_gather` launched through
-//! `ktrav::gpu` with the same launch plan as the simulator, checked against
+//! `ktrav_gpu` with the same launch plan as the simulator, checked against
 //! the simulator on the source's four kernel cases and against the inverse
 //! closed form on shapes far too large to simulate (one at `gridDim.y`'s
 //! limit, one past 2^31 elements), then timed side by side with a plain
@@ -7,7 +7,8 @@
 
 use crate::{plan, simulate, spiral_position, Kernel, SOURCE_BLOCK, SOURCE_KERNEL_CASES, VERSIONS};
 use anyhow::{Context, Result};
-use ktrav::gpu::{compare, compare_with, test_value, DeviceBuffer, Gpu, GpuSection, PushKernelArg};
+use ktrav::compare::{compare, compare_with, test_value};
+use ktrav_gpu::{DeviceBuffer, Gpu, GpuSection, PushKernelArg};
 use ktrav::ladder::{self, Plan, Version};
 use ktrav::{BlockOrder, Dim2, LaunchConfig, Shape};
 
@@ -40,7 +41,7 @@ fn int_dims(shape: Shape) -> Result<(i32, i32)> {
 
 /// The element at flat index `i` of every test input.
 fn test_input(n: u64) -> Vec<f32> {
-    ktrav::gpu::test_input(n, 0)
+    ktrav::test_input(n, 0)
 }
 
 /// What both kernels must leave at output index `rank` of a `shape` test
@@ -67,6 +68,11 @@ fn launch_once(
     let mut args = gpu.args(&f);
     args.arg(&mut *out).arg(input).arg(&rows).arg(&cols);
     gpu.launch(args, cfg, 0).with_context(|| format!("{} on a {shape} matrix", kernel.name()))
+}
+
+/// The chapter's "On this GPU" section, its [`ktrav::Chapter`]'s GPU hook.
+pub fn section() -> ktrav::SectionOutcome {
+    ktrav_gpu::section::section_of(&crate::CHAPTER, checks)
 }
 
 /// Every cross-check of the chapter on the GPU.

@@ -590,7 +590,7 @@ pub const CHAPTER: ktrav::Chapter = ktrav::Chapter {
     report,
     shown_outputs,
     figures: figures::figures,
-    gpu_checks: Some(gpu::checks),
+    gpu_section: Some(gpu::section),
     exercises: ktrav::lab::K6_SPIRAL,
 };
 

@@ -11,7 +11,8 @@ use crate::{
     Interleaving, Launch, SOURCE_BLOCK_X, SOURCE_DP_CASES, VERSIONS,
 };
 use anyhow::{Context, Result};
-use ktrav::gpu::{compare, median_ms, Agreement, DeviceBuffer, Gpu, GpuSection, Kernel, PushKernelArg};
+use ktrav::compare::{compare, Agreement};
+use ktrav_gpu::{median_ms, DeviceBuffer, Gpu, GpuSection, Kernel, PushKernelArg};
 use ktrav::ladder::{Plan, Version};
 use ktrav::report;
 use ktrav::{BlockOrder, Dim2, Shape};
@@ -103,6 +104,11 @@ fn verdict(sec: &mut GpuSection, label: &str, agreement: &Agreement, fill: &Fill
         detail += ", but the simulator's table differs from the scalar DP";
     }
     sec.verdict(label, &detail, agreement.ok() && launches_ok && sim_is_dp, Some(fill.kernel_ms));
+}
+
+/// The chapter's "On this GPU" section, its [`ktrav::Chapter`]'s GPU hook.
+pub fn section() -> ktrav::SectionOutcome {
+    ktrav_gpu::section::section_of(&crate::CHAPTER, checks)
 }
 
 /// Every cross-check of the chapter on the GPU.

@@ -127,7 +127,7 @@ fn the_work_estimate_counts_what_the_report_does() {
 
 #[test]
 fn kernels_are_embedded() {
-    ktrav::kernels::check_compiled("k7_diagonal", &["lattice_wavefront", "lattice_single_launch", "lattice_tiled"]);
+    ktrav_gpu::kernels::check_compiled("k7_diagonal", &["lattice_wavefront", "lattice_single_launch", "lattice_tiled"]);
 }
 
 proptest! {
@@ -213,7 +213,7 @@ fn every_fill_is_a_fixed_point_of_the_one_recurrence() {
 
 #[test]
 fn the_fast_versions_compile_lean() {
-    ktrav::ladder::check_versions("k7_diagonal", &crate::VERSIONS);
+    ktrav_gpu::kernels::check_versions("k7_diagonal", &crate::VERSIONS);
 }
 
 #[test]

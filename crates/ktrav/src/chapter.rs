@@ -1,7 +1,8 @@
 //! What a chapter is, as one value: every `main`, the root `cargo run`, the
-//! GPU suite and the book's tests read a chapter through its [`Chapter`].
+//! GPU suite, the lab checker, the simulator track and the book's tests read
+//! a chapter through its [`Chapter`], and through nothing else.
 
-use crate::gpu::GpuChecks;
+use crate::section::SectionOutcome;
 
 /// One section of Appendix K.
 pub struct Chapter {
@@ -20,15 +21,15 @@ pub struct Chapter {
     /// Every figure the chapter's page shows: (name under `book/figures/`,
     /// SVG text).
     pub figures: fn() -> Vec<(&'static str, String)>,
-    /// The real kernels against the simulators, where a GPU exists.
-    pub gpu_checks: Option<GpuChecks>,
-    /// The chapter's GPU lab exercises, from [`crate::lab::catalogue`]
-    /// (checked by its binary's `check`; the simulator track's twins live
-    /// in the chapter's `exercises` module).
+    /// The "On this GPU" section: the real kernels against the simulators,
+    /// run by the chapter's `gpu` module where a GPU exists.
+    pub gpu_section: Option<fn() -> SectionOutcome>,
+    /// The chapter's GPU lab exercises (checked by its binary's `check`; the
+    /// simulator track's twins live in the chapter's `exercises` module).
     pub exercises: &'static [Exercise],
 }
 
-/// A lab exercise: the one catalogue is [`crate::lab::catalogue`].
+/// A lab exercise (see [`crate::lab`]).
 pub use crate::lab::Exercise;
 
 impl Chapter {
@@ -47,8 +48,12 @@ impl Chapter {
     /// non-zero if a GPU check disagreed.
     pub fn run_default(&self) {
         crate::cli::print(&self.report_text());
-        if let Some(checks) = self.gpu_checks {
-            crate::gpu::print_section(checks);
+        if let Some(section) = self.gpu_section {
+            let outcome = section();
+            crate::cli::print(&format!("\n{}", outcome.text()));
+            if outcome.exit_code() != 0 {
+                std::process::exit(outcome.exit_code());
+            }
         }
     }
 }

@@ -84,21 +84,6 @@ pub fn plain(cfg: LaunchConfig) -> Plan {
     Plan { cfg, shared_bytes: 0, work_words: 0 }
 }
 
-/// Checks a chapter's versions against ptxas's report: each is an entry
-/// point of `kernels/<file>.cu`, compiles for sm_80 and sm_90 without spills
-/// or local memory, and declares the shared memory its version says.
-/// Skips (returns) when the build had no nvcc, as `check_compiled` does.
-pub fn check_versions(file: &str, versions: &[Version]) {
-    let names: Vec<&str> = versions.iter().map(|v| v.kernel).collect();
-    let Some(all) = crate::kernels::check_compiled(file, &names) else { return };
-    for v in versions {
-        for arch in ["sm_80", "sm_90"] {
-            let r = crate::kernels::resources_of(&all, v.kernel, arch);
-            assert_eq!(r.shared_bytes, v.static_shared, "{} on {arch}", v.kernel);
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

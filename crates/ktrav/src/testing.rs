@@ -10,7 +10,7 @@ pub fn run_binary(path: &str, args: &[&str]) -> Output {
     Command::new(path)
         .args(args)
         .env("NO_COLOR", "1")
-        .env(crate::gpu::DISABLE_ENV, "1")
+        .env(crate::section::DISABLE_ENV, "1")
         .output()
         .unwrap_or_else(|e| panic!("cannot run {path}: {e}"))
 }
@@ -50,7 +50,7 @@ pub fn assert_quiet_on_closed_pipe(path: &str, args: &[&str]) {
     let mut child = Command::new(path)
         .args(args)
         .env("NO_COLOR", "1")
-        .env(crate::gpu::DISABLE_ENV, "1")
+        .env(crate::section::DISABLE_ENV, "1")
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -64,7 +64,7 @@ pub fn assert_quiet_on_closed_pipe(path: &str, args: &[&str]) {
 
 /// The line every chapter with kernels prints when `KTRAV_NO_GPU` is set.
 pub fn no_gpu_line() -> String {
-    format!("GPU section skipped: {} is set.\n", crate::gpu::DISABLE_ENV)
+    format!("GPU section skipped: {} is set.\n", crate::section::DISABLE_ENV)
 }
 
 /// Asserts what a chapter binary with kernels prints when run with no

@@ -1,14 +1,13 @@
-//! Lab checks: a student's own kernel, compiled at run time with NVRTC and
-//! judged on a fixed public battery of shapes.
+//! The lab's model: an exercise (the kernel a student writes, its
+//! arguments, how it is launched and what it must produce), the fixed
+//! public battery of shapes it is judged on, and the verdicts. The checker
+//! that compiles and launches a student's file on a GPU is `ktrav_gpu::check`;
+//! the same exercises run as Rust twins under the simulator in [`simtrack`].
 //!
-//! A chapter binary offers `check FILE.cu [--large] [--json]` by embedding
-//! [`CheckArgs`] as a clap subcommand and calling [`run_check`]. For every
-//! shape of the battery the output buffer is poisoned and surrounded by
-//! poisoned guard words, so each line tells apart elements that are
-//! *wrong*, *unwritten*, and writes *out of bounds*; a launch error, a
-//! crash and a kernel that never finishes (a watchdog polls an event) are
-//! verdicts too. Only when every shape passes is the kernel timed beside a
-//! device copy and the chapter's own kernel (never asserted).
+//! For every shape of the battery the output buffer is poisoned and
+//! surrounded by poisoned guard words, so each line tells apart elements that
+//! are *wrong*, *unwritten*, and writes *out of bounds*; a launch error, a
+//! crash and a kernel that never finishes are verdicts too.
 //!
 //! Exit codes: 0 every shape passes, 1 one fails (or the file does not
 //! compile), 2 bad input (one line on stderr, before any work), and
@@ -21,13 +20,11 @@ pub mod simtrack;
 
 pub use catalogue::{BY_CHAPTER, K2_TRANSPOSE, K3_GRID_MAPPING, K4_BOUNDARY_CHECK, K5_LAYOUT_INTEROP, K6_SPIRAL, K7_DIAGONAL};
 
+use crate::compare::{compare_with, POISON_WORD};
 use crate::geometry::{ceil_div, Dim2, LaunchConfig, Shape, MAX_GRID_Y};
-use crate::gpu::{self, nvrtc, Gpu, Kernel, PushKernelArg, POISON_WORD};
 use crate::report::{self, Report};
 use anyhow::{anyhow, Result};
 use serde::Serialize;
-use std::path::PathBuf;
-use std::time::Duration;
 
 /// The exit code of a check that could not be made (no GPU, no NVRTC).
 pub const COULD_NOT_CHECK: i32 = 3;
@@ -67,7 +64,8 @@ pub enum Elem {
 }
 
 impl Elem {
-    fn words(self) -> usize {
+    /// 32-bit words per element.
+    pub fn words(self) -> usize {
         match self {
             Elem::F32 => 1,
             Elem::U64 => 2,
@@ -245,7 +243,7 @@ impl Verdict {
     }
 
     /// Whether the device can still be used after this.
-    fn device_usable(&self) -> bool {
+    pub fn device_usable(&self) -> bool {
         !matches!(self, Verdict::Crashed { .. } | Verdict::DidNotFinish { .. } | Verdict::NotRun)
     }
 
@@ -331,65 +329,6 @@ pub struct Record {
     pub timing: Option<Timing>,
 }
 
-/// `check FILE.cu [--large] [--json]`, for a chapter's command line.
-#[derive(clap::Args, Clone, Debug)]
-pub struct CheckArgs {
-    /// The .cu file holding your kernel.
-    pub file: PathBuf,
-    /// Add a shape past 2^31 elements (needs tens of gigabytes of device memory).
-    #[arg(long)]
-    pub large: bool,
-    /// Print one JSON record instead of the report.
-    #[arg(long)]
-    pub json: bool,
-    /// Which exercise of the chapter, when it has several.
-    #[arg(long)]
-    pub exercise: Option<String>,
-    /// Seconds a shape may run before the watchdog calls it stuck.
-    #[arg(long, default_value_t = 60, value_parser = crate::cli::size_in(3600))]
-    pub timeout: u64,
-}
-
-/// The subcommand every chapter binary from K.2 on offers.
-#[derive(clap::Subcommand, Clone, Debug)]
-pub enum LabCommand {
-    /// Check your own kernel (a .cu file) against this chapter's exercise on the GPU
-    Check(CheckArgs),
-}
-
-impl LabCommand {
-    /// Runs the subcommand for `chapter` and exits with its code.
-    pub fn run(&self, chapter: &crate::Chapter) -> ! {
-        match self {
-            LabCommand::Check(args) => run_check(chapter.id, args),
-        }
-    }
-}
-
-/// Checks the file named in `args` against `chapter`'s exercise, prints
-/// the report (or the JSON record) and exits with the check's code.
-pub fn run_check(chapter: &str, args: &CheckArgs) -> ! {
-    let all = exercises_of(chapter);
-    let ex = match &args.exercise {
-        Some(id) => all.iter().find(|e| e.id == id).copied().unwrap_or_else(|| {
-            let ids: Vec<&str> = all.iter().map(|e| e.id).collect();
-            crate::cli::fail(&format!("{chapter} has no exercise '{id}' (it has: {})", ids.join(", ")))
-        }),
-        None => *all.first().unwrap_or_else(|| crate::cli::fail(&format!("{chapter} has no lab exercise"))),
-    };
-    let source = crate::cli::or_exit(read_source(&args.file));
-    let record = check(ex, args, &source);
-    if args.json {
-        crate::cli::print(&format!("{}\n", serde_json::to_string(&record).expect("a record serialises")));
-    } else {
-        crate::cli::print(&render(&record));
-    }
-    if record.exit_code == COULD_NOT_CHECK {
-        eprintln!("error: could not check: {}", record.reason.as_deref().unwrap_or("unknown reason"));
-    }
-    std::process::exit(record.exit_code)
-}
-
 /// The student's file as text, or a one-line reason it is not a source.
 pub fn read_source(path: &std::path::Path) -> Result<String> {
     let bytes = std::fs::read(path).map_err(|e| anyhow!("cannot read {}: {e}", path.display()))?;
@@ -444,128 +383,45 @@ pub fn render(r: &Record) -> String {
     out.into_string()
 }
 
-/// Compiles `source` and judges it on the battery. Never panics and never
-/// exits, except after a kernel that did not finish: then the device is
-/// stuck, so the record is printed and the process exits at once.
-pub fn check(ex: &Exercise, args: &CheckArgs, source: &str) -> Record {
-    let mut record = Record {
-        exercise: ex.id.into(),
-        section: ex.section.into(),
-        kernel: ex.kernel.into(),
-        file: args.file.display().to_string(),
-        outcome: "could not check".into(),
-        exit_code: COULD_NOT_CHECK,
-        device: None,
-        compiler: None,
-        reason: None,
-        compile_log: None,
-        shapes: Vec::new(),
-        timing: None,
-    };
-    let nvrtc = match nvrtc::locate() {
-        Ok(n) => n,
-        Err(why) => {
-            record.reason = Some(why.0);
-            return record;
-        }
-    };
-    record.compiler = Some(nvrtc.describe());
-    let name = args.file.file_name().map_or("kernel.cu".into(), |n| n.to_string_lossy().into_owned());
-    let gpu = gpu::open();
-    // Without a GPU the file is still compiled, for the oldest architecture
-    // the embedded kernels serve, so a compile error is reported anyway.
-    let compiled = match &gpu {
-        Ok(g) => g.compile(source, &name),
-        Err(_) => nvrtc.compile(source, &name, nvrtc::DEFAULT_ARCH),
-    };
-    let compiled = match compiled {
-        Ok(c) => c,
-        Err(nvrtc::CompileFailure::Rejected { log }) => {
-            record.compile_log = Some(log);
-            return fail(record, "the file does not compile (the compiler's log is above)");
-        }
-        Err(nvrtc::CompileFailure::Failed(why)) => {
-            record.reason = Some(why);
-            return record;
-        }
-    };
-    record.compile_log = Some(compiled.log.clone());
-    record.compiler = Some(format!("{} for {}", nvrtc.describe(), compiled.arch.virtual_name()));
-    if !has_entry(&compiled.ptx, ex.kernel) {
-        return fail(record, &format!("the file has no kernel `extern \"C\" __global__ void {}(...)`", ex.kernel));
-    }
-    let gpu = match gpu {
-        Ok(g) => g,
-        Err(why) => {
-            record.reason = Some(format!("no GPU ({why}); the file compiles"));
-            return record;
-        }
-    };
-    record.device = Some(format!("{}; {}", gpu.info.describe(), gpu.kernel_path().describe()));
-    let function = match gpu.load_ptx(&compiled.ptx).and_then(|m| Ok(m.load_function(ex.kernel)?)) {
-        Ok(f) => f,
-        Err(e) => return fail(record, &format!("the compiled kernel did not load ({e:#})")),
-    };
-    let timeout = Duration::from_secs(args.timeout);
-    let mut usable = true;
-    for case in battery(ex, args.large) {
-        let verdict = if usable { run_case(&gpu, &function, ex, case.shape, timeout) } else { Verdict::NotRun };
-        usable &= verdict.device_usable();
-        let stuck = matches!(verdict, Verdict::DidNotFinish { .. });
-        record.shapes.push(ShapeResult { label: case.label, rows: case.shape.rows, cols: case.shape.cols, verdict });
-        if stuck {
-            // The kernel still runs: nothing on this context can be freed
-            // or waited for. Report what is known and leave.
-            finish(&mut record);
-            if args.json {
-                crate::cli::print(&format!("{}\n", serde_json::to_string(&record).expect("a record serialises")));
-            } else {
-                crate::cli::print(&render(&record));
-            }
-            std::process::exit(record.exit_code);
+impl Record {
+    /// A record of a check of `file` against `ex` that has not started: it
+    /// says "could not check" until the check gets further.
+    pub fn new(ex: &Exercise, file: String) -> Record {
+        Record {
+            exercise: ex.id.into(),
+            section: ex.section.into(),
+            kernel: ex.kernel.into(),
+            file,
+            outcome: "could not check".into(),
+            exit_code: COULD_NOT_CHECK,
+            device: None,
+            compiler: None,
+            reason: None,
+            compile_log: None,
+            shapes: Vec::new(),
+            timing: None,
         }
     }
-    finish(&mut record);
-    if record.exit_code == 0 {
-        record.timing = time(&gpu, &function, ex).ok();
+
+    /// The check failed before any shape ran, because of `why`.
+    pub fn fail(mut self, why: &str) -> Record {
+        self.reason = Some(why.to_string());
+        self.outcome = "fail".into();
+        self.exit_code = 1;
+        self
     }
-    record
+
+    /// The outcome and exit code of the shapes checked so far.
+    pub fn finish(&mut self) {
+        let ok = self.shapes.iter().all(|s| s.verdict.passed());
+        self.outcome = if ok { "pass" } else { "fail" }.into();
+        self.exit_code = if ok { 0 } else { 1 };
+    }
 }
 
-/// Whether PTX defines the entry point `kernel` (unmangled: `extern "C"`).
-pub fn has_entry(ptx: &str, kernel: &str) -> bool {
-    ptx.lines().any(|l| l.trim_start().starts_with(".visible .entry") && l.contains(&format!(".entry {kernel}(")))
-}
-
-fn fail(mut record: Record, why: &str) -> Record {
-    record.reason = Some(why.to_string());
-    record.outcome = "fail".into();
-    record.exit_code = 1;
-    record
-}
-
-fn finish(record: &mut Record) {
-    let ok = record.shapes.iter().all(|s| s.verdict.passed());
-    record.outcome = if ok { "pass" } else { "fail" }.into();
-    record.exit_code = if ok { 0 } else { 1 };
-}
-
-/// Device buffers for one run of the kernel on `shape`.
-struct Buffers {
-    /// The output with [`GUARD_WORDS`] poisoned words on each side.
-    out: gpu::DeviceBuffer<u32>,
-    inputs: Vec<gpu::DeviceBuffer<f32>>,
-}
-
-fn buffers(gpu: &Gpu, ex: &Exercise, shape: Shape) -> Result<Buffers> {
-    let n = shape.elements() as usize;
-    let out = gpu.poisoned::<u32>(2 * GUARD_WORDS + n * ex.elem.words())?;
-    let inputs = (0..ex.inputs).map(|k| gpu.upload(&input(k, n))).collect::<Result<Vec<_>>>()?;
-    Ok(Buffers { out, inputs })
-}
-
-/// Input `k` of `n` elements, generated on every core.
-fn input(k: u8, n: usize) -> Vec<f32> {
+/// Input `k` of `n` elements, element `i` being
+/// [`reference::input_value`]`(k, i)`, generated on every core.
+pub fn input(k: u8, n: usize) -> Vec<f32> {
     let mut v = vec![0f32; n];
     let threads = std::thread::available_parallelism().map_or(1, |t| t.get());
     let chunk = n.div_ceil(threads).max(1 << 16);
@@ -581,84 +437,6 @@ fn input(k: u8, n: usize) -> Vec<f32> {
     v
 }
 
-/// Queues every launch of `shape`, waiting (under the watchdog) every so
-/// often so that a stuck kernel cannot block a full launch queue.
-fn enqueue_all(
-    gpu: &Gpu,
-    f: &Kernel,
-    ex: &Exercise,
-    shape: Shape,
-    bufs: &Buffers,
-    timeout: Duration,
-) -> std::result::Result<(), Verdict> {
-    let out_at = gpu.address(&bufs.out) + 4 * GUARD_WORDS as u64;
-    let ins: Vec<u64> = bufs.inputs.iter().map(|b| gpu.address(b)).collect();
-    let plan = launches(ex, shape).map_err(|e| Verdict::LaunchFailed { error: format!("{e:#}") })?;
-    let (rows, cols) = (shape.rows as i64, shape.cols as i64);
-    let (rows32, cols32) = (shape.rows as i32, shape.cols as i32);
-    for (n, (cfg, step)) in plan.iter().enumerate() {
-        let mut args = gpu.args(f);
-        for a in ex.args {
-            match a {
-                Arg::Out => args.arg(&out_at),
-                Arg::Input(k) => args.arg(&ins[*k as usize]),
-                Arg::Rows64 => args.arg(&rows),
-                Arg::Cols64 => args.arg(&cols),
-                Arg::Rows32 => args.arg(&rows32),
-                Arg::Cols32 => args.arg(&cols32),
-                Arg::Step => args.arg(step),
-            };
-        }
-        gpu.enqueue(args, cfg, 0).map_err(|e| Verdict::LaunchFailed { error: format!("{e:#}") })?;
-        if (n + 1) % 256 == 0 || n + 1 == plan.len() {
-            wait(gpu, timeout)?;
-        }
-    }
-    Ok(())
-}
-
-fn wait(gpu: &Gpu, timeout: Duration) -> std::result::Result<(), Verdict> {
-    match gpu.finish_within(timeout) {
-        Ok(true) => Ok(()),
-        Ok(false) => Err(Verdict::DidNotFinish { seconds: timeout.as_secs() }),
-        Err(e) => Err(Verdict::Crashed { error: format!("{e:#}") }),
-    }
-}
-
-/// Runs the kernel on one shape and judges what it left in memory.
-fn run_case(gpu: &Gpu, f: &Kernel, ex: &Exercise, shape: Shape, timeout: Duration) -> Verdict {
-    let n = shape.elements();
-    let needed = (2 * GUARD_WORDS as u64 + n * ex.elem.words() as u64 + n * ex.inputs as u64) * 4;
-    match gpu.free_memory() {
-        Ok(free) if (free as u64) < needed + (needed >> 4) => {
-            return Verdict::Skipped {
-                reason: format!("needs {} MB of device memory, {} MB free", needed >> 20, free >> 20),
-            }
-        }
-        Err(e) => return Verdict::Crashed { error: format!("{e:#}") },
-        Ok(_) => {}
-    }
-    let bufs = match buffers(gpu, ex, shape) {
-        Ok(b) => b,
-        Err(e) => return Verdict::Crashed { error: format!("{e:#}") },
-    };
-    if let Err(v) = enqueue_all(gpu, f, ex, shape, &bufs, timeout) {
-        if let Verdict::LaunchFailed { .. } = v {
-            // A refused launch leaves the device usable unless an earlier
-            // one faulted; find out which.
-            if let Err(crash) = wait(gpu, timeout) {
-                return crash;
-            }
-        }
-        return v;
-    }
-    let words = match gpu.download(&bufs.out) {
-        Ok(w) => w,
-        Err(e) => return Verdict::Crashed { error: format!("{e:#}") },
-    };
-    judge(&words, ex.elem, &(ex.expected)(shape))
-}
-
 /// Judges a downloaded output with its guards: every guard word must still
 /// be poison, and every element must match `expected`.
 pub fn judge(words: &[u32], elem: Elem, expected: &Expected) -> Verdict {
@@ -666,10 +444,10 @@ pub fn judge(words: &[u32], elem: Elem, expected: &Expected) -> Verdict {
     let (body, after) = rest.split_at(rest.len() - GUARD_WORDS);
     let touched = |g: &[u32]| g.iter().filter(|&&w| w != POISON_WORD).count() as u64;
     let a = match elem {
-        Elem::F32 => gpu::compare_with(body, |i| expected(i as u64) as u32),
+        Elem::F32 => compare_with(body, |i| expected(i as u64) as u32),
         Elem::U64 => {
             let pairs: Vec<u64> = body.chunks_exact(2).map(|p| p[0] as u64 | (p[1] as u64) << 32).collect();
-            gpu::compare_with(&pairs, |i| expected(i as u64))
+            compare_with(&pairs, |i| expected(i as u64))
         }
     };
     let (oob_before, oob_after) = (touched(before), touched(after));
@@ -683,28 +461,6 @@ pub fn judge(words: &[u32], elem: Elem, expected: &Expected) -> Verdict {
         out_of_bounds_before: oob_before,
         out_of_bounds_after: oob_after,
     }
-}
-
-/// Times the student's kernel, the chapter's and a device copy on the
-/// exercise's timing shape, in the same run.
-fn time(gpu: &Gpu, yours: &Kernel, ex: &Exercise) -> Result<Timing> {
-    crate::cli::warn_if_debug("timings");
-    let shape = ex.timing_shape;
-    let bufs = buffers(gpu, ex, shape)?;
-    let no_limit = Duration::from_secs(600);
-    let run = |f: &Kernel| -> Result<f32> {
-        gpu.timed(|| enqueue_all(gpu, f, ex, shape, &bufs, no_limit).map_err(|v| anyhow!("{}", v.describe(0))))
-    };
-    let words = shape.elements() as usize * ex.elem.words();
-    let src = gpu.poisoned::<u32>(words)?;
-    let mut dst = gpu.poisoned::<u32>(words)?;
-    let copy_ms = gpu::median_ms(TIMING_REPEATS, || gpu.copy_ms(&src, &mut dst))?;
-    let yours_ms = gpu::median_ms(TIMING_REPEATS, || run(yours))?;
-    let chapter_ms = match gpu.function(ex.chapter, ex.kernel) {
-        Ok(f) => Some(gpu::median_ms(TIMING_REPEATS, || run(&f))?),
-        Err(_) => None,
-    };
-    Ok(Timing { rows: shape.rows, cols: shape.cols, repeats: TIMING_REPEATS, copy_ms, yours_ms, chapter_ms })
 }
 
 #[cfg(test)]

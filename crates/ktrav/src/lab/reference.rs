@@ -6,7 +6,7 @@ use crate::geometry::Shape;
 /// The value of element `i` of input `k` (0, 1, ...): exact as an `f32`
 /// and different for every index and input.
 pub fn input_value(k: u8, i: u64) -> f32 {
-    crate::gpu::test_value(i.wrapping_add((k as u64) << 40))
+    crate::compare::test_value(i.wrapping_add((k as u64) << 40))
 }
 
 /// Transpose: element `i` of the `cols x rows` output is element

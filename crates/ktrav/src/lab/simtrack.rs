@@ -16,7 +16,7 @@
 
 use super::{judge, Elem, Exercise, Launch, Verdict, GUARD_WORDS};
 use crate::geometry::{ceil_div, LaunchConfig, Shape};
-use crate::gpu::POISON_WORD;
+use crate::compare::POISON_WORD;
 use crate::report::{self, Report};
 use crate::sim::{launch_stepped, BlockOrder, Thread, ThreadOrder};
 

@@ -1,13 +1,9 @@
 use super::*;
 use crate::sim::{launch, BlockOrder};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn args(file: &str) -> CheckArgs {
-    CheckArgs { file: PathBuf::from(file), large: false, json: false, exercise: None, timeout: 60 }
 }
 
 #[test]
@@ -160,105 +156,9 @@ fn the_judge_tells_wrong_unwritten_and_out_of_bounds_apart() {
     assert!(report::plain(&line).contains("written out of bounds: 1 words before the output, 1 after: FAIL"), "{line}");
 }
 
-#[test]
-fn entries_are_found_only_when_defined() {
-    let ptx = ".visible .entry copy_x_to_col(\n.visible .entry copy_x_to_colour(\n.func helper(";
-    assert!(has_entry(ptx, "copy_x_to_col") && has_entry(ptx, "copy_x_to_colour"));
-    assert!(!has_entry(ptx, "copy_x") && !has_entry(ptx, "helper"));
-}
 
-/// Every `.cu` file of `exercises/`, with the exercises it names in its
-/// `// expect:` lines.
-fn exercise_files() -> Vec<(PathBuf, Vec<&'static Exercise>)> {
-    let mut files = Vec::new();
-    for chapter in std::fs::read_dir(workspace().join("exercises")).unwrap().flatten() {
-        let name = chapter.file_name().to_string_lossy().into_owned();
-        for dir in [chapter.path(), chapter.path().join("wrong")] {
-            for f in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
-                if f.path().extension().is_some_and(|e| e == "cu") {
-                    let text = std::fs::read_to_string(f.path()).unwrap();
-                    let named: Vec<&Exercise> = text
-                        .lines()
-                        .filter_map(|l| l.strip_prefix("// expect: "))
-                        .map(|l| {
-                            let id = l.split(':').next().unwrap();
-                            *exercises_of(&name).iter().find(|e| e.id == id).unwrap_or_else(|| {
-                                panic!("{}: '{id}' is no exercise of {name}", f.path().display())
-                            })
-                        })
-                        .collect();
-                    assert!(!named.is_empty(), "{} states no verdict (// expect: ...)", f.path().display());
-                    files.push((f.path(), named));
-                }
-            }
-        }
-    }
-    files.sort_by(|a, b| a.0.cmp(&b.0));
-    files
-}
 
-/// CI's check of the lab: every starter, wrong kernel and solution
-/// compiles with NVRTC, for the oldest architecture the embedded code
-/// serves and for a T4 (the run-time path), and defines the kernel its
-/// exercise looks up.
-#[test]
-fn every_starter_wrong_kernel_and_solution_compiles_with_nvrtc() {
-    let files = exercise_files();
-    assert!(files.len() >= 23, "only {} exercise files", files.len());
-    for ex in all() {
-        assert!(files.iter().any(|(p, _)| p.ends_with(ex.starter)), "{} is not among the exercise files", ex.starter);
-        assert!(files.iter().any(|(p, named)| p.to_string_lossy().contains("/wrong/") && named.iter().any(|e| e.id == ex.id))
-            || ex.id == "find-the-bug", "{} has no wrong kernel", ex.id);
-    }
-    let Some(nvrtc) = nvrtc::for_tests() else { return };
-    let compile = |name: &str, source: &str, kernels: &[&str]| {
-        for arch in [nvrtc::DEFAULT_ARCH, nvrtc::Arch::of((7, 5))] {
-            let ptx = match nvrtc.compile(source, name, arch) {
-                Ok(c) => c.ptx,
-                Err(nvrtc::CompileFailure::Rejected { log }) => panic!("{name} does not compile for {arch:?}:\n{log}"),
-                Err(e) => panic!("{name}: {e}"),
-            };
-            for k in kernels {
-                assert!(has_entry(&ptx, k), "{name} defines no kernel {k}");
-            }
-        }
-    };
-    for (path, named) in &files {
-        let kernels: Vec<&str> = named.iter().map(|e| e.kernel).collect();
-        compile(&path.display().to_string(), &std::fs::read_to_string(path).unwrap(), &kernels);
-    }
-    for k in crate::kernels::KERNELS {
-        let solutions: Vec<&str> = exercises_of(k.name).iter().map(|e| e.kernel).collect();
-        compile(&format!("kernels/{}.cu", k.name), k.source, &solutions);
-    }
-}
 
-/// The check itself, end to end: on this machine without a GPU it compiles
-/// and stops with "could not check"; with a GPU the solution passes.
-#[test]
-fn a_check_compiles_first_and_says_why_it_could_not_check() {
-    let Some(_) = nvrtc::for_tests() else { return };
-    let ex = &K2_TRANSPOSE[0];
-    let solution = crate::kernels::find(ex.chapter).unwrap().source;
-    let r = check(ex, &args("solution.cu"), solution);
-    match gpu::open() {
-        Ok(_) => assert_eq!((r.outcome.as_str(), r.exit_code), ("pass", 0), "{}", render(&r)),
-        Err(_) => {
-            assert_eq!((r.outcome.as_str(), r.exit_code), ("could not check", COULD_NOT_CHECK));
-            assert!(r.reason.as_deref().unwrap().contains("the file compiles"), "{:?}", r.reason);
-            assert!(r.shapes.is_empty() && r.compiler.as_deref().unwrap().contains("for compute_80"));
-        }
-    }
-    let broken = check(ex, &args("broken.cu"), "extern \"C\" __global__ void transpose_tile32_padded() { nope; }");
-    assert_eq!((broken.outcome.as_str(), broken.exit_code), ("fail", 1));
-    assert!(broken.compile_log.as_deref().unwrap().contains("broken.cu"));
-    assert!(render(&broken).contains("the file does not compile"));
-    let other = check(ex, &args("other.cu"), "extern \"C\" __global__ void transpose(float* o) { }");
-    assert_eq!(other.exit_code, 1);
-    assert!(other.reason.as_deref().unwrap().contains("no kernel `extern \"C\" __global__ void transpose_tile32_padded"));
-    let json: serde_json::Value = serde_json::from_str(&serde_json::to_string(&other).unwrap()).unwrap();
-    assert_eq!((json["outcome"].as_str(), json["exit_code"].as_i64()), (Some("fail"), Some(1)));
-}
 
 #[test]
 fn bad_files_are_refused_in_one_line() {

@@ -3,8 +3,9 @@
 //! load on it, which path the chapters' kernels will take, and so what
 //! will run: the chapters' GPU sections, K.5's cuBLAS checks, lab checks.
 
-use crate::gpu::{self, libs, nvrtc, KernelPath};
-use crate::report::{self, Report};
+use crate::runner::{self as gpu, KernelPath};
+use crate::{libs, nvrtc};
+use ktrav::report::{self, Report};
 
 /// The driver release the embedded PTX and the pinned NVRTC need (13.0).
 pub const MIN_DRIVER: i32 = 13000;

@@ -1,8 +1,8 @@
 //! Compiling CUDA C++ at run time with NVRTC, through cudarc.
 //!
 //! Two things need it: a lab check, which compiles the student's own `.cu`
-//! file (see [`crate::lab`]), and GPUs older than compute capability 8.0,
-//! for which the embedded fatbin holds nothing (see [`super::Gpu`]). NVRTC
+//! file (see [`crate::check`]), and GPUs older than compute capability 8.0,
+//! for which the embedded fatbin holds nothing (see [`crate::Gpu`]). NVRTC
 //! needs no GPU: CI compiles every kernel, starter and wrong kernel with it.
 //!
 //! The library is found with [`libs::load`] first, so a missing one is a
@@ -11,8 +11,8 @@
 //! CUDA 13.0 driver, where a newer NVRTC's PTX would be refused
 //! (`CUDA_ERROR_UNSUPPORTED_PTX_VERSION`).
 
-use super::libs::{self, Lookup};
-use super::runner::Unavailable;
+use crate::libs::{self, Lookup};
+use crate::probe::Unavailable;
 use cudarc::nvrtc::{result, sys};
 use std::ffi::CString;
 use std::panic::{catch_unwind, AssertUnwindSafe};

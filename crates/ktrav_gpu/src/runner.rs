@@ -9,15 +9,16 @@
 //!   compute_80 PTX) serves every device of compute capability 8.0 and up;
 //! * **NVRTC**: below 8.0 (a T4 is 7.5) the fatbin has nothing the device
 //!   can run, so the file's embedded `.cu` source is compiled at run time
-//!   for the device's own architecture (see [`super::nvrtc`]) and that PTX
+//!   for the device's own architecture (see [`crate::nvrtc`]) and that PTX
 //!   is loaded instead. Setting [`FORCE_NVRTC_ENV`] takes this path on any
 //!   device, to test it on a new one. A fatbin the driver refuses with
 //!   `CUDA_ERROR_NO_BINARY_FOR_GPU` also falls back to it.
 
-use super::nvrtc::{self, Arch};
-use super::probe::{probe, DeviceInfo, Probe};
-use crate::geometry::LaunchConfig;
 use crate::kernels;
+use crate::nvrtc::{self, Arch};
+use crate::probe::{probe, DeviceInfo, Probe, Unavailable};
+use ktrav::compare::POISON_WORD;
+use ktrav::LaunchConfig;
 use anyhow::{anyhow, bail, Context, Result};
 use cudarc::driver::{sys, CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtrMut, DeviceRepr};
 use cudarc::driver::{LaunchArgs, ValidAsZeroBits};
@@ -96,25 +97,6 @@ impl KernelPath {
         }
     }
 }
-
-/// A 32-bit pattern written over every output buffer before a launch. As an
-/// `f32` it is a NaN, as an `i32` it is 2143346349: an element still holding
-/// it after the launch is one the kernel never wrote.
-pub const POISON_WORD: u32 = 0x7FC0_DEAD;
-
-/// Why there is no GPU (or no library) to use: one line, which a chapter
-/// prints before carrying on with its simulated results. Callers tell it
-/// apart from a failure on a GPU that exists.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Unavailable(pub String);
-
-impl std::fmt::Display for Unavailable {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for Unavailable {}
 
 /// Opens device 0, or says in one line why not.
 pub fn open() -> std::result::Result<Gpu, Unavailable> {
@@ -368,6 +350,38 @@ fn check(status: sys::CUresult, what: &str) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use ktrav::compare::{compare, Agreement};
+    use ktrav::{Dim2, Shape};
+
+    /// Runs on a real GPU when there is one; says it was skipped otherwise.
+    #[test]
+    fn runner_launches_poisons_and_compares() {
+        let gpu = match open() {
+            Ok(gpu) => gpu,
+            Err(reason) => {
+                eprintln!("skipped: no GPU ({reason})");
+                return;
+            }
+        };
+        let (rows, cols) = (37u64, 61u64);
+        let expect: Vec<i32> = (0..rows).flat_map(|r| (0..cols).map(move |c| (r * 1000 + c) as i32)).collect();
+        let f = gpu.function("ktrav_selftest", "fill_coords").unwrap();
+        let run = |cfg: LaunchConfig| -> Agreement {
+            let mut out = gpu.poisoned::<i32>((rows * cols) as usize).unwrap();
+            let (r, c) = (rows as i64, cols as i64);
+            let mut args = gpu.args(&f);
+            args.arg(&mut out).arg(&r).arg(&c);
+            gpu.launch(args, &cfg, 0).unwrap();
+            compare(&gpu.download(&out).unwrap(), &expect)
+        };
+        let full = LaunchConfig::covering(Shape::new(rows, cols), Dim2::new(16, 16)).unwrap();
+        assert!(run(full).ok());
+        // One block column short: the last 61 - 48 = 13 columns stay poisoned.
+        let short = LaunchConfig { grid: Dim2::new(full.grid.x - 1, full.grid.y), ..full };
+        let a = run(short);
+        assert_eq!((a.unwritten, a.mismatched, a.first_bad), ((13 * rows) as usize, 0, Some(48)));
+        eprintln!("ran on {}", gpu.info.describe());
+    }
 
     #[test]
     fn old_gpus_and_the_variable_take_the_nvrtc_path() {

@@ -1,6 +1,6 @@
 //! Compiles every `kernels/*.cu` of the workspace with nvcc, when one is
 //! found, into a fatbin (sm_80 and sm_90 machine code plus compute_80 PTX)
-//! that `ktrav::kernels` embeds. Without nvcc the build still succeeds and
+//! that `ktrav_gpu::kernels` embeds. Without nvcc the build still succeeds and
 //! the kernels are simply not embedded; with nvcc, a kernel that does not
 //! compile fails the build.
 //!

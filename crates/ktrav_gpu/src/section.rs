@@ -2,20 +2,13 @@
 //! one line per cross-check, each ending in a coloured verdict, and tables
 //! of bandwidth measured side by side with a device copy.
 
-use super::runner::{open, Gpu};
-use super::Agreement;
-use crate::measured;
-use crate::report::{self, Report};
+use crate::runner::{open, Gpu};
 use anyhow::Result;
-
-/// Set this variable (to anything) to add the checks on shapes past 2^31
-/// elements, which need tens of gigabytes of device memory.
-pub const LARGE_ENV: &str = "KTRAV_GPU_LARGE";
-
-/// Set this variable (to anything) to time every kernel once instead of
-/// taking a median: for runs under compute-sanitizer, where the checks
-/// matter and the timings mean nothing.
-pub const QUICK_ENV: &str = "KTRAV_GPU_QUICK";
+use ktrav::compare::Agreement;
+use ktrav::measured;
+use ktrav::report::{self, Report};
+use ktrav::section::{SectionOutcome, LARGE_ENV, QUICK_ENV};
+use ktrav::Chapter;
 
 /// How many timed repeats to make of `wanted`: one under [`QUICK_ENV`].
 pub fn repeats(wanted: usize) -> usize {
@@ -169,38 +162,6 @@ pub fn median_ms(repeats: usize, mut launch: impl FnMut() -> Result<f32>) -> Res
     Ok(report::median(times).expect("at least one timing"))
 }
 
-/// What became of a chapter's GPU section.
-pub enum SectionOutcome {
-    /// No usable GPU, and why.
-    Skipped(String),
-    /// The checks ran; `failures` of them disagreed.
-    Ran { text: String, failures: usize, record: measured::Section },
-    /// A CUDA call failed part-way (the text so far, then the error).
-    Failed(String),
-}
-
-impl SectionOutcome {
-    pub fn text(&self) -> String {
-        match self {
-            SectionOutcome::Skipped(reason) => skip_line(reason),
-            SectionOutcome::Ran { text, .. } | SectionOutcome::Failed(text) => text.clone(),
-        }
-    }
-
-    /// 0 when skipped or all checks agreed, 1 otherwise.
-    pub fn exit_code(&self) -> i32 {
-        match self {
-            SectionOutcome::Skipped(_) | SectionOutcome::Ran { failures: 0, .. } => 0,
-            _ => 1,
-        }
-    }
-}
-
-/// The one line a chapter prints when it has no GPU to use.
-pub fn skip_line(reason: &str) -> String {
-    format!("GPU section skipped: {reason}.\n")
-}
-
 /// Opens the GPU and runs a chapter's cross-checks on it, or explains in
 /// one line why the section was skipped. The large checks run when
 /// [`LARGE_ENV`] is set.
@@ -224,13 +185,9 @@ pub fn section_named(chapter: &str, checks: impl FnOnce(&Gpu, &mut GpuSection) -
     }
 }
 
-/// For a chapter's `main`: prints the section and exits non-zero if a
-/// check disagreed or CUDA failed.
-pub fn print_section(checks: impl FnOnce(&Gpu, &mut GpuSection) -> Result<()>) {
-    let outcome = section(checks);
-    crate::cli::print(&format!("\n{}", outcome.text()));
-    if outcome.exit_code() != 0 {
-        std::process::exit(outcome.exit_code());
-    }
+/// A chapter's section: [`section_named`] with the chapter's heading, which
+/// its `gpu` module hands to its [`Chapter`] value as the GPU hook.
+pub fn section_of(chapter: &Chapter, checks: GpuChecks) -> SectionOutcome {
+    section_named(&chapter.heading(), checks)
 }
 // ANCHOR_END: section

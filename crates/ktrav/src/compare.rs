@@ -1,7 +1,13 @@
-//! Comparing a GPU result with its simulator or host reference, exactly,
-//! telling elements the kernel never wrote apart from wrong ones.
+//! Checking an output against what it should be: every output buffer starts
+//! filled with [`POISON_WORD`], so a comparison, exact to the bit, tells the
+//! elements a kernel never wrote apart from the wrong ones; and the test
+//! inputs are values that make a misplaced element show. The GPU runner,
+//! the lab's judge and the simulator track all compare through this module.
 
-use super::runner::POISON_WORD;
+/// A 32-bit pattern written over every output buffer before a launch. As an
+/// `f32` it is a NaN, as an `i32` it is 2143346349: an element still holding
+/// it after the launch is one the kernel never wrote.
+pub const POISON_WORD: u32 = 0x7FC0_DEAD;
 
 /// How a GPU result compares with its simulator, element by element.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -106,6 +112,24 @@ pub fn test_value(i: u64) -> f32 {
     (i.wrapping_add(1).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 40) as f32
 }
 
+/// `n` test values, `test_value(offset + i)` for each `i`, filled on every
+/// CPU core (a matrix past 2^31 elements takes seconds on one).
+pub fn test_input(n: u64, offset: u64) -> Vec<f32> {
+    let mut v = vec![0.0f32; n as usize];
+    let threads = std::thread::available_parallelism().map_or(1, |t| t.get()).min(64);
+    let chunk = v.len().div_ceil(threads).max(1 << 16);
+    std::thread::scope(|scope| {
+        for (k, part) in v.chunks_mut(chunk).enumerate() {
+            scope.spawn(move || {
+                for (j, x) in part.iter_mut().enumerate() {
+                    *x = test_value(offset + (k * chunk + j) as u64);
+                }
+            });
+        }
+    });
+    v
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -126,5 +150,12 @@ mod tests {
         big[299_999] = 7;
         let a = compare_with(&big, |_| 1u32);
         assert_eq!(a, Agreement { elements: 300_000, unwritten: 1, mismatched: 1, first_bad: Some(250_000) });
+    }
+
+    #[test]
+    fn test_inputs_are_their_values_on_every_core() {
+        let v = test_input(300_001, 7);
+        assert!(v.iter().enumerate().all(|(i, &x)| x == test_value(7 + i as u64)));
+        assert_ne!(test_value(0), test_value(1));
     }
 }

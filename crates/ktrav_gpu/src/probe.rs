@@ -5,14 +5,25 @@
 //! driver bindings. Every failure becomes one line of text that a chapter
 //! prints before carrying on with its simulated results.
 
-use super::libs;
+use crate::libs;
 use cudarc::driver::{sys, CudaContext};
+use ktrav::section::DISABLE_ENV;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
-/// Set this variable (to anything) to make every chapter behave as if no
-/// GPU were present, for example to compare outputs on a GPU machine.
-pub const DISABLE_ENV: &str = "KTRAV_NO_GPU";
+/// Why there is no GPU (or no library) to use: one line, which a chapter
+/// prints before carrying on with its simulated results. Callers tell it
+/// apart from a failure on a GPU that exists.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unavailable(pub String);
+
+impl std::fmt::Display for Unavailable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Unavailable {}
 
 /// What the book reports about the device it ran on.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -2,8 +2,9 @@
 //! that chapters never touch cudarc. cuBLAS is column-major, like the
 //! Fortran BLAS it mirrors: K.5 is about exactly that.
 
-use super::libs::{self, Lookup};
-use super::runner::{DeviceBuffer, Gpu, Unavailable};
+use crate::libs::{self, Lookup};
+use crate::probe::Unavailable;
+use crate::runner::{DeviceBuffer, Gpu};
 use anyhow::{anyhow, bail, Context, Result};
 use cudarc::cublas::sys::cublasOperation_t;
 use cudarc::cublas::{CudaBlas, Gemm, GemmConfig};
