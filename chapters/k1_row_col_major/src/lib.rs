@@ -501,6 +501,7 @@ pub const CHAPTER: ktrav::Chapter = ktrav::Chapter {
     figures: figures::figures,
     gpu_section: None,
     exercises: &[],
+    versions: &[],
 };
 
 #[cfg(test)]

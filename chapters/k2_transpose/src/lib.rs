@@ -551,6 +551,7 @@ pub const CHAPTER: ktrav::Chapter = ktrav::Chapter {
     figures: figures::figures,
     gpu_section: Some(gpu::section),
     exercises: ktrav::lab::K2_TRANSPOSE,
+    versions: &VERSIONS,
 };
 
 // --- How fast can it go -------------------------------------------------------

@@ -522,6 +522,7 @@ pub const CHAPTER: ktrav::Chapter = ktrav::Chapter {
     figures: figures::figures,
     gpu_section: Some(gpu::section),
     exercises: ktrav::lab::K3_GRID_MAPPING,
+    versions: &VERSIONS,
 };
 
 // --- How fast can it go -------------------------------------------------------

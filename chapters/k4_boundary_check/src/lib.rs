@@ -676,6 +676,7 @@ pub const CHAPTER: ktrav::Chapter = ktrav::Chapter {
     figures: figures::figures,
     gpu_section: Some(gpu::section),
     exercises: ktrav::lab::K4_BOUNDARY_CHECK,
+    versions: &[],
 };
 
 #[cfg(test)]

@@ -734,6 +734,7 @@ pub const CHAPTER: ktrav::Chapter = ktrav::Chapter {
     figures: figures::figures,
     gpu_section: Some(gpu::section),
     exercises: ktrav::lab::K5_LAYOUT_INTEROP,
+    versions: &VERSIONS,
 };
 
 // --- How fast can it go -------------------------------------------------------

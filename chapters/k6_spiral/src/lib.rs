@@ -592,6 +592,7 @@ pub const CHAPTER: ktrav::Chapter = ktrav::Chapter {
     figures: figures::figures,
     gpu_section: Some(gpu::section),
     exercises: ktrav::lab::K6_SPIRAL,
+    versions: &VERSIONS,
 };
 
 #[cfg(test)]

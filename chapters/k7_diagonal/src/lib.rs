@@ -782,6 +782,7 @@ pub const CHAPTER: ktrav::Chapter = ktrav::Chapter {
     figures: figures::figures,
     gpu_section: Some(gpu::section),
     exercises: ktrav::lab::K7_DIAGONAL,
+    versions: &VERSIONS,
 };
 
 #[cfg(test)]

@@ -27,10 +27,15 @@ pub struct Chapter {
     /// The chapter's GPU lab exercises (checked by its binary's `check`; the
     /// simulator track's twins live in the chapter's `exercises` module).
     pub exercises: &'static [Exercise],
+    /// "How fast can it go": the chapter's numbered fast versions of its
+    /// kernel, in order (empty for a chapter without a ladder).
+    pub versions: &'static [Version],
 }
 
 /// A lab exercise (see [`crate::lab`]).
 pub use crate::lab::Exercise;
+/// A numbered fast version (see [`crate::ladder`]).
+pub use crate::ladder::Version;
 
 impl Chapter {
     /// `K.2 Transpose on the GPU`.
