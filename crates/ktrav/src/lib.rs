@@ -37,7 +37,6 @@ pub mod layout;
 pub mod measured;
 pub mod progress;
 pub mod report;
-pub mod sanitizer;
 pub mod section;
 pub mod sim;
 #[cfg(feature = "testing")]

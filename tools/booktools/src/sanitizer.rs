@@ -31,8 +31,19 @@ pub fn parse(file_name: &str, log: &str) -> Option<Summary> {
     Some(Summary { tool: tool.to_string(), command, result })
 }
 
-/// A markdown table of every summary.
-pub fn render(summaries: &[(String, Summary)]) -> String {
+/// The tools every chapter's whole GPU section is run under.
+pub const SECTION_TOOLS: [&str; 3] = ["memcheck", "racecheck", "synccheck"];
+
+/// Whether `file` is the log of `tool` over the GPU section of `chapter`
+/// (`NAME-TOOL-CHAPTER.log`, as `scripts/measure` names them).
+pub fn is_section_log(file: &str, tool: &str, chapter: &str) -> bool {
+    file.ends_with(&format!("-{tool}-{chapter}.log"))
+}
+
+/// A markdown table of every summary, then a row for each of `chapters`
+/// (the chapters with a GPU section) and [`SECTION_TOOLS`] that has no log,
+/// saying so.
+pub fn render(summaries: &[(String, Summary)], chapters: &[&str]) -> String {
     let mut md = String::from("| Tool | What it ran | Summary | Log |\n| --- | --- | --- | --- |\n");
     for (file, s) in summaries {
         let command = if s.command.is_empty() { "see the log".to_string() } else { format!("`{}`", s.command) };
@@ -41,6 +52,13 @@ pub fn render(summaries: &[(String, Summary)]) -> String {
             None => "did not finish within its time limit: no verdict".to_string(),
         };
         md.push_str(&format!("| {} | {command} | {summary} | [{file}](measured/{file}) |\n", s.tool));
+    }
+    for tool in SECTION_TOOLS {
+        for chapter in chapters {
+            if !summaries.iter().any(|(file, _)| is_section_log(file, tool, chapter)) {
+                md.push_str(&format!("| {tool} | {chapter}'s GPU section | not run yet: no log | — |\n"));
+            }
+        }
     }
     md
 }
@@ -60,8 +78,19 @@ mod tests {
         let killed = parse("x-memcheck.log", "no summary: it was killed\n").unwrap();
         assert!(killed.result.is_none());
         assert!(parse("notes.log", log).is_none());
-        let md = render(&[("a.log".into(), bad), ("b.log".into(), killed)]);
+        let md = render(&[("a.log".into(), bad), ("b.log".into(), killed)], &[]);
         assert!(md.contains("| memcheck | see the log | ERROR SUMMARY: 3 errors |"), "{md}");
         assert!(md.contains("did not finish"), "{md}");
+    }
+
+    #[test]
+    fn a_chapter_without_a_log_is_said_to_have_none() {
+        let log = "========= ERROR SUMMARY: 0 errors\n";
+        let logs = vec![("h200-memcheck-k9_x.log".to_string(), parse("h200-memcheck-k9_x.log", log).unwrap())];
+        let md = render(&logs, &["k9_x"]);
+        assert!(!md.contains("| memcheck | k9_x's GPU section |"), "{md}");
+        for tool in ["racecheck", "synccheck"] {
+            assert!(md.contains(&format!("| {tool} | k9_x's GPU section | not run yet: no log | — |")), "{md}");
+        }
     }
 }
