@@ -81,8 +81,9 @@ fn main() {
 fn lab_one(chapter: &str, path: &std::path::Path, index: usize) {
     let source = std::fs::read_to_string(path).expect("the parent read this file");
     let e = lab::expect::parse(&source).expect("the parent parsed this file").swap_remove(index);
-    let ex = lab::exercises_of(chapter).into_iter().find(|x| x.id == e.exercise).expect("the parent found it");
-    match judge_expectation(ex, path, &source, &e, true) {
+    let ch = chapter_named(chapter).expect("the parent found it");
+    let ex = ch.exercises.iter().find(|x| x.id == e.exercise).expect("the parent found it");
+    match judge_expectation(ch, ex, path, &source, &e, true) {
         Ok(what) => println!("ok: {what}"),
         Err(why) => println!("FAILED: {why}"),
     }
@@ -110,12 +111,24 @@ fn lab_args(file: &std::path::Path, large: bool) -> check::CheckArgs {
     check::CheckArgs { file: file.to_path_buf(), large, json: false, exercise: None, timeout: 120 }
 }
 
+/// The chapter whose id is `id` (an `exercises/` folder's name).
+fn chapter_named(id: &str) -> Option<&'static ktrav::Chapter> {
+    CHAPTERS.iter().copied().find(|ch| ch.id == id)
+}
+
 /// One verdict on one file: `Ok(what it got)` or `Err(why it is wrong)`.
-fn judge_expectation(ex: &'static lab::Exercise, path: &std::path::Path, source: &str, e: &lab::expect::Expect, large: bool) -> Result<String, String> {
+fn judge_expectation(
+    ch: &ktrav::Chapter,
+    ex: &lab::Exercise,
+    path: &std::path::Path,
+    source: &str,
+    e: &lab::expect::Expect,
+    large: bool,
+) -> Result<String, String> {
     let runs = if e.race { RACE_RUNS } else { 1 };
     let mut last = None;
     for run in 1..=runs {
-        let r = check::check(ex, &lab_args(path, large && e.large_only), source);
+        let r = check::check(ch, ex, &lab_args(path, large && e.large_only), source);
         if r.exit_code == lab::COULD_NOT_CHECK {
             return Err(format!("could not check: {}", r.reason.unwrap_or_default()));
         }
@@ -181,12 +194,14 @@ fn lab_checks() -> (usize, usize, usize) {
             failed += 1;
         }
     };
-    for ex in lab::all() {
-        let solution = ktrav_gpu::kernels::find(ex.chapter).expect("every chapter's kernels are embedded");
-        let path = root.join(format!("kernels/{}.cu", ex.chapter));
-        let r = check::check(ex, &lab_args(&path, large), solution.source);
-        let name = format!("{} {}: the solution, kernels/{}.cu", ex.section, ex.id, ex.chapter);
-        report(name, if r.exit_code == 0 { Ok(format!("passes all {} shapes", r.shapes.len())) } else { Err(plain(&lab::render(&r))) });
+    for ch in CHAPTERS {
+        for ex in ch.exercises {
+            let solution = ktrav_gpu::kernels::find(ch.id).expect("every chapter's kernels are embedded");
+            let path = root.join(format!("kernels/{}.cu", ch.id));
+            let r = check::check(ch, ex, &lab_args(&path, large), solution.source);
+            let name = format!("{} {}: the solution, kernels/{}.cu", ch.section, ex.id, ch.id);
+            report(name, if r.exit_code == 0 { Ok(format!("passes all {} shapes", r.shapes.len())) } else { Err(plain(&lab::render(&r))) });
+        }
     }
     let files = match lab::expect::files(root) {
         Ok(f) => f,
@@ -207,16 +222,16 @@ fn lab_checks() -> (usize, usize, usize) {
         let expects = match lab::expect::parse(&source) {
             Ok(e) => e,
             Err(e) => {
-                report(shown, Err(e));
+                report(shown, Err(format!("{e:#}")));
                 continue;
             }
         };
         for (index, e) in expects.into_iter().enumerate() {
-            let Some(ex) = lab::exercises_of(&chapter).into_iter().find(|x| x.id == e.exercise) else {
+            let Some((ch, ex)) = chapter_named(&chapter).and_then(|ch| Some((ch, ch.exercises.iter().find(|x| x.id == e.exercise)?))) else {
                 report(shown.clone(), Err(format!("no exercise '{}' in {chapter}", e.exercise)));
                 continue;
             };
-            let name = format!("{} {}: {shown}", ex.section, ex.id);
+            let name = format!("{} {}: {shown}", ch.section, ex.id);
             if e.large_only && !large {
                 skipped += 1;
                 println!("lab {name}: skipped: overflows only past 2^31 elements; set {}=1", ktrav::section::LARGE_ENV);
@@ -224,7 +239,7 @@ fn lab_checks() -> (usize, usize, usize) {
             let outcome = if large && e.large_only {
                 in_child(&chapter, &path, index)
             } else {
-                judge_expectation(ex, &path, &source, &e, large)
+                judge_expectation(ch, ex, &path, &source, &e, large)
             };
             report(name, outcome);
         }

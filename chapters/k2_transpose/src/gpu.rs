@@ -3,7 +3,7 @@
 //! plain transpose on shapes far too large to simulate. Every launch is the
 //! one [`transpose_launch`] plans, as in the simulator.
 
-use crate::{numbered, tiled_transpose, transpose_launch, TileLayout, TransposeLaunch, SOURCE_CASES, TILE, VERSIONS};
+use crate::{numbered, tiled_transpose, transpose_launch, transposed_from, TileLayout, TransposeLaunch, SOURCE_CASES, TILE, VERSIONS};
 use anyhow::{Context, Result};
 use ktrav::compare::{compare, compare_with, test_input, test_value};
 use ktrav_gpu::{DeviceBuffer, Gpu, GpuSection, PushKernelArg};
@@ -73,11 +73,7 @@ pub fn checks(gpu: &Gpu, sec: &mut GpuSection) -> Result<()> {
         for layout in LAYOUTS {
             let launch = transpose_launch(layout, shape, TILE)?;
             let (out, ms) = transpose_on_gpu(gpu, &launch, &input, shape)?;
-            // Output element j sits at (j / rows, j % rows): input (j % rows, j / rows).
-            let agreement = compare_with(&out, |j| {
-                let (r, c) = (j as u64 % shape.rows, j as u64 / shape.rows);
-                test_value(r * shape.cols + c)
-            });
+            let agreement = compare_with(&out, |j| test_value(transposed_from(shape, j as u64)));
             let (grid, rounds) = (launch.cfg.grid, launch.rounds);
             let label = format!("{shape} {}, grid {}x{}, {rounds} round(s)", launch.kernel(), grid.x, grid.y);
             sec.check(&label, &agreement, Some(ms));
@@ -124,10 +120,7 @@ fn how_fast(gpu: &Gpu, sec: &mut GpuSection) -> Result<()> {
             let plan = (v.plan)(shape, sms)?;
             gpu.poison(&mut out)?;
             let ms = launch_version(gpu, v, &plan, &mut out, &dev_in, shape)?;
-            let agreement = compare_with(&gpu.download(&out)?, |j| {
-                let (r, c) = (j as u64 % shape.rows, j as u64 / shape.rows);
-                test_value(r * shape.cols + c)
-            });
+            let agreement = compare_with(&gpu.download(&out)?, |j| test_value(transposed_from(shape, j as u64)));
             sec.check(&format!("  {shape} {}, grid {}", v.kernel, plan.cfg.grid), &agreement, Some(ms));
         }
     }

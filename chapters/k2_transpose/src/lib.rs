@@ -43,6 +43,15 @@ pub fn plain_transpose(m: &Matrix<f32>) -> Matrix<f32> {
     Matrix::from_fn(m.shape().transposed(), StorageOrder::RowMajor, |r, c| m.get(c, r))
 }
 
+/// Where element `j` of the transpose comes from: the `cols x rows` output's
+/// element `j` sits at `(j / rows, j % rows)`, which holds the input's
+/// `(j % rows, j / rows)`, its flat index in the row-major input returned.
+/// A closed form, so a transpose of billions of elements is checked without
+/// a second matrix.
+pub fn transposed_from(shape: Shape, j: u64) -> u64 {
+    (j % shape.rows) * shape.cols + j / shape.rows
+}
+
 /// A row-major matrix holding `1, 2, 3, ...`: every element distinct and
 /// none equal to the output buffer's initial zero, so a misplaced or
 /// missing write always shows.
@@ -550,7 +559,7 @@ pub const CHAPTER: ktrav::Chapter = ktrav::Chapter {
     shown_outputs,
     figures: figures::figures,
     gpu_section: Some(gpu::section),
-    exercises: ktrav::lab::K2_TRANSPOSE,
+    exercises: exercises::EXERCISES,
     versions: &VERSIONS,
 };
 

@@ -75,7 +75,7 @@ impl Mapping {
 
     /// The `__global__` function of `kernels/k3_grid_mapping.cu` that uses
     /// this mapping.
-    pub fn kernel(self) -> &'static str {
+    pub const fn kernel(self) -> &'static str {
         match self {
             Mapping::XToCol => "copy_x_to_col",
             Mapping::XToRow => "copy_x_to_row",
@@ -521,7 +521,7 @@ pub const CHAPTER: ktrav::Chapter = ktrav::Chapter {
     shown_outputs,
     figures: figures::figures,
     gpu_section: Some(gpu::section),
-    exercises: ktrav::lab::K3_GRID_MAPPING,
+    exercises: exercises::EXERCISES,
     versions: &VERSIONS,
 };
 

@@ -3,7 +3,28 @@
 //! columns). The twins mirror `exercises/k4_boundary_check/`; `cargo test
 //! -p k4_boundary_check exercises` runs them under every schedule.
 
-use ktrav::lab::simtrack::{Ctx, Mem, Twin};
+use ktrav::lab::simtrack::{check_twin, Ctx, Mem, Twin, Twins};
+use ktrav::lab::{Arg, Elem, Exercise, Launch};
+use ktrav::{Dim2, Shape};
+
+/// `guard`: the chapter's fill with both axes guarded, checked on the
+/// source's 4x10 among others.
+pub const GUARD_EXERCISE: Exercise = Exercise {
+    id: "guard",
+    title: "a fill guarded on both axes",
+    kernel: "fill_checked",
+    starter: "guard.cu",
+    args: &[Arg::Out, Arg::Rows64, Arg::Cols64],
+    elem: Elem::F32,
+    launch: Launch::Covering { block: Dim2::new(32, 8), x_walks_rows: false, grid_stride_y: false },
+    source_shapes: || vec![crate::SOURCE_SHAPE],
+    timing_shape: Shape::new(4096, 4096),
+    expected: |shape| Box::new(move |i| crate::marker(i / shape.cols, i % shape.cols).to_bits() as u64),
+    twins: Twins { starter: STARTER, solution: SOLUTION, wrong: WRONG },
+};
+
+/// The chapter's exercises, its `Chapter` value's `exercises`.
+pub const EXERCISES: &[Exercise] = &[GUARD_EXERCISE];
 
 // ANCHOR: starter
 pub fn guard_starter(ctx: &Ctx, _step: usize, _shared: &mut [f32], mem: &mut Mem) {
@@ -42,17 +63,32 @@ pub const WRONG: &[(Twin, &str)] = &[(Twin { name: "one_axis_guard", body: one_a
 
 /// What the exercise page shows: the simulated check of a wrong twin.
 pub fn shown() -> String {
-    ktrav::lab::simtrack::check_twin(ktrav::lab::simtrack::exercise("guard"), &WRONG[0].0).render()
+    check_twin(&GUARD_EXERCISE, &WRONG[0].0).render()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ktrav::lab::simtrack::{assert_track, check_twin, exercise};
+    use ktrav::lab::simtrack::assert_track;
 
     #[test]
-    fn guard_solution_passes_and_every_wrong_twin_fails() {
-        assert_track("guard", &SOLUTION, WRONG);
-        assert!(!check_twin(exercise("guard"), &STARTER).passed());
+    fn every_solution_passes_and_every_starter_and_wrong_twin_fails() {
+        for ex in EXERCISES {
+            assert_track(ex);
+        }
+    }
+
+    /// The expected fill is what the chapter's own fully guarded kernel
+    /// leaves in the simulator.
+    #[test]
+    fn the_expected_fill_is_the_simulated_fill_checked() {
+        for (shape, block) in [(crate::SOURCE_SHAPE, crate::SOURCE_BLOCK), (crate::LARGE_SHAPE, crate::LARGE_BLOCK)] {
+            let plan = crate::launch_plan(shape, block).unwrap();
+            let out = crate::run_fill(&plan, &ktrav::BlockOrder::Forward, crate::Fill::Checked);
+            let expected = (GUARD_EXERCISE.expected)(shape);
+            for i in 0..shape.elements() {
+                assert_eq!(expected(i), out.as_slice()[i as usize].to_bits() as u64, "{shape}, element {i}");
+            }
+        }
     }
 }

@@ -675,7 +675,7 @@ pub const CHAPTER: ktrav::Chapter = ktrav::Chapter {
     shown_outputs,
     figures: figures::figures,
     gpu_section: Some(gpu::section),
-    exercises: ktrav::lab::K4_BOUNDARY_CHECK,
+    exercises: exercises::EXERCISES,
     versions: &[],
 };
 

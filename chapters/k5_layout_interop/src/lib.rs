@@ -329,7 +329,7 @@ impl Pairing {
     }
 
     /// The kernel's name in `kernels/k5_layout_interop.cu`.
-    pub fn kernel_name(self) -> &'static str {
+    pub const fn kernel_name(self) -> &'static str {
         match (self.order, self.x_walks) {
             (StorageOrder::RowMajor, Axis::Col) => "add_row_major",
             (StorageOrder::RowMajor, Axis::Row) => "add_row_major_x_rows",
@@ -733,7 +733,7 @@ pub const CHAPTER: ktrav::Chapter = ktrav::Chapter {
     shown_outputs,
     figures: figures::figures,
     gpu_section: Some(gpu::section),
-    exercises: ktrav::lab::K5_LAYOUT_INTEROP,
+    exercises: exercises::EXERCISES,
     versions: &VERSIONS,
 };
 

@@ -210,7 +210,7 @@ pub enum Kernel {
 
 impl Kernel {
     /// Its name in `kernels/k6_spiral.cu`.
-    pub fn name(self) -> &'static str {
+    pub const fn name(self) -> &'static str {
         match self {
             Kernel::Scatter => "spiral_scatter",
             Kernel::Gather => "spiral_gather",
@@ -591,7 +591,7 @@ pub const CHAPTER: ktrav::Chapter = ktrav::Chapter {
     shown_outputs,
     figures: figures::figures,
     gpu_section: Some(gpu::section),
-    exercises: ktrav::lab::K6_SPIRAL,
+    exercises: exercises::EXERCISES,
     versions: &VERSIONS,
 };
 

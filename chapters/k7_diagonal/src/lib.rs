@@ -87,8 +87,11 @@ pub fn diagonal_len(d: u64, shape: Shape) -> u64 {
 /// one conditional subtraction reduces the sum: exact, and never overflows.
 pub const MODULUS: u64 = (1 << 61) - 1;
 
+/// `(a + b) mod MODULUS` as the `.cu` files write it, in 64-bit unsigned
+/// arithmetic, which wraps: a garbage operand (a cell nobody wrote, as a
+/// wrong twin may read) gives a wrong value, not an overflow.
 pub fn add_mod(a: u64, b: u64) -> u64 {
-    let sum = a + b;
+    let sum = a.wrapping_add(b);
     if sum >= MODULUS {
         sum - MODULUS
     } else {
@@ -407,17 +410,52 @@ pub fn membership_of(walk: &[(u64, u64)], shape: Shape) -> MembershipCheck {
     MembershipCheck { positions: shape.elements(), on_own_diagonal, rows_within_bounds }
 }
 
-/// `C(n, k) mod MODULUS`, from the multiplicative formula with modular
-/// inverses (the modulus is prime and larger than any `n` used here).
-/// Independent of the recurrence, so it checks the DP as well as the kernels.
-pub fn binomial_mod(n: u64, k: u64) -> u64 {
-    let k = k.min(n - k);
-    let (mut num, mut den) = (1u64, 1u64);
-    for i in 0..k {
-        num = mul_mod(num, (n - i) % MODULUS);
-        den = mul_mod(den, (i + 1) % MODULUS);
+/// Binomial coefficients `C(n, k) mod MODULUS` for every `n` up to a
+/// bound, from tables of `n!` and `1/n!` (the modulus is prime and larger
+/// than any `n` used here, so every factorial is invertible, by Fermat).
+/// Independent of the recurrence, so it checks the DP as well as the
+/// kernels; each coefficient is two multiplications, so a table of billions
+/// of cells is checked cell by cell without filling a second one.
+pub struct Binomials {
+    fact: Vec<u64>,
+    inv_fact: Vec<u64>,
+}
+
+impl Binomials {
+    /// The tables for every `n <= max`.
+    pub fn up_to(max: u64) -> Self {
+        let len = max as usize + 1;
+        let mut fact = vec![1u64; len];
+        for i in 1..len {
+            fact[i] = mul_mod(fact[i - 1], i as u64);
+        }
+        let mut inv_fact = vec![1u64; len];
+        inv_fact[len - 1] = pow_mod(fact[len - 1], MODULUS - 2);
+        for i in (1..len).rev() {
+            inv_fact[i - 1] = mul_mod(inv_fact[i], i as u64);
+        }
+        Binomials { fact, inv_fact }
     }
-    mul_mod(num, pow_mod(den, MODULUS - 2))
+
+    /// The tables a `shape` table's cells need: `n` up to `rows + cols - 2`.
+    pub fn for_table(shape: Shape) -> Self {
+        Self::up_to(shape.rows + shape.cols - 2)
+    }
+
+    /// `C(n, k) mod MODULUS`, for `k <= n` within the tables.
+    pub fn choose(&self, n: u64, k: u64) -> u64 {
+        mul_mod(self.fact[n as usize], mul_mod(self.inv_fact[k as usize], self.inv_fact[(n - k) as usize]))
+    }
+
+    /// The lattice paths to `(r, c)`: `C(r + c, r)`.
+    pub fn paths(&self, r: u64, c: u64) -> u64 {
+        self.choose(r + c, r)
+    }
+}
+
+/// `C(n, k) mod MODULUS`, one coefficient (see [`Binomials`]).
+pub fn binomial_mod(n: u64, k: u64) -> u64 {
+    Binomials::up_to(n).choose(n, k)
 }
 
 fn mul_mod(a: u64, b: u64) -> u64 {
@@ -781,7 +819,7 @@ pub const CHAPTER: ktrav::Chapter = ktrav::Chapter {
     shown_outputs,
     figures: figures::figures,
     gpu_section: Some(gpu::section),
-    exercises: ktrav::lab::K7_DIAGONAL,
+    exercises: exercises::EXERCISES,
     versions: &VERSIONS,
 };
 

@@ -80,9 +80,15 @@ pub fn assert_default_run(path: &str, parts: &[String]) {
     }
 }
 
-/// The workspace root, where a catalogued exercise's `starter` path starts.
+/// The workspace root.
 pub fn workspace_root() -> std::path::PathBuf {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// The starter of `ex`, one of `chapter`'s exercises: its file in the
+/// chapter's `exercises/<chapter>/`.
+pub fn starter_path(chapter: &crate::Chapter, ex: &crate::Exercise) -> std::path::PathBuf {
+    workspace_root().join("exercises").join(chapter.id).join(ex.starter)
 }
 
 /// Asserts that a chapter binary's `check` refuses bad input the way every
@@ -90,7 +96,8 @@ pub fn workspace_root() -> std::path::PathBuf {
 /// a directory, a binary file, an unknown exercise, a zero timeout, `check`
 /// mixed with the chapter's own flags.
 pub fn assert_check_usage_errors(path: &str, chapter: &crate::Chapter) {
-    let starter = starter_of(chapter);
+    let ex = chapter.exercises.first().unwrap_or_else(|| panic!("{} has no exercise", chapter.id));
+    let starter = starter_path(chapter, ex).to_string_lossy().into_owned();
     let binary = std::env::temp_dir().join(format!("ktrav-binary-{}-{}.cu", chapter.id, std::process::id()));
     std::fs::write(&binary, [0x7f, b'E', b'L', b'F', 0, 0, 1, 2, 0xff, 0xfe]).expect("a temporary file");
     let binary = binary.to_string_lossy().into_owned();
@@ -119,28 +126,35 @@ pub fn assert_check_usage_errors(path: &str, chapter: &crate::Chapter) {
     assert!(err.contains("<FILE>"), "a missing file is not named: {err}");
 }
 
-/// Asserts what `check` of the chapter's first starter does without a GPU
-/// (`KTRAV_NO_GPU` is set): exit [`crate::lab::COULD_NOT_CHECK`] and one
-/// `error: could not check: ...` line, with or without NVRTC on the machine;
-/// with `--json`, one record saying the same.
+/// Asserts what `check` of each of the chapter's starters, against its
+/// exercise, does without a GPU (`KTRAV_NO_GPU` is set): exit
+/// [`crate::lab::COULD_NOT_CHECK`] and one `error: could not check: ...`
+/// line, with or without NVRTC on the machine; with `--json`, one record
+/// saying the same, for that exercise. Without `--exercise`, the check is
+/// of the chapter's first exercise.
 pub fn assert_check_could_not_check(path: &str, chapter: &crate::Chapter) {
-    let starter = starter_of(chapter);
-    let out = run_binary(path, &["check", &starter]);
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(crate::lab::COULD_NOT_CHECK), "{err}");
-    assert!(err.starts_with("error: could not check: ") && err.lines().count() == 1, "{err}");
-    let printed = String::from_utf8_lossy(&out.stdout);
-    assert!(printed.contains("could not check: "), "{printed}");
-    assert!(!printed.contains("result: "), "a check without a GPU claimed a result: {printed}");
-    let out = run_binary(path, &["check", &starter, "--json"]);
-    assert_eq!(out.status.code(), Some(crate::lab::COULD_NOT_CHECK));
-    let record: serde_json::Value = serde_json::from_slice(&out.stdout).expect("--json prints one JSON record");
-    assert_eq!(record["outcome"], "could not check", "{record}");
-    assert_eq!(record["exit_code"], crate::lab::COULD_NOT_CHECK);
-    assert_eq!(record["shapes"].as_array().map(Vec::len), Some(0), "{record}");
-}
-
-fn starter_of(chapter: &crate::Chapter) -> String {
-    let ex = chapter.exercises.first().unwrap_or_else(|| panic!("{} has no exercise", chapter.id));
-    workspace_root().join(ex.starter).to_string_lossy().into_owned()
+    assert!(!chapter.exercises.is_empty(), "{} has no exercise", chapter.id);
+    for (n, ex) in chapter.exercises.iter().enumerate() {
+        let starter = starter_path(chapter, ex).to_string_lossy().into_owned();
+        let mut args = vec!["check", starter.as_str(), "--exercise", ex.id];
+        if n == 0 {
+            args.truncate(2);
+        }
+        let out = run_binary(path, &args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(crate::lab::COULD_NOT_CHECK), "{args:?}: {err}");
+        assert!(err.starts_with("error: could not check: ") && err.lines().count() == 1, "{args:?}: {err}");
+        let printed = String::from_utf8_lossy(&out.stdout);
+        assert!(printed.contains("could not check: "), "{printed}");
+        assert!(printed.contains(&format!("exercise '{}' ({})", ex.id, ex.kernel)), "{printed}");
+        assert!(!printed.contains("result: "), "a check without a GPU claimed a result: {printed}");
+        args.push("--json");
+        let out = run_binary(path, &args);
+        assert_eq!(out.status.code(), Some(crate::lab::COULD_NOT_CHECK), "{args:?}");
+        let record: serde_json::Value = serde_json::from_slice(&out.stdout).expect("--json prints one JSON record");
+        assert_eq!(record["outcome"], "could not check", "{record}");
+        assert_eq!((&record["exercise"], &record["section"]), (&ex.id.into(), &chapter.section.into()), "{record}");
+        assert_eq!(record["exit_code"], crate::lab::COULD_NOT_CHECK);
+        assert_eq!(record["shapes"].as_array().map(Vec::len), Some(0), "{record}");
+    }
 }

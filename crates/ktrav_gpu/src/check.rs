@@ -67,7 +67,7 @@ pub fn run_check(chapter: &Chapter, args: &CheckArgs) -> ! {
         None => all.first().unwrap_or_else(|| ktrav::cli::fail(&format!("{} has no lab exercise", chapter.id))),
     };
     let source = ktrav::cli::or_exit(read_source(&args.file));
-    let record = check(ex, args, &source);
+    let record = check(chapter, ex, args, &source);
     if args.json {
         ktrav::cli::print(&format!("{}\n", serde_json::to_string(&record).expect("a record serialises")));
     } else {
@@ -79,11 +79,12 @@ pub fn run_check(chapter: &Chapter, args: &CheckArgs) -> ! {
     std::process::exit(record.exit_code)
 }
 
-/// Compiles `source` and judges it on the battery. Never panics and never
-/// exits, except after a kernel that did not finish: then the device is
-/// stuck, so the record is printed and the process exits at once.
-pub fn check(ex: &Exercise, args: &CheckArgs, source: &str) -> Record {
-    let mut record = Record::new(ex, args.file.display().to_string());
+/// Compiles `source` and judges it on the battery of `ex`, one of
+/// `chapter`'s exercises. Never panics and never exits, except after a
+/// kernel that did not finish: then the device is stuck, so the record is
+/// printed and the process exits at once.
+pub fn check(chapter: &Chapter, ex: &Exercise, args: &CheckArgs, source: &str) -> Record {
+    let mut record = Record::new(chapter.section, ex, args.file.display().to_string());
     let nvrtc = match nvrtc::locate() {
         Ok(n) => n,
         Err(why) => {
@@ -149,7 +150,7 @@ pub fn check(ex: &Exercise, args: &CheckArgs, source: &str) -> Record {
     }
     record.finish();
     if record.exit_code == 0 {
-        record.timing = time(&gpu, &function, ex).ok();
+        record.timing = time(&gpu, &function, chapter, ex).ok();
     }
     record
 }
@@ -169,7 +170,7 @@ struct Buffers {
 fn buffers(gpu: &Gpu, ex: &Exercise, shape: Shape) -> Result<Buffers> {
     let n = shape.elements() as usize;
     let out = gpu.poisoned::<u32>(2 * GUARD_WORDS + n * ex.elem.words())?;
-    let inputs = (0..ex.inputs).map(|k| gpu.upload(&input(k, n))).collect::<Result<Vec<_>>>()?;
+    let inputs = (0..ex.inputs()).map(|k| gpu.upload(&input(k, n))).collect::<Result<Vec<_>>>()?;
     Ok(Buffers { out, inputs })
 }
 
@@ -220,7 +221,7 @@ fn wait(gpu: &Gpu, timeout: Duration) -> std::result::Result<(), Verdict> {
 /// Runs the kernel on one shape and judges what it left in memory.
 fn run_case(gpu: &Gpu, f: &Kernel, ex: &Exercise, shape: Shape, timeout: Duration) -> Verdict {
     let n = shape.elements();
-    let needed = (2 * GUARD_WORDS as u64 + n * ex.elem.words() as u64 + n * ex.inputs as u64) * 4;
+    let needed = (2 * GUARD_WORDS as u64 + n * ex.elem.words() as u64 + n * ex.inputs() as u64) * 4;
     match gpu.free_memory() {
         Ok(free) if (free as u64) < needed + (needed >> 4) => {
             return Verdict::Skipped {
@@ -253,7 +254,7 @@ fn run_case(gpu: &Gpu, f: &Kernel, ex: &Exercise, shape: Shape, timeout: Duratio
 
 /// Times the student's kernel, the chapter's and a device copy on the
 /// exercise's timing shape, in the same run.
-fn time(gpu: &Gpu, yours: &Kernel, ex: &Exercise) -> Result<Timing> {
+fn time(gpu: &Gpu, yours: &Kernel, chapter: &Chapter, ex: &Exercise) -> Result<Timing> {
     ktrav::cli::warn_if_debug("timings");
     let shape = ex.timing_shape;
     let bufs = buffers(gpu, ex, shape)?;
@@ -266,7 +267,7 @@ fn time(gpu: &Gpu, yours: &Kernel, ex: &Exercise) -> Result<Timing> {
     let mut dst = gpu.poisoned::<u32>(words)?;
     let copy_ms = median_ms(TIMING_REPEATS, || gpu.copy_ms(&src, &mut dst))?;
     let yours_ms = median_ms(TIMING_REPEATS, || run(yours))?;
-    let chapter_ms = match gpu.function(ex.chapter, ex.kernel) {
+    let chapter_ms = match gpu.function(chapter.id, ex.kernel) {
         Ok(f) => Some(median_ms(TIMING_REPEATS, || run(&f))?),
         Err(_) => None,
     };
@@ -276,16 +277,47 @@ fn time(gpu: &Gpu, yours: &Kernel, ex: &Exercise) -> Result<Timing> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ktrav::lab::{all, exercises_of, K2_TRANSPOSE};
-    use std::path::Path;
-
-    fn workspace() -> PathBuf {
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-    }
+    use ktrav::lab::simtrack::{Twin, Twins};
+    use ktrav::lab::{input_value, Elem, Launch};
+    use ktrav::Dim2;
 
     fn args(file: &str) -> CheckArgs {
         CheckArgs { file: PathBuf::from(file), large: false, json: false, exercise: None, timeout: 60 }
     }
+
+    const NOTHING: Twin = Twin { name: "nothing", steps: 1, barriers_after: &[], shared_words: 0, body: |_, _, _, _| {} };
+
+    /// The test's own exercise, a 2D copy, and a chapter to hold it.
+    const COPY: Exercise = Exercise {
+        id: "test-copy",
+        title: "a copy",
+        kernel: "test_copy",
+        starter: "copy.cu",
+        args: &[Arg::Out, Arg::Input(0), Arg::Rows64, Arg::Cols64],
+        elem: Elem::F32,
+        launch: Launch::Covering { block: Dim2::new(32, 8), x_walks_rows: false, grid_stride_y: false },
+        source_shapes: || vec![Shape::new(5, 7)],
+        timing_shape: Shape::new(256, 256),
+        expected: |_| Box::new(|i| input_value(0, i).to_bits() as u64),
+        twins: Twins { starter: NOTHING, solution: NOTHING, wrong: &[] },
+    };
+
+    const CHAPTER: Chapter = Chapter {
+        id: "k9_test",
+        section: "K.9",
+        title: "a test chapter",
+        report: Vec::new,
+        shown_outputs: Vec::new,
+        figures: Vec::new,
+        gpu_section: None,
+        exercises: &[COPY],
+        versions: &[],
+    };
+
+    const SOLUTION: &str = "extern \"C\" __global__ void test_copy(float* out, const float* in, size_t rows, size_t cols) {
+        const size_t r = (size_t)blockIdx.y * blockDim.y + threadIdx.y, c = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+        if (r < rows && c < cols) out[r * cols + c] = in[r * cols + c];
+    }";
 
     #[test]
     fn entries_are_found_only_when_defined() {
@@ -294,80 +326,13 @@ mod tests {
         assert!(!has_entry(ptx, "copy_x") && !has_entry(ptx, "helper"));
     }
 
-    /// Every `.cu` file of `exercises/`, with the exercises it names in its
-    /// `// expect:` lines.
-    fn exercise_files() -> Vec<(PathBuf, Vec<&'static Exercise>)> {
-        let mut files = Vec::new();
-        for chapter in std::fs::read_dir(workspace().join("exercises")).unwrap().flatten() {
-            let name = chapter.file_name().to_string_lossy().into_owned();
-            for dir in [chapter.path(), chapter.path().join("wrong")] {
-                for f in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
-                    if f.path().extension().is_some_and(|e| e == "cu") {
-                        let text = std::fs::read_to_string(f.path()).unwrap();
-                        let named: Vec<&Exercise> = text
-                            .lines()
-                            .filter_map(|l| l.strip_prefix("// expect: "))
-                            .map(|l| {
-                                let id = l.split(':').next().unwrap();
-                                *exercises_of(&name).iter().find(|e| e.id == id).unwrap_or_else(|| {
-                                    panic!("{}: '{id}' is no exercise of {name}", f.path().display())
-                                })
-                            })
-                            .collect();
-                        assert!(!named.is_empty(), "{} states no verdict (// expect: ...)", f.path().display());
-                        files.push((f.path(), named));
-                    }
-                }
-            }
-        }
-        files.sort_by(|a, b| a.0.cmp(&b.0));
-        files
-    }
-
-    /// CI's check of the lab: every starter, wrong kernel and solution
-    /// compiles with NVRTC, for the oldest architecture the embedded code
-    /// serves and for a T4 (the run-time path), and defines the kernel its
-    /// exercise looks up.
-    #[test]
-    fn every_starter_wrong_kernel_and_solution_compiles_with_nvrtc() {
-        let files = exercise_files();
-        assert!(files.len() >= 23, "only {} exercise files", files.len());
-        for ex in all() {
-            assert!(files.iter().any(|(p, _)| p.ends_with(ex.starter)), "{} is not among the exercise files", ex.starter);
-            assert!(files.iter().any(|(p, named)| p.to_string_lossy().contains("/wrong/") && named.iter().any(|e| e.id == ex.id))
-                || ex.id == "find-the-bug", "{} has no wrong kernel", ex.id);
-        }
-        let Some(nvrtc) = nvrtc::for_tests() else { return };
-        let compile = |name: &str, source: &str, kernels: &[&str]| {
-            for arch in [nvrtc::DEFAULT_ARCH, nvrtc::Arch::of((7, 5))] {
-                let ptx = match nvrtc.compile(source, name, arch) {
-                    Ok(c) => c.ptx,
-                    Err(nvrtc::CompileFailure::Rejected { log }) => panic!("{name} does not compile for {arch:?}:\n{log}"),
-                    Err(e) => panic!("{name}: {e}"),
-                };
-                for k in kernels {
-                    assert!(has_entry(&ptx, k), "{name} defines no kernel {k}");
-                }
-            }
-        };
-        for (path, named) in &files {
-            let kernels: Vec<&str> = named.iter().map(|e| e.kernel).collect();
-            compile(&path.display().to_string(), &std::fs::read_to_string(path).unwrap(), &kernels);
-        }
-        for k in crate::kernels::KERNELS {
-            let solutions: Vec<&str> = exercises_of(k.name).iter().map(|e| e.kernel).collect();
-            compile(&format!("kernels/{}.cu", k.name), k.source, &solutions);
-        }
-    }
-
     /// The check itself, end to end: on this machine without a GPU it compiles
     /// and stops with "could not check"; with a GPU the solution passes.
     #[test]
     fn a_check_compiles_first_and_says_why_it_could_not_check() {
         let Some(_) = nvrtc::for_tests() else { return };
-        let ex = &K2_TRANSPOSE[0];
-        let solution = crate::kernels::find(ex.chapter).unwrap().source;
-        let r = check(ex, &args("solution.cu"), solution);
+        let r = check(&CHAPTER, &COPY, &args("solution.cu"), SOLUTION);
+        assert_eq!((r.exercise.as_str(), r.section.as_str(), r.kernel.as_str()), ("test-copy", "K.9", "test_copy"));
         match gpu::open() {
             Ok(_) => assert_eq!((r.outcome.as_str(), r.exit_code), ("pass", 0), "{}", render(&r)),
             Err(_) => {
@@ -376,13 +341,13 @@ mod tests {
                 assert!(r.shapes.is_empty() && r.compiler.as_deref().unwrap().contains("for compute_80"));
             }
         }
-        let broken = check(ex, &args("broken.cu"), "extern \"C\" __global__ void transpose_tile32_padded() { nope; }");
+        let broken = check(&CHAPTER, &COPY, &args("broken.cu"), "extern \"C\" __global__ void test_copy() { nope; }");
         assert_eq!((broken.outcome.as_str(), broken.exit_code), ("fail", 1));
         assert!(broken.compile_log.as_deref().unwrap().contains("broken.cu"));
         assert!(render(&broken).contains("the file does not compile"));
-        let other = check(ex, &args("other.cu"), "extern \"C\" __global__ void transpose(float* o) { }");
+        let other = check(&CHAPTER, &COPY, &args("other.cu"), "extern \"C\" __global__ void copy(float* o) { }");
         assert_eq!(other.exit_code, 1);
-        assert!(other.reason.as_deref().unwrap().contains("no kernel `extern \"C\" __global__ void transpose_tile32_padded"));
+        assert!(other.reason.as_deref().unwrap().contains("no kernel `extern \"C\" __global__ void test_copy"));
         let json: serde_json::Value = serde_json::from_str(&serde_json::to_string(&other).unwrap()).unwrap();
         assert_eq!((json["outcome"].as_str(), json["exit_code"].as_i64()), (Some("fail"), Some(1)));
     }

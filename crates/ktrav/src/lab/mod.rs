@@ -13,14 +13,10 @@
 //! compile), 2 bad input (one line on stderr, before any work), and
 //! [`COULD_NOT_CHECK`] when there is no GPU or no NVRTC to check with.
 
-pub mod catalogue;
-pub mod reference;
 pub mod expect;
 pub mod simtrack;
 
-pub use catalogue::{BY_CHAPTER, K2_TRANSPOSE, K3_GRID_MAPPING, K4_BOUNDARY_CHECK, K5_LAYOUT_INTEROP, K6_SPIRAL, K7_DIAGONAL};
-
-use crate::compare::{compare_with, POISON_WORD};
+use crate::compare::{compare_with, test_value, POISON_WORD};
 use crate::geometry::{ceil_div, Dim2, LaunchConfig, Shape, MAX_GRID_Y};
 use crate::report::{self, Report};
 use anyhow::{anyhow, Result};
@@ -44,7 +40,7 @@ pub enum Arg {
     /// The output buffer (`float*` or `unsigned long long*`).
     Out,
     /// Input buffer `k` (`const float*`), element `i` being
-    /// [`reference::input_value`]`(k, i)`.
+    /// [`input_value`]`(k, i)`.
     Input(u8),
     /// `rows` / `cols` as a 64-bit integer (`size_t` or `long long`).
     Rows64,
@@ -85,39 +81,60 @@ pub enum Launch {
     PerDiagonal { block: u32 },
 }
 
-/// A lab exercise: a kernel for the student to write, and how to judge it.
+impl Launch {
+    /// The launch in the words a starter's header states it, such as
+    /// `blockDim = (32, 8) and gridDim = (ceil(cols / 32), ceil(rows / 8))`.
+    pub fn sentence(&self) -> String {
+        match *self {
+            Launch::Covering { block, x_walks_rows, grid_stride_y } => {
+                let (x, y) = if x_walks_rows { ("rows", "cols") } else { ("cols", "rows") };
+                let grid_y = format!("ceil({y} / {})", block.y);
+                let grid_y = if grid_stride_y { format!("min({grid_y}, {MAX_GRID_Y})") } else { grid_y };
+                format!("blockDim = ({}, {}) and gridDim = (ceil({x} / {}), {grid_y})", block.x, block.y, block.x)
+            }
+            Launch::PerDiagonal { block } => format!("a 1D grid of ceil(cells on d / {block}) blocks of {block} threads"),
+        }
+    }
+}
+
+/// A lab exercise: a kernel for the student to write, how it is launched
+/// and judged, and its twins on the simulator track. Each chapter defines
+/// its own and lists them in its [`crate::Chapter`]; the solution is the
+/// chapter's own kernel of the same name in `kernels/<chapter>.cu`, and the
+/// starter and the catalogue of wrong kernels live in `exercises/<chapter>/`.
 pub struct Exercise {
-    /// Chosen with `--exercise` when a chapter has several.
+    /// Chosen with `--exercise` when a chapter has several; unique in the book.
     pub id: &'static str,
-    /// The chapter crate, whose `kernels/<chapter>.cu` holds the solution.
-    pub chapter: &'static str,
-    pub section: &'static str,
     pub title: &'static str,
     /// The `extern "C" __global__` function looked up in the student's file.
     pub kernel: &'static str,
-    /// The file the student copies, relative to the workspace.
+    /// The file the student copies, in the chapter's `exercises/<chapter>/`.
     pub starter: &'static str,
     pub args: &'static [Arg],
-    /// How many input buffers the kernel reads.
-    pub inputs: u8,
     pub elem: Elem,
     pub launch: Launch,
-    /// The chapter source's own shapes.
-    pub source_shapes: &'static [(u64, u64)],
+    /// The chapter source's own shapes, from the chapter's own constants.
+    pub source_shapes: fn() -> Vec<Shape>,
     /// The shape the timings use.
     pub timing_shape: Shape,
-    /// The expected output of a shape, element by element.
+    /// The expected output of a shape, element by element, from the
+    /// chapter's own closed forms.
     pub expected: fn(Shape) -> Expected,
+    /// The exercise's twins on the simulator track.
+    pub twins: simtrack::Twins,
 }
 
-/// Every exercise, in chapter order.
-pub fn all() -> impl Iterator<Item = &'static Exercise> {
-    BY_CHAPTER.iter().flat_map(|ch| ch.iter())
+impl Exercise {
+    /// How many input buffers the kernel reads: its [`Arg::Input`]s.
+    pub fn inputs(&self) -> u8 {
+        self.args.iter().filter(|a| matches!(a, Arg::Input(_))).count() as u8
+    }
 }
 
-/// The exercises of one chapter.
-pub fn exercises_of(chapter: &str) -> Vec<&'static Exercise> {
-    all().filter(|e| e.chapter == chapter).collect()
+/// The value of element `i` of input `k` (0, 1, ...): exact as an `f32`
+/// and different for every index and input.
+pub fn input_value(k: u8, i: u64) -> f32 {
+    test_value(i.wrapping_add((k as u64) << 40))
 }
 
 /// One shape of the battery.
@@ -132,7 +149,7 @@ pub struct Case {
 pub fn battery(ex: &Exercise, large: bool) -> Vec<Case> {
     let case = |label: String, rows, cols| Case { label, shape: Shape::new(rows, cols) };
     let mut cases: Vec<Case> =
-        ex.source_shapes.iter().map(|&(r, c)| case(format!("the source's {r}x{c}"), r, c)).collect();
+        (ex.source_shapes)().into_iter().map(|s| case(format!("the source's {s}"), s.rows, s.cols)).collect();
     cases.push(case("ragged edges 97x131".into(), 97, 131));
     cases.push(case("ragged edges 1000x33".into(), 1000, 33));
     // Big enough that a race (a missing barrier) has many chances to show.
@@ -384,12 +401,13 @@ pub fn render(r: &Record) -> String {
 }
 
 impl Record {
-    /// A record of a check of `file` against `ex` that has not started: it
-    /// says "could not check" until the check gets further.
-    pub fn new(ex: &Exercise, file: String) -> Record {
+    /// A record of a check of `file` against `ex` of the chapter `section`
+    /// that has not started: it says "could not check" until the check gets
+    /// further.
+    pub fn new(section: &str, ex: &Exercise, file: String) -> Record {
         Record {
             exercise: ex.id.into(),
-            section: ex.section.into(),
+            section: section.into(),
             kernel: ex.kernel.into(),
             file,
             outcome: "could not check".into(),
@@ -419,8 +437,8 @@ impl Record {
     }
 }
 
-/// Input `k` of `n` elements, element `i` being
-/// [`reference::input_value`]`(k, i)`, generated on every core.
+/// Input `k` of `n` elements, element `i` being [`input_value`]`(k, i)`,
+/// generated on every core.
 pub fn input(k: u8, n: usize) -> Vec<f32> {
     let mut v = vec![0f32; n];
     let threads = std::thread::available_parallelism().map_or(1, |t| t.get());
@@ -429,7 +447,7 @@ pub fn input(k: u8, n: usize) -> Vec<f32> {
         for (j, part) in v.chunks_mut(chunk).enumerate() {
             s.spawn(move || {
                 for (i, x) in part.iter_mut().enumerate() {
-                    *x = reference::input_value(k, (j * chunk + i) as u64);
+                    *x = input_value(k, (j * chunk + i) as u64);
                 }
             });
         }

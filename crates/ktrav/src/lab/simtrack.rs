@@ -14,7 +14,7 @@
 //! What it cannot show: a 32-bit index overflowing past 2^31 elements
 //! (that takes `check --large` on a GPU).
 
-use super::{judge, Elem, Exercise, Launch, Verdict, GUARD_WORDS};
+use super::{input_value, judge, Elem, Exercise, Launch, Verdict, GUARD_WORDS};
 use crate::geometry::{ceil_div, LaunchConfig, Shape};
 use crate::compare::POISON_WORD;
 use crate::report::{self, Report};
@@ -55,7 +55,7 @@ pub struct Mem {
 impl Mem {
     fn new(ex: &Exercise, shape: Shape) -> Mem {
         let n = shape.elements() as usize;
-        let inputs = (0..ex.inputs).map(|k| (0..n as u64).map(|i| super::reference::input_value(k, i)).collect()).collect();
+        let inputs = (0..ex.inputs()).map(|k| (0..n as u64).map(|i| input_value(k, i)).collect()).collect();
         Mem {
             words: vec![POISON_WORD; 2 * GUARD_WORDS + n * ex.elem.words()],
             elem: ex.elem,
@@ -129,6 +129,18 @@ pub struct Twin {
     pub body: Body,
 }
 
+/// An exercise's kernels on the simulator track: the starter the student
+/// begins from, the solution, and the catalogued wrong kernels that have a
+/// twin, each with the kind of verdict (`wrong`, `unwritten`, `out of
+/// bounds`) its file's `// expect:` line names. A wrong twin is named after
+/// its file in the chapter's `exercises/<chapter>/wrong/`.
+#[derive(Clone, Copy)]
+pub struct Twins {
+    pub starter: Twin,
+    pub solution: Twin,
+    pub wrong: &'static [(Twin, &'static str)],
+}
+
 /// One schedule: an order of blocks and an order of threads.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Schedule {
@@ -166,7 +178,7 @@ pub fn schedules() -> Vec<Schedule> {
 /// and (for a grid-stride exercise) a grid past [`SIM_MAX_GRID_Y`].
 pub fn battery(ex: &Exercise) -> Vec<(String, Shape)> {
     let mut cases: Vec<(String, Shape)> =
-        ex.source_shapes.iter().map(|&(r, c)| (format!("the source's {r}x{c}"), Shape::new(r, c))).collect();
+        (ex.source_shapes)().into_iter().map(|s| (format!("the source's {s}"), s)).collect();
     for (label, r, c) in [("ragged edges 97x131", 97, 131), ("ragged edges 70x33", 70, 33), ("1x1", 1, 1), ("1xN 1x100", 1, 100), ("Nx1 100x1", 100, 1)] {
         cases.push((label.to_string(), Shape::new(r, c)));
     }
@@ -299,7 +311,7 @@ impl SimCheck {
 }
 
 /// Runs `twin` on the simulator battery under every schedule.
-pub fn check_twin(ex: &'static Exercise, twin: &Twin) -> SimCheck {
+pub fn check_twin(ex: &Exercise, twin: &Twin) -> SimCheck {
     let all = schedules();
     let lines = battery(ex)
         .into_iter()
@@ -312,28 +324,26 @@ pub fn check_twin(ex: &'static Exercise, twin: &Twin) -> SimCheck {
     SimCheck { exercise: ex.id, twin: twin.name, lines }
 }
 
-/// The exercise `id` of the catalogue.
-pub fn exercise(id: &str) -> &'static Exercise {
-    super::all().find(|e| e.id == id).unwrap_or_else(|| panic!("no exercise '{id}'"))
-}
-
-/// For tests: asserts the solution passes under every schedule, and each
-/// wrong twin fails with its expected kind of verdict (`wrong`,
-/// `unwritten`, `out of bounds`) on at least one shape and schedule.
-pub fn assert_track(id: &str, solution: &Twin, wrong: &[(Twin, &str)]) {
-    let ex = exercise(id);
-    let ok = check_twin(ex, solution);
-    assert!(ok.passed(), "the solution fails:\n{}", report::plain(&ok.render()));
+/// For tests: asserts the exercise's solution twin passes under every
+/// schedule, its starter fails, and each wrong twin fails with its expected
+/// kind of verdict on at least one shape and schedule.
+pub fn assert_track(ex: &Exercise) {
+    let Twins { starter, solution, wrong } = ex.twins;
+    let ok = check_twin(ex, &solution);
+    assert!(ok.passed(), "{}: the solution fails:\n{}", ex.id, report::plain(&ok.render()));
+    let start = check_twin(ex, &starter);
+    assert!(!start.passed(), "{}: the simulator track accepts the starter:\n{}", ex.id, report::plain(&start.render()));
     for (twin, expect) in wrong {
         let c = check_twin(ex, twin);
-        assert!(!c.passed(), "the simulator track accepts the wrong twin '{}':\n{}", twin.name, report::plain(&c.render()));
-        assert!(c.kinds().contains(expect), "'{}' fails, but not as '{expect}': {:?}\n{}", twin.name, c.kinds(), report::plain(&c.render()));
+        assert!(!c.passed(), "{}: the simulator track accepts the wrong twin '{}':\n{}", ex.id, twin.name, report::plain(&c.render()));
+        assert!(c.kinds().contains(expect), "{}: '{}' fails, but not as '{expect}': {:?}\n{}", ex.id, twin.name, c.kinds(), report::plain(&c.render()));
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Dim2;
 
     fn copy_ok(ctx: &Ctx, _: usize, _: &mut [f32], mem: &mut Mem) {
         let (row, col) = (ctx.t.global_y(), ctx.t.global_x());
@@ -353,10 +363,20 @@ mod tests {
 
     const OK: Twin = Twin { name: "copy", steps: 1, barriers_after: &[], shared_words: 0, body: copy_ok };
 
+    /// A copy with x over the columns, the test's own exercise.
+    fn copy(launch: Launch) -> Exercise {
+        super::super::tests::copy_exercise(launch, Twins { starter: Twin { body: |_, _, _, _| {}, ..OK }, solution: OK, wrong: &[] })
+    }
+
+    fn covering(block: Dim2, grid_stride_y: bool) -> Launch {
+        Launch::Covering { block, x_walks_rows: false, grid_stride_y }
+    }
+
     #[test]
     fn verdicts_tell_unwritten_and_far_out_of_bounds_apart() {
-        let ex = exercise("copy");
+        let ex = &copy(covering(Dim2::new(32, 8), false));
         assert!(check_twin(ex, &OK).passed());
+        assert_track(ex);
         let nothing = Twin { name: "nothing", body: |_, _, _, _| {}, ..OK };
         assert_eq!(check_twin(ex, &nothing).kinds(), ["unwritten"]);
         let far = check_twin(ex, &Twin { name: "far", body: far_writes, ..OK });
@@ -372,8 +392,10 @@ mod tests {
     #[test]
     fn fifteen_schedules_and_a_grid_past_the_simulated_limit() {
         assert_eq!(schedules().len(), 15);
-        let tall = battery(exercise("transpose")).into_iter().last().unwrap();
+        let tall = battery(&copy(covering(Dim2::new(32, 32), true))).into_iter().last().unwrap();
         assert!(tall.1.rows.div_ceil(32) > SIM_MAX_GRID_Y as u64, "{tall:?}");
-        assert!(!battery(exercise("copy")).iter().any(|(l, _)| l.contains("gridDim.y")));
+        assert!(!battery(&copy(covering(Dim2::new(32, 8), false))).iter().any(|(l, _)| l.contains("gridDim.y")));
+        // The exercise's own shapes come first.
+        assert_eq!(battery(&copy(covering(Dim2::new(32, 8), false)))[0], ("the source's 5x7".to_string(), Shape::new(5, 7)));
     }
 }

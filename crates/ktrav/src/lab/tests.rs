@@ -1,43 +1,67 @@
 use super::*;
 use crate::sim::{launch, BlockOrder};
-use std::path::{Path, PathBuf};
+use simtrack::{Twin, Twins};
 
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+/// A copy of input 0 (`out[i] = in[i]`), the tests' own exercise: the
+/// mechanism is tested here on it, each chapter's exercises in the chapter.
+pub(crate) fn copy_exercise(launch: Launch, twins: Twins) -> Exercise {
+    Exercise {
+        id: "test-copy",
+        title: "a copy",
+        kernel: "copy",
+        starter: "copy.cu",
+        args: &[Arg::Out, Arg::Input(0), Arg::Rows64, Arg::Cols64],
+        elem: Elem::F32,
+        launch,
+        source_shapes: || vec![Shape::new(5, 7), Shape::new(2, 3)],
+        timing_shape: Shape::new(64, 64),
+        expected: |_| Box::new(|i| input_value(0, i).to_bits() as u64),
+        twins,
+    }
+}
+
+const NOTHING: Twin = Twin { name: "nothing", steps: 1, barriers_after: &[], shared_words: 0, body: |_, _, _, _| {} };
+
+fn exercise(launch: Launch) -> Exercise {
+    copy_exercise(launch, Twins { starter: NOTHING, solution: NOTHING, wrong: &[] })
+}
+
+/// Every kind of launch an exercise can have.
+fn launches_of_every_kind() -> Vec<Launch> {
+    let b = Dim2::new(32, 8);
+    vec![
+        Launch::Covering { block: b, x_walks_rows: false, grid_stride_y: false },
+        Launch::Covering { block: Dim2::new(32, 32), x_walks_rows: false, grid_stride_y: true },
+        Launch::Covering { block: b, x_walks_rows: true, grid_stride_y: false },
+        Launch::PerDiagonal { block: 256 },
+    ]
 }
 
 #[test]
-fn every_chapter_from_k2_has_an_exercise_and_ids_are_unique() {
-    for chapter in ["k2_transpose", "k3_grid_mapping", "k4_boundary_check", "k5_layout_interop", "k6_spiral", "k7_diagonal"] {
-        assert!(!exercises_of(chapter).is_empty(), "{chapter} has no exercise");
-    }
-    for ex in all() {
-        assert_eq!(exercises_of(ex.chapter).iter().filter(|e| e.id == ex.id).count(), 1, "{} twice", ex.id);
-        assert!(workspace().join(ex.starter).is_file(), "{} is missing", ex.starter);
-        assert!(ex.args.iter().filter(|a| **a == Arg::Out).count() == 1);
-        let inputs = ex.args.iter().filter(|a| matches!(a, Arg::Input(_))).count();
-        assert_eq!(inputs, ex.inputs as usize, "{}", ex.id);
-    }
+fn inputs_are_counted_from_the_arguments() {
+    let ex = exercise(launches_of_every_kind()[0]);
+    assert_eq!(ex.inputs(), 1);
+    assert_ne!(input_value(0, 5), input_value(1, 5));
+    assert_eq!(input(1, 3), vec![input_value(1, 0), input_value(1, 1), input_value(1, 2)]);
 }
 
 #[test]
 fn the_battery_has_every_kind_of_shape() {
-    for ex in all() {
+    for launch in launches_of_every_kind() {
+        let ex = &exercise(launch);
         let b = battery(ex, false);
         let has = |rows, cols| b.iter().any(|c| c.shape == Shape::new(rows, cols));
-        for &(r, c) in ex.source_shapes {
-            assert!(has(r, c), "{}: the source's {r}x{c}", ex.id);
-        }
-        assert!(has(1, 1) && has(1, 1000) && has(1000, 1) && has(97, 131), "{}", ex.id);
+        assert!(has(5, 7) && has(2, 3) && b[0].label == "the source's 5x7", "{launch:?}");
+        assert!(has(1, 1) && has(1, 1000) && has(1000, 1) && has(97, 131), "{launch:?}");
         // Every shape has a launch, and one of them passes gridDim.y's limit
         // (or, for kernels without a y loop, has more rows than it).
         let tall = b.last().unwrap();
-        assert!(tall.shape.rows.max(tall.shape.cols) > MAX_GRID_Y, "{}: {}", ex.id, tall.label);
+        assert!(tall.shape.rows.max(tall.shape.cols) > MAX_GRID_Y, "{launch:?}: {}", tall.label);
         for c in &b {
-            assert!(!launches(ex, c.shape).unwrap().is_empty(), "{}: {}", ex.id, c.label);
+            assert!(!launches(ex, c.shape).unwrap().is_empty(), "{launch:?}: {}", c.label);
         }
         if let Launch::Covering { block, grid_stride_y: true, .. } = ex.launch {
-            assert!(LaunchConfig::covering(tall.shape, block).is_err(), "{}: the tall shape fits the grid", ex.id);
+            assert!(LaunchConfig::covering(tall.shape, block).is_err(), "{launch:?}: the tall shape fits the grid");
         }
         let large = battery(ex, true);
         assert_eq!(large.len(), b.len() + 1);
@@ -45,11 +69,25 @@ fn the_battery_has_every_kind_of_shape() {
     }
 }
 
+#[test]
+fn launches_are_stated_as_the_starters_state_them() {
+    let sentences: Vec<String> = launches_of_every_kind().iter().map(Launch::sentence).collect();
+    assert_eq!(
+        sentences,
+        [
+            "blockDim = (32, 8) and gridDim = (ceil(cols / 32), ceil(rows / 8))",
+            "blockDim = (32, 32) and gridDim = (ceil(cols / 32), min(ceil(rows / 32), 65535))",
+            "blockDim = (32, 8) and gridDim = (ceil(rows / 32), ceil(cols / 8))",
+            "a 1D grid of ceil(cells on d / 256) blocks of 256 threads",
+        ]
+    );
+}
+
 /// The per-diagonal plan launches one thread for each cell of each
 /// diagonal (plus spare ones past its end), in diagonal order.
 #[test]
 fn per_diagonal_launches_cover_each_cell_once() {
-    let ex = all().find(|e| e.id == "wavefront").unwrap();
+    let ex = &exercise(Launch::PerDiagonal { block: 256 });
     for shape in [Shape::new(5, 5), Shape::new(1, 8), Shape::new(8, 1), Shape::new(300, 7)] {
         let mut hits = vec![0u32; shape.elements() as usize];
         for (d, (cfg, step)) in launches(ex, shape).unwrap().into_iter().enumerate() {
@@ -65,63 +103,6 @@ fn per_diagonal_launches_cover_each_cell_once() {
             });
         }
         assert!(hits.iter().all(|&h| h == 1), "{shape}");
-    }
-}
-
-/// The spiral rank, walked cell by cell: an independent model of the
-/// forward map, which the expected gather must invert.
-fn walked_spiral(shape: Shape) -> Vec<u64> {
-    let (rows, cols) = (shape.rows as i64, shape.cols as i64);
-    let mut order = Vec::new();
-    let (mut top, mut bottom, mut left, mut right) = (0, rows - 1, 0, cols - 1);
-    while top <= bottom && left <= right {
-        (left..=right).for_each(|c| order.push(top * cols + c));
-        (top + 1..=bottom).for_each(|r| order.push(r * cols + right));
-        if top < bottom {
-            (left..right).rev().for_each(|c| order.push(bottom * cols + c));
-        }
-        if left < right {
-            (top + 1..bottom).rev().for_each(|r| order.push(r * cols + left));
-        }
-        (top, bottom, left, right) = (top + 1, bottom - 1, left + 1, right - 1);
-    }
-    order.into_iter().map(|i| i as u64).collect()
-}
-
-/// Each exercise's expected output against a brute-force model of it.
-#[test]
-fn expected_outputs_match_brute_force_models() {
-    let value = |k: u8, i: u64| reference::input_value(k, i);
-    for shape in [Shape::new(1, 1), Shape::new(4, 5), Shape::new(7, 5), Shape::new(6, 9), Shape::new(1, 7), Shape::new(9, 1)] {
-        let n = shape.elements();
-        let (rows, cols) = (shape.rows, shape.cols);
-        let spiral = walked_spiral(shape);
-        let mut paths = vec![0u64; n as usize];
-        for r in 0..rows {
-            for c in 0..cols {
-                let i = (r * cols + c) as usize;
-                paths[i] = if r == 0 || c == 0 {
-                    1
-                } else {
-                    (paths[i - cols as usize] + paths[i - 1]) % reference::LATTICE_MODULUS
-                };
-            }
-        }
-        for ex in all() {
-            let expected = (ex.expected)(shape);
-            for i in 0..n {
-                let model: u64 = match ex.chapter {
-                    "k2_transpose" => value(0, (i % rows) * cols + i / rows).to_bits() as u64,
-                    "k3_grid_mapping" => value(0, i).to_bits() as u64,
-                    "k4_boundary_check" => (((i / cols) * 1000 + i % cols) as f32).to_bits() as u64,
-                    "k5_layout_interop" => (value(0, i) + value(1, i)).to_bits() as u64,
-                    "k6_spiral" => value(0, spiral[i as usize]).to_bits() as u64,
-                    "k7_diagonal" => paths[i as usize],
-                    other => panic!("no model for {other}"),
-                };
-                assert_eq!(expected(i), model, "{} on {shape}, element {i}", ex.id);
-            }
-        }
     }
 }
 
@@ -159,6 +140,23 @@ fn the_judge_tells_wrong_unwritten_and_out_of_bounds_apart() {
 
 
 
+
+#[test]
+fn records_start_as_could_not_check_and_finish_by_their_shapes() {
+    let ex = exercise(launches_of_every_kind()[0]);
+    let r = Record::new("K.9", &ex, "x.cu".into());
+    assert_eq!((r.outcome.as_str(), r.exit_code, r.section.as_str()), ("could not check", COULD_NOT_CHECK, "K.9"));
+    let failed = Record::new("K.9", &ex, "x.cu".into()).fail("no kernel");
+    assert_eq!((failed.outcome.as_str(), failed.exit_code), ("fail", 1));
+    assert!(render(&failed).contains("result: FAIL: no kernel") || report::plain(&render(&failed)).contains("result: FAIL: no kernel"));
+    let mut r = Record::new("K.9", &ex, "x.cu".into());
+    r.shapes.push(ShapeResult { label: "1x1".into(), rows: 1, cols: 1, verdict: Verdict::Pass });
+    r.finish();
+    assert_eq!((r.outcome.as_str(), r.exit_code), ("pass", 0));
+    r.shapes.push(ShapeResult { label: "1x2".into(), rows: 1, cols: 2, verdict: Verdict::NotRun });
+    r.finish();
+    assert_eq!((r.outcome.as_str(), r.exit_code), ("fail", 1));
+}
 
 #[test]
 fn bad_files_are_refused_in_one_line() {
