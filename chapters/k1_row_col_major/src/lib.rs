@@ -499,6 +499,7 @@ pub const CHAPTER: ktrav::Chapter = ktrav::Chapter {
     report: || vec![worked_example()],
     shown_outputs,
     figures: figures::figures,
+    kernel_source: None,
     gpu_section: None,
     exercises: &[],
     versions: &[],

@@ -674,6 +674,7 @@ pub const CHAPTER: ktrav::Chapter = ktrav::Chapter {
     report,
     shown_outputs,
     figures: figures::figures,
+    kernel_source: Some(include_str!("../../../kernels/k4_boundary_check.cu")),
     gpu_section: Some(gpu::section),
     exercises: exercises::EXERCISES,
     versions: &[],

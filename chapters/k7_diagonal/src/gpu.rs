@@ -130,7 +130,7 @@ pub fn checks(gpu: &Gpu, sec: &mut GpuSection) -> Result<()> {
         verdict(sec, &label, &compare(&fill.table, &sim), &fill, sim_launches, sim == reference);
     }
 
-    sec.line("large tables, against the scalar DP (mod 2^61-1):");
+    sec.line(format!("large tables, against the scalar DP (mod 2^{}-1):", crate::MODULUS_BITS));
     for (shape, block_x, tile) in LARGE_TABLES {
         let reference = scalar_dp(shape);
         let fill = wavefront_on_gpu(gpu, shape, block_x)?;

@@ -21,6 +21,9 @@ pub struct Chapter {
     /// Every figure the chapter's page shows: (name under `book/figures/`,
     /// SVG text).
     pub figures: fn() -> Vec<(&'static str, String)>,
+    /// The chapter's `kernels/<id>.cu`, as text, if it has one: what its
+    /// versions' comments and launch bounds are read from.
+    pub kernel_source: Option<&'static str>,
     /// The "On this GPU" section: the real kernels against the simulators,
     /// run by the chapter's `gpu` module where a GPU exists.
     pub gpu_section: Option<fn() -> SectionOutcome>,

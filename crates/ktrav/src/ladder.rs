@@ -2,11 +2,14 @@
 //! launch plan as data, so the GPU suite launches exactly what the plan says
 //! and the book can show it.
 //!
-//! A version is a kernel name, the one-line reason it exists (taken from
-//! its comment in the `.cu` file) and a plan function. Plans depend on the
-//! shape and, for grid-stride kernels, on the number of multiprocessors.
+//! A version is a kernel name, what its kernel assumes of its block, and a
+//! plan function. Plans depend on the shape and, for grid-stride kernels, on
+//! the number of multiprocessors. Why a version exists is said once, in its
+//! `// vN:` comment in the `.cu` file, and [`render`] shows it from there.
 
+use crate::chapter::Chapter;
 use crate::geometry::{ceil_div, Dim2, GeometryError, LaunchConfig, Shape, MAX_GRID_X};
+use crate::report::Report;
 
 /// One launch of a version, as data.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -21,18 +24,116 @@ pub struct Plan {
     pub work_words: u64,
 }
 
-/// A numbered version of a chapter's kernel.
+/// A numbered version of a chapter's kernel: version N is the chapter's
+/// N-th, its kernel named `..._vN_...`.
 #[derive(Clone, Copy, Debug)]
 pub struct Version {
     /// The `extern "C"` entry point.
     pub kernel: &'static str,
-    /// What it changes and why, in one line.
-    pub why: &'static str,
+    /// What the kernel assumes of its block; every plan must meet it.
+    pub block: BlockRule,
     /// Shared memory the kernel declares statically, in bytes (checked
     /// against ptxas's report by the chapter's kernels test).
     pub static_shared: u32,
     /// Its launch on a shape, given the device's multiprocessor count.
     pub plan: fn(Shape, u32) -> Result<Plan, GeometryError>,
+}
+
+/// What a kernel's code assumes of the block it is launched with, beyond
+/// CUDA's own limits. The block its `__launch_bounds__` names is the most
+/// threads it is compiled for; this says which shapes its indexing is
+/// written for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BlockRule {
+    /// Exactly this block: the kernel's loops are written for it.
+    Exactly(Dim2),
+    /// Any one-dimensional block: every thread strides by the whole grid.
+    OneDimensional,
+    /// A one-dimensional block of whole warps: the kernel works warp by
+    /// warp, with shuffles across all 32 lanes.
+    WholeWarps,
+    /// A one-dimensional block of at least one warp: its first warp does
+    /// work alone that needs all 32 lanes.
+    AtLeastOneWarp,
+}
+
+/// Threads per warp.
+pub const WARP: u32 = 32;
+
+impl BlockRule {
+    /// Whether a launch with `block` meets the rule.
+    pub fn allows(self, block: Dim2) -> bool {
+        match self {
+            BlockRule::Exactly(b) => block == b,
+            BlockRule::OneDimensional => block.y == 1,
+            BlockRule::WholeWarps => block.y == 1 && block.x.is_multiple_of(WARP),
+            BlockRule::AtLeastOneWarp => block.y == 1 && block.x >= WARP,
+        }
+    }
+
+    /// `a 32x8 block exactly`, `any 1D block`, ...
+    pub fn describe(self) -> String {
+        match self {
+            BlockRule::Exactly(b) => format!("a {b} block exactly"),
+            BlockRule::OneDimensional => "any 1D block".into(),
+            BlockRule::WholeWarps => "a 1D block of whole warps".into(),
+            BlockRule::AtLeastOneWarp => "a 1D block of at least one warp".into(),
+        }
+    }
+}
+
+impl Version {
+    /// The plan on `shape`, checked against the version's [`BlockRule`]: a
+    /// plan that breaks it is refused before anything is launched.
+    pub fn checked_plan(&self, shape: Shape, sms: u32) -> Result<Plan, PlanError> {
+        let plan = (self.plan)(shape, sms).map_err(PlanError::Geometry)?;
+        if self.block.allows(plan.cfg.block) {
+            Ok(plan)
+        } else {
+            Err(PlanError::Block { kernel: self.kernel, block: plan.cfg.block, rule: self.block })
+        }
+    }
+}
+
+/// Why a version has no launch on a shape.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PlanError {
+    Geometry(GeometryError),
+    /// The plan's block breaks the kernel's rule.
+    Block { kernel: &'static str, block: Dim2, rule: BlockRule },
+}
+
+impl std::fmt::Display for PlanError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PlanError::Geometry(e) => e.fmt(f),
+            PlanError::Block { kernel, block, rule } => {
+                write!(f, "{kernel}'s plan launches {block} blocks, but its kernel needs {}", rule.describe())
+            }
+        }
+    }
+}
+
+impl std::error::Error for PlanError {}
+
+/// The ladder of `chapter` as its page lists it: each version's kernel,
+/// its block and static shared memory, and why it exists, in the words of
+/// its `// vN:` comment in the chapter's `.cu` file.
+///
+/// # Panics
+/// Panics if the chapter has versions but no kernel source, or a version
+/// has no `// vN` comment: the book's tests rely on both.
+pub fn render(chapter: &Chapter) -> String {
+    let source = chapter.kernel_source.unwrap_or_else(|| panic!("{} has versions but no kernel source", chapter.id));
+    let mut out = Report::new();
+    out.heading(&format!("The versions of kernels/{}.cu", chapter.id));
+    for (i, v) in chapter.versions.iter().enumerate() {
+        let reason = crate::cu::version_reason(source, i + 1, v.kernel)
+            .unwrap_or_else(|| panic!("kernels/{}.cu has no // v{} comment above {}", chapter.id, i + 1, v.kernel));
+        out.line(format!("v{} {}: {}, {} bytes of static shared memory", i + 1, v.kernel, v.block.describe(), v.static_shared));
+        out.line(format!("   {reason}"));
+    }
+    out.into_string()
 }
 
 /// Blocks per multiprocessor the grid-stride versions are launched with.
@@ -79,6 +180,12 @@ pub fn shapes(large: bool) -> Vec<Shape> {
     v
 }
 
+/// The version of `versions` whose kernel is `kernel`, for a chapter that
+/// borrows another's version by name.
+pub fn version<'v>(versions: &'v [Version], kernel: &str) -> Option<&'v Version> {
+    versions.iter().find(|v| v.kernel == kernel)
+}
+
 /// A plan with no dynamic shared memory and no work buffer.
 pub fn plain(cfg: LaunchConfig) -> Plan {
     Plan { cfg, shared_bytes: 0, work_words: 0 }
@@ -87,6 +194,24 @@ pub fn plain(cfg: LaunchConfig) -> Plan {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn block_rules_allow_what_they_say() {
+        let b = |x, y| Dim2::new(x, y);
+        assert!(BlockRule::Exactly(b(32, 8)).allows(b(32, 8)) && !BlockRule::Exactly(b(32, 8)).allows(b(16, 16)));
+        assert!(BlockRule::OneDimensional.allows(b(100, 1)) && !BlockRule::OneDimensional.allows(b(32, 2)));
+        assert!(BlockRule::WholeWarps.allows(b(64, 1)) && !BlockRule::WholeWarps.allows(b(48, 1)));
+        assert!(BlockRule::AtLeastOneWarp.allows(b(33, 1)) && !BlockRule::AtLeastOneWarp.allows(b(31, 1)));
+        let v = Version {
+            kernel: "k_v1",
+            block: BlockRule::WholeWarps,
+            static_shared: 0,
+            plan: |shape, sms| grid_stride(shape.elements(), 48, 1, sms).map(plain),
+        };
+        let refused = v.checked_plan(Shape::new(10, 10), 132).unwrap_err();
+        assert_eq!(refused.to_string(), "k_v1's plan launches 48x1 blocks, but its kernel needs a 1D block of whole warps");
+        assert_eq!(v.checked_plan(Shape::new(0, 10), 132).unwrap_err(), PlanError::Geometry(GeometryError::ZeroExtent));
+    }
 
     #[test]
     fn grid_stride_fills_the_card_and_no_more() {

@@ -11,7 +11,7 @@
 //! * [`lab`]: the lab's model: exercises, the battery, verdicts, `expect`
 //!   lines, and the simulator track;
 //! * [`ladder`]: the model of a chapter's numbered fast versions and their
-//!   launch plans;
+//!   launch plans, and [`cu`] what a kernel file states about them;
 //! * [`chapter`]: a chapter as one value, and [`section`] what its GPU
 //!   section came to;
 //! * [`measured`]: the schema of a measurement record;
@@ -28,6 +28,7 @@ pub mod book;
 pub mod chapter;
 pub mod cli;
 pub mod compare;
+pub mod cu;
 pub mod figure;
 pub mod figures;
 pub mod geometry;

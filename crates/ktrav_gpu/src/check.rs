@@ -309,6 +309,7 @@ mod tests {
         report: Vec::new,
         shown_outputs: Vec::new,
         figures: Vec::new,
+        kernel_source: None,
         gpu_section: None,
         exercises: &[COPY],
         versions: &[],

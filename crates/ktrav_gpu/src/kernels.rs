@@ -99,18 +99,8 @@ pub fn check_compiled(file: &str, functions: &[&str]) -> Option<Vec<Resources>> 
 }
 
 /// Whether `source` declares `function` as an `extern "C" __global__ void`
-/// entry point, with or without `__launch_bounds__(..)` before its name.
-pub fn declares(source: &str, function: &str) -> bool {
-    let head = "extern \"C\" __global__ void ";
-    source.match_indices(head).any(|(at, _)| {
-        let mut rest = &source[at + head.len()..];
-        if let Some(after) = rest.strip_prefix("__launch_bounds__(") {
-            let Some(close) = after.find(')') else { return false };
-            rest = after[close + 1..].trim_start();
-        }
-        rest.strip_prefix(function).is_some_and(|r| r.starts_with('('))
-    })
-}
+/// entry point (see [`ktrav::cu`]).
+pub use ktrav::cu::declares;
 
 /// The record for `function` on `arch`.
 ///
@@ -147,13 +137,6 @@ ptxas info    : Function properties for tile_copy
     8 bytes stack frame, 4 bytes spill stores, 4 bytes spill loads
 ptxas info    : Used 16 registers, used 1 barriers, 16 bytes lmem, 4224 bytes smem
 ";
-
-    #[test]
-    fn entry_points_are_found_with_or_without_launch_bounds() {
-        let src = "extern \"C\" __global__ void a(int x)\nextern \"C\" __global__ void __launch_bounds__(256, 4) b_v1(int)";
-        assert!(declares(src, "a") && declares(src, "b_v1"));
-        assert!(!declares(src, "b") && !declares(src, "c"));
-    }
 
     #[test]
     fn ptxas_report_is_parsed() {
