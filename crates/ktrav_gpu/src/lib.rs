@@ -10,6 +10,7 @@
 //! * [`runner`]: the [`Gpu`] every chapter launches through;
 //! * [`blas`]: cuBLAS's sgemm, for K.5;
 //! * [`section`]: the "On this GPU" report and its bandwidth tables;
+//! * [`ladder`]: every chapter's numbered versions, validated then timed;
 //! * [`record`]: where a measurement record was made;
 //! * [`check`]: `check FILE.cu`, the lab checker on a GPU;
 //! * [`doctor`]: what a lab machine has and what will run on it.
@@ -18,6 +19,7 @@ pub mod blas;
 pub mod check;
 pub mod doctor;
 pub mod kernels;
+pub mod ladder;
 pub mod libs;
 pub mod nvrtc;
 pub mod probe;
