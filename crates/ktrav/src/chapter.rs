@@ -51,6 +51,27 @@ impl Chapter {
         (self.report)().join("\n")
     }
 
+    /// The chapter's ladder as its page lists it: each version's kernel,
+    /// the block it is written for and its static shared memory, and why it
+    /// exists, in the words of its `// vN:` comment in the chapter's `.cu`
+    /// file.
+    ///
+    /// # Panics
+    /// Panics if the chapter has versions but no kernel source, or a version
+    /// has no `// vN` comment: the book's tests rely on both.
+    pub fn ladder_text(&self) -> String {
+        let source = self.kernel_source.unwrap_or_else(|| panic!("{} has versions but no kernel source", self.id));
+        let mut out = crate::report::Report::new();
+        out.heading(&format!("The versions of kernels/{}.cu", self.id));
+        for (i, v) in self.versions.iter().enumerate() {
+            let reason = crate::cu::version_reason(source, i + 1, v.kernel)
+                .unwrap_or_else(|| panic!("kernels/{}.cu has no // v{} comment above {}", self.id, i + 1, v.kernel));
+            out.line(format!("v{} {}: {}, {} bytes of static shared memory", i + 1, v.kernel, v.block.describe(), v.static_shared));
+            out.line(format!("   {reason}"));
+        }
+        out.into_string()
+    }
+
     /// What the binary does with no arguments: prints the report, then the
     /// GPU section (or the one line saying why it was skipped). Exits
     /// non-zero if a GPU check disagreed.

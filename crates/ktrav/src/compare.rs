@@ -9,6 +9,10 @@
 /// it after the launch is one the kernel never wrote.
 pub const POISON_WORD: u32 = 0x7FC0_DEAD;
 
+/// Poisoned 32-bit words kept before and after every output buffer a check
+/// judges, so a write just past either end is caught, not lost.
+pub const GUARD_WORDS: usize = 1 << 16;
+
 /// How a GPU result compares with its simulator, element by element.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Agreement {

@@ -5,11 +5,10 @@
 //! A version is a kernel name, what its kernel assumes of its block, and a
 //! plan function. Plans depend on the shape and, for grid-stride kernels, on
 //! the number of multiprocessors. Why a version exists is said once, in its
-//! `// vN:` comment in the `.cu` file, and [`render`] shows it from there.
+//! `// vN:` comment in the `.cu` file, and `Chapter::ladder_text` shows it
+//! from there.
 
-use crate::chapter::Chapter;
 use crate::geometry::{ceil_div, Dim2, GeometryError, LaunchConfig, Shape, MAX_GRID_X};
-use crate::report::Report;
 
 /// One launch of a version, as data.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -115,26 +114,6 @@ impl std::fmt::Display for PlanError {
 }
 
 impl std::error::Error for PlanError {}
-
-/// The ladder of `chapter` as its page lists it: each version's kernel,
-/// its block and static shared memory, and why it exists, in the words of
-/// its `// vN:` comment in the chapter's `.cu` file.
-///
-/// # Panics
-/// Panics if the chapter has versions but no kernel source, or a version
-/// has no `// vN` comment: the book's tests rely on both.
-pub fn render(chapter: &Chapter) -> String {
-    let source = chapter.kernel_source.unwrap_or_else(|| panic!("{} has versions but no kernel source", chapter.id));
-    let mut out = Report::new();
-    out.heading(&format!("The versions of kernels/{}.cu", chapter.id));
-    for (i, v) in chapter.versions.iter().enumerate() {
-        let reason = crate::cu::version_reason(source, i + 1, v.kernel)
-            .unwrap_or_else(|| panic!("kernels/{}.cu has no // v{} comment above {}", chapter.id, i + 1, v.kernel));
-        out.line(format!("v{} {}: {}, {} bytes of static shared memory", i + 1, v.kernel, v.block.describe(), v.static_shared));
-        out.line(format!("   {reason}"));
-    }
-    out.into_string()
-}
 
 /// Blocks per multiprocessor the grid-stride versions are launched with.
 pub const BLOCKS_PER_SM: u64 = 8;

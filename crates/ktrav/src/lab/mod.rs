@@ -15,8 +15,10 @@
 
 pub mod expect;
 pub mod simtrack;
+pub mod twin;
 
 use crate::compare::{compare_with, test_value, POISON_WORD};
+pub use crate::compare::GUARD_WORDS;
 use crate::geometry::{ceil_div, Dim2, LaunchConfig, Shape, MAX_GRID_Y};
 use crate::report::{self, Report};
 use anyhow::{anyhow, Result};
@@ -24,9 +26,6 @@ use serde::Serialize;
 
 /// The exit code of a check that could not be made (no GPU, no NVRTC).
 pub const COULD_NOT_CHECK: i32 = 3;
-
-/// Poisoned 32-bit words kept before and after every output buffer.
-pub const GUARD_WORDS: usize = 1 << 16;
 
 /// Timed runs of each kernel; the median is printed.
 pub const TIMING_REPEATS: usize = 11;
@@ -121,7 +120,7 @@ pub struct Exercise {
     /// chapter's own closed forms.
     pub expected: fn(Shape) -> Expected,
     /// The exercise's twins on the simulator track.
-    pub twins: simtrack::Twins,
+    pub twins: twin::Twins,
 }
 
 impl Exercise {

@@ -14,11 +14,11 @@
 //! What it cannot show: a 32-bit index overflowing past 2^31 elements
 //! (that takes `check --large` on a GPU).
 
-use super::{input_value, judge, Elem, Exercise, Launch, Verdict, GUARD_WORDS};
+use super::{input_value, judge, Exercise, Launch, Verdict};
+pub use super::twin::{Body, Ctx, Mem, Twin, Twins};
 use crate::geometry::{ceil_div, LaunchConfig, Shape};
-use crate::compare::POISON_WORD;
 use crate::report::{self, Report};
-use crate::sim::{launch_stepped, BlockOrder, Thread, ThreadOrder};
+use crate::sim::{launch_stepped, BlockOrder, ThreadOrder};
 
 /// The simulated gridDim.y limit: small, so a grid-stride loop over y is
 /// needed on a shape of a few hundred rows, not 2 million.
@@ -28,118 +28,6 @@ pub const SIM_MAX_GRID_Y: u32 = 3;
 /// output's poison nor any input value, so a read before the write is
 /// *wrong*, not *unwritten*.
 pub const SHARED_GARBAGE: f32 = -12345.5;
-
-/// Where a twin's thread is, and the launch's arguments.
-#[derive(Clone, Copy, Debug)]
-pub struct Ctx {
-    pub t: Thread,
-    pub rows: u64,
-    pub cols: u64,
-    /// The anti-diagonal of a per-diagonal launch (K.7), else 0.
-    pub diagonal: i64,
-    /// Which round of a grid-stride loop over y this step belongs to: the
-    /// block's rows of blocks are `blockIdx.y + round * gridDim.y`.
-    pub round: u64,
-}
-
-/// The device memory a twin sees: the output (guarded, poisoned) and the
-/// inputs. Writes anywhere land in the guards or are counted, never panic.
-pub struct Mem {
-    words: Vec<u32>,
-    elem: Elem,
-    inputs: Vec<Vec<f32>>,
-    far_before: u64,
-    far_after: u64,
-}
-
-impl Mem {
-    fn new(ex: &Exercise, shape: Shape) -> Mem {
-        let n = shape.elements() as usize;
-        let inputs = (0..ex.inputs()).map(|k| (0..n as u64).map(|i| input_value(k, i)).collect()).collect();
-        Mem {
-            words: vec![POISON_WORD; 2 * GUARD_WORDS + n * ex.elem.words()],
-            elem: ex.elem,
-            inputs,
-            far_before: 0,
-            far_after: 0,
-        }
-    }
-
-    fn word(&mut self, i: i64, k: usize) -> Option<&mut u32> {
-        let at = GUARD_WORDS as i64 + i * self.elem.words() as i64 + k as i64;
-        if at < 0 {
-            self.far_before += 1;
-            None
-        } else if at as usize >= self.words.len() {
-            self.far_after += 1;
-            None
-        } else {
-            Some(&mut self.words[at as usize])
-        }
-    }
-
-    /// `out[i] = v` for a `float*` output.
-    pub fn write_f32(&mut self, i: i64, v: f32) {
-        if let Some(w) = self.word(i, 0) {
-            *w = v.to_bits();
-        }
-    }
-
-    /// `out[i] = v` for an `unsigned long long*` output.
-    pub fn write_u64(&mut self, i: i64, v: u64) {
-        if let Some(w) = self.word(i, 0) {
-            *w = v as u32;
-        }
-        if let Some(w) = self.word(i, 1) {
-            *w = (v >> 32) as u32;
-        }
-    }
-
-    /// `out[i]` of an `unsigned long long*` output (K.7 reads its table).
-    pub fn read_u64(&self, i: i64) -> u64 {
-        let at = GUARD_WORDS as i64 + 2 * i;
-        match (self.words.get(at as usize), self.words.get(at as usize + 1)) {
-            (Some(&lo), Some(&hi)) if at >= 0 => lo as u64 | (hi as u64) << 32,
-            _ => (POISON_WORD as u64) << 32 | POISON_WORD as u64,
-        }
-    }
-
-    /// Element `i` of input `k` (`in`, `a`, `b`); NaN outside it.
-    pub fn input(&self, k: usize, i: i64) -> f32 {
-        if i < 0 {
-            return f32::NAN;
-        }
-        self.inputs[k].get(i as usize).copied().unwrap_or(f32::NAN)
-    }
-}
-
-/// A twin's body: one step of one thread.
-pub type Body = fn(&Ctx, usize, &mut [f32], &mut Mem);
-
-/// A kernel of the simulator track.
-#[derive(Clone, Copy)]
-pub struct Twin {
-    pub name: &'static str,
-    /// Steps of one round (of the grid-stride loop, or of the whole kernel).
-    pub steps: usize,
-    /// The steps of a round after which the twin calls `__syncthreads()`.
-    pub barriers_after: &'static [usize],
-    /// Words of `__shared__ float` memory per block.
-    pub shared_words: usize,
-    pub body: Body,
-}
-
-/// An exercise's kernels on the simulator track: the starter the student
-/// begins from, the solution, and the catalogued wrong kernels that have a
-/// twin, each with the kind of verdict (`wrong`, `unwritten`, `out of
-/// bounds`) its file's `// expect:` line names. A wrong twin is named after
-/// its file in the chapter's `exercises/<chapter>/wrong/`.
-#[derive(Clone, Copy)]
-pub struct Twins {
-    pub starter: Twin,
-    pub solution: Twin,
-    pub wrong: &'static [(Twin, &'static str)],
-}
 
 /// One schedule: an order of blocks and an order of threads.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -209,7 +97,9 @@ fn plan(ex: &Exercise, shape: Shape) -> Vec<(LaunchConfig, i64, u64)> {
 
 /// Runs `twin` on one shape under one schedule and judges the output.
 pub fn run(ex: &Exercise, twin: &Twin, shape: Shape, schedule: &Schedule) -> Verdict {
-    let mut mem = Mem::new(ex, shape);
+    let n = shape.elements() as usize;
+    let inputs = (0..ex.inputs()).map(|k| (0..n as u64).map(|i| input_value(k, i)).collect()).collect();
+    let mut mem = Mem::new(n, ex.elem.words(), inputs);
     for (cfg, diagonal, rounds) in plan(ex, shape) {
         let steps = twin.steps * rounds as usize;
         launch_stepped(
@@ -225,7 +115,7 @@ pub fn run(ex: &Exercise, twin: &Twin, shape: Shape, schedule: &Schedule) -> Ver
             },
         );
     }
-    let mut verdict = judge(&mem.words, ex.elem, &(ex.expected)(shape));
+    let mut verdict = judge(mem.words(), ex.elem, &(ex.expected)(shape));
     if mem.far_before + mem.far_after > 0 {
         verdict = match verdict {
             Verdict::Fail { wrong, unwritten, first_bad, out_of_bounds_before, out_of_bounds_after } => Verdict::Fail {
