@@ -41,11 +41,15 @@ pub type PushArgs<T> = for<'a, 'b> fn(&'b mut Args<'a>, &'a mut Io<T>);
 /// The expected output of a shape, element by element.
 pub type Expected<T> = Box<dyn Fn(usize) -> T + Sync>;
 
+/// One timed launch (or series of launches) on a ladder's buffers: its time
+/// in milliseconds.
+pub type Timed<'f, T> = Box<dyn FnMut(&Gpu, &mut Io<T>) -> Result<f32> + 'f>;
+
 /// A row of a timing table that is not a version: the chapter's own
-/// kernels, timed in the same run (one launch's time in milliseconds).
+/// kernels, timed in the same run.
 pub struct Row<'f, T> {
     pub label: String,
-    pub time: Box<dyn FnMut(&Gpu, &mut Io<T>) -> Result<f32> + 'f>,
+    pub time: Timed<'f, T>,
 }
 
 impl<'f, T> Row<'f, T> {
