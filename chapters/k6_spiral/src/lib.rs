@@ -611,7 +611,7 @@ mod tests;
 /// kernels take `int`), writes `out[spiral_rank(r, c)] = in[r * cols + c]`
 /// with reads and writes coalesced, and walks its tile column in steps of
 /// `gridDim.y`, so any shape launches.
-pub const VERSIONS: [ktrav::ladder::Version; 3] = [
+pub const VERSIONS: [ktrav::ladder::Version; 4] = [
     ktrav::ladder::Version {
         kernel: "spiral_v1_tiled",
         block: ktrav::ladder::BlockRule::Exactly(Dim2::new(32, 8)),
@@ -630,6 +630,13 @@ pub const VERSIONS: [ktrav::ladder::Version; 3] = [
         static_shared: 64 * 65 * 4,
         plan: spiral_v3_plan,
     },
+    ktrav::ladder::Version {
+        kernel: "spiral_v4_mixed_bases",
+        block: ktrav::ladder::BlockRule::Exactly(Dim2::new(32, 8)),
+        // The tile, and four tables of 64 rank bases (i64).
+        static_shared: 64 * 65 * 4 + 4 * 64 * 8,
+        plan: spiral_v4_plan,
+    },
 ];
 
 /// v1: 32 x 8 blocks over 32 x 32 tiles.
@@ -645,4 +652,9 @@ pub fn spiral_v2_plan(shape: Shape, sms: u32) -> Result<ktrav::ladder::Plan, Geo
 /// v3: 32 x 8 blocks over 64 x 64 tiles.
 pub fn spiral_v3_plan(shape: Shape, _sms: u32) -> Result<ktrav::ladder::Plan, GeometryError> {
     ktrav::ladder::tiles_strided(shape, 64, Dim2::new(32, 8)).map(ktrav::ladder::plain)
+}
+
+/// v4: as v3.
+pub fn spiral_v4_plan(shape: Shape, sms: u32) -> Result<ktrav::ladder::Plan, GeometryError> {
+    spiral_v3_plan(shape, sms)
 }

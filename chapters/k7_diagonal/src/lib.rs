@@ -845,8 +845,9 @@ mod tests;
 /// `blockDim.x / 32`), so a block of whole warps; v3's first warp builds the
 /// factorial tables alone, with shuffles across its 32 lanes, so at least
 /// one warp; v4 stages a 32 x 32 tile per block and steps as one warp, so
-/// exactly one. Their plans launch one warp per block.
-pub const VERSIONS: [ktrav::ladder::Version; 4] = [
+/// exactly one, and so does v5, whose lanes, shuffles and stage are one
+/// warp's. Their plans launch one warp per block.
+pub const VERSIONS: [ktrav::ladder::Version; 5] = [
     ktrav::ladder::Version {
         kernel: "lattice_v1_systolic",
         block: ktrav::ladder::BlockRule::WholeWarps,
@@ -871,6 +872,13 @@ pub const VERSIONS: [ktrav::ladder::Version; 4] = [
         block: ktrav::ladder::BlockRule::Exactly(Dim2::new(32, 1)),
         static_shared: 32 * 32 * 8,
         plan: lattice_v4_plan,
+    },
+    ktrav::ladder::Version {
+        kernel: "lattice_v5_skewed_staged",
+        block: ktrav::ladder::BlockRule::Exactly(Dim2::new(32, 1)),
+        // Two rows per lane, 32 lanes, 32 steps of a chunk, padded to 33.
+        static_shared: 2 * 32 * 33 * 8,
+        plan: lattice_v5_plan,
     },
 ];
 
@@ -911,4 +919,9 @@ pub fn lattice_v3_plan(shape: Shape, sms: u32) -> Result<ktrav::ladder::Plan, kt
 /// v4: as v1 (its tile is static shared memory).
 pub fn lattice_v4_plan(shape: Shape, sms: u32) -> Result<ktrav::ladder::Plan, ktrav::GeometryError> {
     lattice_v1_plan(shape, sms)
+}
+
+/// v5: as v2, 64-row bands (its stage is static shared memory).
+pub fn lattice_v5_plan(shape: Shape, sms: u32) -> Result<ktrav::ladder::Plan, ktrav::GeometryError> {
+    lattice_v2_plan(shape, sms)
 }
