@@ -71,10 +71,11 @@ extern "C" __global__ void transpose_tile32_padded(float* __restrict__ out, cons
 // ANCHOR: ladder
 // ---- How fast can it go ----
 // Faster versions of the same transpose (in: rows x cols, out: cols x rows,
-// both row-major, any shape). Each is launched with blockDim = (32, 8) and
-// gridDim = (ceil(cols / T), min(ceil(rows / T), 65535)), T the version's tile
-// width; a block walks down its tile column in steps of gridDim.y, so tall
-// matrices need no more than 65535 blocks in y. Indices are 64-bit.
+// both row-major, any shape). v1 and v2 are launched with blockDim = (32, 8),
+// v3 with (16, 16), and each with gridDim = (ceil(cols / T), min(ceil(rows / T),
+// 65535)), T the version's tile width; a block walks down its tile column in
+// steps of gridDim.y, so tall matrices need no more than 65535 blocks in y.
+// Indices are 64-bit.
 
 // v1: 32 x 8 threads each moving 4 rows of the padded 32 x 33 tile: a quarter of the threads, four loads in flight per thread.
 extern "C" __global__ void __launch_bounds__(256) transpose_v1_32x8(float* __restrict__ out, const float* __restrict__ in,

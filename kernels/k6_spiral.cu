@@ -297,13 +297,93 @@ extern "C" __global__ void __launch_bounds__(256) spiral_v2_tile_classes(float* 
     }
 }
 
-// v3: v2 on 64 x 64 tiles (64 x 65 floats, 16 640 bytes): 16 loads in flight per thread instead of 4, and runs of 64 (256 bytes) per warp.
-// v2 held 80 registers, so 3 blocks (12 KB of loads) in flight per multiprocessor; v3 is capped at 64 (4 blocks, 64 KB in flight).
-// Launch blockDim = (32, 8), gridDim = (ceil(cols / 64), min(ceil(rows / 64), 65535)).
-extern "C" __global__ void __launch_bounds__(256, 4) spiral_v3_tile64(float* __restrict__ out, const float* __restrict__ in,
-                                                                  size_t rows, size_t cols) {
-    __shared__ float tile[64][65];
-    const long long R = (long long)rows, C = (long long)cols;
+// SpiralBases: for one 64 x 64 tile, the rank base of each tile row on its ring's top
+// and bottom side and of each tile column on its ring's right and left side, so that an
+// element's rank is base + col (top), base - col (bottom), base + row (right) or
+// base - row (left) once its side is known.
+struct SpiralBases {
+    long long top[64], bottom[64], right[64], left[64];
+};
+
+// spiral_side: which side of its ring (row, col) lies on, in spiral_rank's tie order:
+// 0 top, 1 right, 2 bottom, 3 left.
+__device__ __forceinline__ int spiral_side(long long row, long long col, long long rows, long long cols) {
+    const long long to_top = row, to_right = cols - 1 - col, to_bottom = rows - 1 - row, to_left = col;
+    if (to_top <= to_right && to_top <= to_bottom && to_top <= to_left) return 0;
+    if (to_right <= to_bottom && to_right <= to_left) return 1;
+    if (to_bottom <= to_left) return 2;
+    return 3;
+}
+
+// spiral_tile_bases: a 64 x 64 tile of any mix of sides. Thread t computes base t (four
+// tables of 64), the tile is staged, then pass A writes the top/bottom elements reading
+// the tile row-wise and pass B the right/left ones reading it column-wise.
+__device__ __forceinline__ void spiral_tile_bases(float (&tile)[64][65], SpiralBases& b, float* __restrict__ out,
+                                                  const float* __restrict__ in, long long R, long long C, long long r0, long long c0) {
+    const unsigned tx = threadIdx.x, ty = threadIdx.y;
+    const unsigned t = ty * 32 + tx, i = t & 63;
+    if (t < 64) {
+        const long long k = r0 + i;                                     // tile row i on ring k's top side
+        b.top[i] = ring_start(k, R, C) - k;
+    } else if (t < 128) {
+        const long long k = R - 1 - (r0 + i);                           // ... on ring k's bottom side
+        b.bottom[i] = ring_start(k, R, C) + (C - 2 * k - 1) + (R - 2 * k - 1) + (C - 1 - k);
+    } else if (t < 192) {
+        const long long k = C - 1 - (c0 + i);                           // tile column i on ring k's right side
+        b.right[i] = ring_start(k, R, C) + (C - 2 * k - 1) - k;
+    } else {
+        const long long k = c0 + i;                                     // ... on ring k's left side
+        b.left[i] = ring_start(k, R, C) + 2 * (C - 2 * k - 1) + (R - 2 * k - 1) + (R - 1 - k);
+    }
+#pragma unroll
+    for (unsigned jr = 0; jr < 8; ++jr) {
+        const long long row = r0 + ty + 8 * jr;
+#pragma unroll
+        for (unsigned jc = 0; jc < 2; ++jc) {
+            const long long col = c0 + tx + 32 * jc;
+            if (row < R && col < C) tile[ty + 8 * jr][tx + 32 * jc] = in[row * C + col];
+        }
+    }
+    __syncthreads();
+#pragma unroll
+    for (unsigned jr = 0; jr < 8; ++jr) {
+        const unsigned lr = ty + 8 * jr;
+        const long long row = r0 + lr;
+#pragma unroll
+        for (unsigned jc = 0; jc < 2; ++jc) {
+            const unsigned lc = tx + 32 * jc;
+            const long long col = c0 + lc;
+            if (row < R && col < C) {
+                const int side = spiral_side(row, col, R, C);
+                if (side == 0) out[b.top[lr] + col] = tile[lr][lc];
+                else if (side == 2) out[b.bottom[lr] - col] = tile[lr][lc];
+            }
+        }
+    }
+#pragma unroll
+    for (unsigned jr = 0; jr < 8; ++jr) {
+        const unsigned lc = ty + 8 * jr;
+        const long long col = c0 + lc;
+#pragma unroll
+        for (unsigned jc = 0; jc < 2; ++jc) {
+            const unsigned lr = tx + 32 * jc;
+            const long long row = r0 + lr;
+            if (row < R && col < C) {
+                const int side = spiral_side(row, col, R, C);
+                if (side == 1) out[b.right[lc] + row] = tile[lr][lc];
+                else if (side == 3) out[b.left[lc] - row] = tile[lr][lc];
+            }
+        }
+    }
+    __syncthreads();
+}
+
+// spiral_sweep64: a block's walk down its column of 64 x 64 tiles, v3's and v4's
+// shared body. A tile wholly inside one side's triangle is written from each row's (or
+// column's) rank base; any other tile by spiral_tile_mixed (v3) or spiral_tile_bases (v4).
+template <bool BASES>
+__device__ __forceinline__ void spiral_sweep64(float (&tile)[64][65], SpiralBases* bases, float* __restrict__ out,
+                                               const float* __restrict__ in, long long R, long long C) {
     const long long tile_rows = (R + 63) / 64;
     const long long c0 = (long long)blockIdx.x * 64;
     const long long c1 = (c0 + 63 < C ? c0 + 63 : C - 1);
@@ -375,9 +455,32 @@ extern "C" __global__ void __launch_bounds__(256, 4) spiral_v3_tile64(float* __r
                 }
             }
             __syncthreads();
+        } else if (BASES) {
+            spiral_tile_bases(tile, *bases, out, in, R, C, r0, c0);
         } else {
             spiral_tile_mixed<64>(tile, out, in, R, C, r0, c0);
         }
     }
+}
+
+// v3: v2 on 64 x 64 tiles (64 x 65 floats, 16 640 bytes): 16 loads in flight per thread instead of 4, and runs of 64 (256 bytes) per warp.
+// v2 held 80 registers, so 3 blocks (12 KB of loads) in flight per multiprocessor; v3 is capped at 64 (4 blocks, 64 KB in flight).
+// Launch blockDim = (32, 8), gridDim = (ceil(cols / 64), min(ceil(rows / 64), 65535)).
+extern "C" __global__ void __launch_bounds__(256, 4) spiral_v3_tile64(float* __restrict__ out, const float* __restrict__ in,
+                                                                  size_t rows, size_t cols) {
+    __shared__ float tile[64][65];
+    spiral_sweep64<false>(tile, nullptr, out, in, (long long)rows, (long long)cols);
+}
+
+// v4: v3 with the tiles that mix sides written from per-row and per-column rank bases, not the closed form twice per element.
+// A tile on a diagonal or the centre (about 3% of the tiles at 4096^2) held up v3's blocks: each of its elements ran
+// spiral_side_rank twice. Here 256 threads first compute one base each (a top and a bottom base per tile row, a right
+// and a left base per tile column: 2 KB), after which an element's rank is a few comparisons and one add.
+// Launch as v3: blockDim = (32, 8), gridDim = (ceil(cols / 64), min(ceil(rows / 64), 65535)).
+extern "C" __global__ void __launch_bounds__(256, 4) spiral_v4_mixed_bases(float* __restrict__ out, const float* __restrict__ in,
+                                                                       size_t rows, size_t cols) {
+    __shared__ float tile[64][65];
+    __shared__ SpiralBases bases;
+    spiral_sweep64<true>(tile, &bases, out, in, (long long)rows, (long long)cols);
 }
 // ANCHOR_END: ladder

@@ -379,4 +379,146 @@ extern "C" __global__ void __launch_bounds__(32) lattice_v4_systolic_staged(unsi
         }
     }
 }
+
+// v5: v2's two rows per lane, skewed so both cells of a step are independent, and the table's stores staged and written 256 bytes at a time.
+// Lane t computes its row i at column s - i - 2t at step s: row 0 needs lane t-1's row 1 of the same column, computed
+// one step earlier and shuffled up, and row 1 needs this lane's row 0 from one step earlier, so a step is two
+// independent adds. Steps run in chunks of 32 with every index known at compile time; bounds are tested only in the
+// chunks at either end of a band. Each cell goes to a 32 x 33 u64 stage per row of the lane (16 896 bytes); after a
+// chunk the warp writes each of the band's 64 rows as 32 consecutive cells, one coalesced 256-byte store, where v1
+// to v4 wrote 32 rows a cache line each per step. Lane 0 reads the band above's last row (flagged slots, as v1) a
+// chunk of 32 columns at a time: it waits for the first chunk, then loads each next chunk while the rows of the
+// current one are being written.
+// Launch: blockDim = (32, 1) (exactly one warp: lanes, shuffles and the stage assume it),
+// gridDim = (min(ceil(rows / 64), 1024), 1); (grid, rows, cols, work), work as v2: 2 + ceil(rows / 64) * cols u64,
+// zeroed once when allocated and left zeroed by each launch.
+
+// lattice_ld_flag / lattice_publish: ld.relaxed of a flagged slot, and st.relaxed of a
+// flagged value predicated instead of branched. Unlike lattice_ld_relaxed they are no
+// compiler barrier: the value is its own ready flag and nothing else is ordered by it, so
+// the stage's shared-memory traffic may be scheduled around them.
+__device__ __forceinline__ unsigned long long lattice_ld_flag(const unsigned long long* p) {
+    unsigned long long v;
+    asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p));
+    return v;
+}
+__device__ __forceinline__ void lattice_publish(unsigned long long* p, unsigned long long v, bool on) {
+    asm volatile("{ .reg .pred p; setp.ne.b32 p, %2, 0; @p st.relaxed.gpu.global.u64 [%0], %1; }" ::"l"(p), "l"(v), "r"((int)on));
+}
+
+// lattice_skew_chunk: steps s0 .. s0 + 31 of lane `lane`; CHECK tests every cell's bounds
+// and the table's edges (the first and last chunks of a band), otherwise every cell is
+// inside the table and off both edges.
+template <bool CHECK>
+__device__ __forceinline__ void lattice_skew_chunk(long long s0, unsigned long long (&v)[2], unsigned long long from_above,
+                                                   unsigned long long (*stage)[32][33], bool lane0, bool publish,
+                                                   unsigned long long* below, long long cols, long long first_row) {
+    const unsigned lane = threadIdx.x & 31;
+    const unsigned full = 0xffffffffu;
+    const unsigned long long ready_bit = 1ull << 63;
+#pragma unroll
+    for (int j = 0; j < 32; ++j) {
+        const long long c = s0 + j - 2 * (long long)lane;                    // row 0's column this step
+        const unsigned long long up = __shfl_up_sync(full, v[1], 1);        // lane t-1's row 1, column c
+        const unsigned long long above = __shfl_sync(full, from_above, j);  // lane 0: the band above, column c
+        const unsigned long long u0 = lane0 ? above : up;
+        unsigned long long n0, n1;
+        if (CHECK) {
+            n0 = (first_row == 0 || c == 0) ? 1ull : add_mod(u0, v[0]);
+            n1 = (c - 1 == 0) ? 1ull : add_mod(v[0], v[1]);
+        } else {
+            n0 = add_mod(u0, v[0]);
+            n1 = add_mod(v[0], v[1]);
+        }
+        stage[0][lane][j] = n0;
+        stage[1][lane][j] = n1;
+        const long long cl = c - 1;                                           // row 1's column
+        lattice_publish(below + cl, n1 | ready_bit, publish && (!CHECK || (cl >= 0 && cl < cols)));
+        v[0] = n0;
+        v[1] = n1;
+    }
+}
+
+extern "C" __global__ void __launch_bounds__(32) lattice_v5_skewed_staged(unsigned long long* grid, long long rows, long long cols,
+                                                                         unsigned long long* work) {
+    __shared__ unsigned long long stage[2][32][33];
+    const unsigned lane = threadIdx.x & 31;
+    const unsigned full = 0xffffffffu;
+    const unsigned long long ready_bit = 1ull << 63;
+    const unsigned long long bands = (unsigned long long)((rows + 63) / 64);
+    const long long steps = cols + 1 + 31 * 2;                             // lane 31's row 1 reaches column cols - 1
+    const long long fast_from = (31 * 2 + 2 + 31) / 32 * 32;                // every lane past column 0
+    const long long fast_to = cols / 32 * 32;                               // lane 0 before column cols
+    unsigned long long* take = work;
+    unsigned long long* finished = work + 1;
+    unsigned long long* slots = work + 2;
+    for (;;) {
+        unsigned long long b = 0;
+        if (lane == 0) b = atomicAdd(take, 1ull);
+        b = __shfl_sync(full, b, 0);
+        if (b >= bands) break;
+        const long long band0 = (long long)b * 64;
+        const long long band_rows = rows - band0 < 64 ? rows - band0 : 64;
+        unsigned long long* above = slots + (b - 1) * (unsigned long long)cols;   // read only when b > 0
+        unsigned long long* below = slots + b * (unsigned long long)cols;         // written only when b + 1 < bands
+        const bool fetch = b > 0;
+        const bool publish = lane == 31 && b + 1 < bands;
+        unsigned long long v[2] = {0, 0};
+        unsigned long long chunk = 0, next = 0;
+        if (fetch && (long long)lane < cols) {
+            unsigned long long x;
+            do {
+                x = lattice_ld_flag(above + lane);
+            } while (!(x & ready_bit));
+            chunk = x;
+        }
+        unsigned long long* row_start = grid + band0 * cols + lane;          // row 0 of the band, column s0 + lane
+        for (long long s0 = 0; s0 < steps; s0 += 32, row_start += 32) {
+            if (fetch) {
+                const long long c = s0 + lane;
+                if (s0 > 0 && c < cols) {
+                    unsigned long long x = next;
+                    while (!(x & ready_bit)) x = lattice_ld_flag(above + c);
+                    chunk = x;
+                }
+                if (c < cols) lattice_st_relaxed(above + c, 0);               // leave the slot clean for the next launch
+                chunk &= ~ready_bit;
+            }
+            const bool fast = s0 >= fast_from && s0 + 32 <= fast_to;
+            if (fast) {
+                lattice_skew_chunk<false>(s0, v, chunk, stage, lane == 0, publish, below, cols, band0 + 2 * lane);
+            } else {
+                lattice_skew_chunk<true>(s0, v, chunk, stage, lane == 0, publish, below, cols, band0 + 2 * lane);
+            }
+            if (fetch && s0 + 32 + lane < cols) next = lattice_ld_flag(above + s0 + 32 + lane);
+            __syncwarp();
+            // Lane t's row i holds columns s0 - i - 2t .. + 31: one store of 32 cells per row.
+            unsigned long long* p = row_start;
+            if (fast && band_rows == 64) {
+#pragma unroll
+                for (int t = 0; t < 32; ++t, p += 2 * cols - 2) {
+                    p[0] = stage[0][t][lane];
+                    p[cols - 1] = stage[1][t][lane];
+                }
+            } else {
+#pragma unroll 1
+                for (int t = 0; t < 32; ++t, p += 2 * cols - 2) {
+#pragma unroll
+                    for (int i = 0; i < 2; ++i) {
+                        const long long col = s0 - i - 2 * t + (long long)lane;
+                        if (2 * t + i < band_rows && col >= 0 && col < cols) p[i * (cols - 1)] = stage[i][t][lane];
+                    }
+                }
+            }
+            __syncwarp();
+        }
+    }
+    if (lane == 0) {
+        const unsigned long long warps = (unsigned long long)gridDim.x * (blockDim.x / 32);
+        if (atomicAdd(finished, 1ull) == warps - 1) {      // every warp has stopped taking bands
+            atomicExch(take, 0ull);
+            atomicExch(finished, 0ull);
+        }
+    }
+}
 // ANCHOR_END: ladder

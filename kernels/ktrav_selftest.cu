@@ -1,4 +1,4 @@
-// A kernel for testing the GPU runner itself (ktrav::gpu): every in-bounds
+// A kernel for testing the GPU runner itself (ktrav_gpu): every in-bounds
 // thread writes a value that encodes its own coordinates, so a missing,
 // duplicated or misplaced write is visible in the result.
 

@@ -1,9 +1,8 @@
 //! `cargo run` at the workspace root: every chapter's report, in book order.
-//! `cargo run -- --refresh-outputs` rewrites `book/outputs/` and
-//! `book/figures/` from the code (see `scripts/refresh-outputs`; review the
-//! diff before committing). `cargo run -- doctor` says what this machine
-//! can run, the first command of a lab. `cargo run -- grade ROOM ...`
-//! grades a whole room's submissions (`ktrav_grade`).
+//! `cargo run -- doctor` says what this machine can run, the first command
+//! of a lab; `cargo run -- grade ROOM ...` grades a whole room's
+//! submissions (`ktrav_grade`). `--list` names the chapters for a reader;
+//! `--ids` and `--gpu-ids` name them for scripts, one id per line.
 
 use appendix_k::CHAPTERS;
 use clap::{CommandFactory, FromArgMatches, Parser};
@@ -17,12 +16,15 @@ use ktrav::cli;
 struct Args {
     #[command(subcommand)]
     command: Option<Command>,
-    /// Rewrite book/outputs/ and book/figures/ from the code (review the diff before committing)
-    #[arg(long, conflicts_with = "list")]
-    refresh_outputs: bool,
     /// List the chapters and the command that runs each
-    #[arg(long)]
+    #[arg(long, conflicts_with_all = ["ids", "gpu_ids"])]
     list: bool,
+    /// Print every chapter's id, one per line
+    #[arg(long, conflicts_with = "gpu_ids")]
+    ids: bool,
+    /// Print the id of every chapter with an "On this GPU" section, one per line
+    #[arg(long)]
+    gpu_ids: bool,
 }
 
 #[derive(clap::Subcommand, Debug)]
@@ -35,7 +37,10 @@ enum Command {
 
 /// The lab's exercises, as grading names them.
 fn catalogue() -> Vec<ktrav_grade::exercise::ExerciseRef> {
-    ktrav::lab::all().map(|e| ktrav_grade::exercise::ExerciseRef::new(e.section, e.chapter, e.id)).collect()
+    CHAPTERS
+        .iter()
+        .flat_map(|ch| ch.exercises.iter().map(|e| ktrav_grade::exercise::ExerciseRef::new(ch.section, ch.id, e.id)))
+        .collect()
 }
 
 fn chapter_list() -> String {
@@ -61,11 +66,13 @@ fn main() {
         }
     }
     if let Some(Command::Doctor) = args.command {
-        cli::print(&ktrav::doctor::report());
+        cli::print(&ktrav_gpu::doctor::report());
     } else if args.list {
         cli::print(&format!("{}\n", chapter_list()));
-    } else if args.refresh_outputs {
-        refresh();
+    } else if args.ids || args.gpu_ids {
+        for ch in CHAPTERS.iter().filter(|ch| args.ids || ch.gpu_section.is_some()) {
+            cli::print(&format!("{}\n", ch.id));
+        }
     } else {
         for (i, ch) in CHAPTERS.iter().enumerate() {
             if i > 0 {
@@ -73,27 +80,5 @@ fn main() {
             }
             cli::print(&ch.report_text());
         }
-    }
-}
-
-fn refresh() {
-    let outputs = ktrav::book::outputs_dir();
-    for ch in CHAPTERS {
-        for (name, text) in (ch.shown_outputs)() {
-            let path = outputs.join(name);
-            cli::or_exit(std::fs::write(&path, ktrav::report::plain(&text)));
-            cli::print(&format!("{} {}\n", ch.section, path.display()));
-        }
-    }
-    let figures = ktrav::book::figures_dir();
-    cli::or_exit(std::fs::create_dir_all(&figures));
-    for (part, name, svg) in appendix_k::figures() {
-        let path = figures.join(name);
-        cli::or_exit(std::fs::write(&path, svg));
-        cli::print(&format!("{part} {}\n", path.display()));
-    }
-    for (path, text) in cli::or_exit(appendix_k::measured_pages()) {
-        cli::or_exit(std::fs::write(&path, text));
-        cli::print(&format!("measured {}\n", path.display()));
     }
 }

@@ -181,7 +181,7 @@ fn book_builds_without_warnings() {
 /// architecture the build embeds code for: PTX is only JIT-compiled upwards.
 #[test]
 fn stated_gpu_minimum_is_the_lowest_embedded_architecture() {
-    let build = std::fs::read_to_string(root().join("chapters/ktrav/build.rs")).unwrap();
+    let build = std::fs::read_to_string(root().join("crates/ktrav_gpu/build.rs")).unwrap();
     let lowest = build
         .match_indices("arch=compute_")
         .map(|(at, m)| {
@@ -194,5 +194,43 @@ fn stated_gpu_minimum_is_the_lowest_embedded_architecture() {
     for doc in ["README.md", "book/introduction.md"] {
         let text = std::fs::read_to_string(root().join(doc)).unwrap().split_whitespace().collect::<Vec<_>>().join(" ");
         assert!(text.contains(&stated), "{doc} must state the GPU minimum as \"{stated}\"");
+    }
+}
+
+/// The README's layout table names every top-level folder of the tree and
+/// every workspace member under `crates/` and `tools/`, and only paths that
+/// exist.
+#[test]
+fn the_readme_layout_matches_the_tree() {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let table: Vec<&str> = readme
+        .split("## Layout")
+        .nth(1)
+        .expect("a Layout section")
+        .lines()
+        .filter(|l| l.starts_with("| `"))
+        .collect();
+    let paths: Vec<String> = table
+        .iter()
+        .flat_map(|row| row.split('|').nth(1).unwrap().split(", ").map(|p| p.trim().trim_matches('`').trim_end_matches('/').to_string()))
+        .collect();
+    let named = |p: &str| paths.iter().any(|x| x == p);
+    let ignored = ["target", "book-out", ".git", ".cuda-venv", ".device-bin"];
+    for e in std::fs::read_dir(root()).unwrap().flatten() {
+        let name = e.file_name().to_string_lossy().to_string();
+        if !e.path().is_dir() || ignored.contains(&name.as_str()) {
+            continue;
+        }
+        let listed = named(&name) || paths.iter().any(|p| p.starts_with(&format!("{name}/")));
+        assert!(listed, "README's layout table has no row for {name}/");
+    }
+    for dir in ["crates", "tools"] {
+        for e in std::fs::read_dir(root().join(dir)).unwrap().flatten() {
+            let member = format!("{dir}/{}", e.file_name().to_string_lossy());
+            assert!(named(&member), "README's layout table has no row for {member}");
+        }
+    }
+    for p in paths.iter().filter(|p| !p.contains('*')) {
+        assert!(root().join(p).exists() || p == "book-out", "README's layout table names {p}, which does not exist");
     }
 }

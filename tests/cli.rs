@@ -8,16 +8,39 @@ const BIN: &str = env!("CARGO_BIN_EXE_appendix_k");
 #[test]
 fn help_names_every_chapter() {
     let help = stdout_of(BIN, &["--help"]);
-    assert!(help.contains("--refresh-outputs") && help.contains("--list"), "{help}");
+    assert!(help.contains("--list") && help.contains("--ids") && help.contains("--gpu-ids"), "{help}");
     for ch in appendix_k::CHAPTERS {
         assert!(help.contains(&format!("cargo run -p {}", ch.id)), "--help does not name {}", ch.id);
     }
     assert_eq!(stdout_of(BIN, &["--list"]).lines().count(), appendix_k::CHAPTERS.len() + 1);
 }
 
+/// The machine-readable lists the scripts read: every chapter, and the
+/// chapters with an "On this GPU" section.
+#[test]
+fn ids_name_the_chapters_one_per_line() {
+    let ids: Vec<&str> = appendix_k::CHAPTERS.iter().map(|ch| ch.id).collect();
+    assert_eq!(stdout_of(BIN, &["--ids"]), ids.iter().map(|id| format!("{id}\n")).collect::<String>());
+    let gpu: String = appendix_k::CHAPTERS.iter().filter(|ch| ch.gpu_section.is_some()).map(|ch| format!("{}\n", ch.id)).collect();
+    assert!(!gpu.is_empty());
+    assert_eq!(stdout_of(BIN, &["--gpu-ids"]), gpu);
+}
+
 #[test]
 fn bad_input_is_one_line_and_exit_2() {
-    assert_usage_errors(BIN, &[&["--bogus"], &["k2_transpose"], &["--list", "--refresh-outputs"], &["doctor", "--list"], &["--list", "doctor"], &["doctor", "extra"]]);
+    assert_usage_errors(
+        BIN,
+        &[
+            &["--bogus"],
+            &["k2_transpose"],
+            &["--list", "--ids"],
+            &["--ids", "--gpu-ids"],
+            &["--refresh-outputs"],
+            &["doctor", "--list"],
+            &["--list", "doctor"],
+            &["doctor", "extra"],
+        ],
+    );
 }
 
 #[test]

@@ -19,9 +19,10 @@
 //! process, so those large checks each run in a child process of this one.
 
 use appendix_k::CHAPTERS;
-use ktrav::gpu::{section_named, SectionOutcome};
 use ktrav::lab;
-use ktrav::measured::{Record, Run};
+use ktrav::measured::Record;
+use ktrav::SectionOutcome;
+use ktrav_gpu::check;
 
 /// The argument with which this suite runs one lab check as a child.
 const LAB_ONE: &str = "--lab-one";
@@ -37,9 +38,9 @@ fn main() {
     let (mut passed, mut failed, mut skipped) = (0, 0, 0);
     let mut sections = Vec::new();
     for ch in CHAPTERS {
-        let Some(checks) = ch.gpu_checks else { continue };
+        let Some(section) = ch.gpu_section else { continue };
         let name = ch.heading();
-        match section_named(&name, checks) {
+        match section() {
             SectionOutcome::Skipped(reason) => {
                 println!("{name}: skipped: no GPU ({reason})");
                 skipped += 1;
@@ -58,10 +59,10 @@ fn main() {
     let (p, f, k) = lab_checks();
     (passed, failed, skipped) = (passed + p, failed + f, skipped + k);
     if let Some(path) = std::env::var_os("KTRAV_RECORD") {
-        match ktrav::gpu::open() {
+        match ktrav_gpu::open() {
             Ok(gpu) if failed == 0 && !sections.is_empty() => {
-                let large = if std::env::var_os(ktrav::gpu::LARGE_ENV).is_some() { "KTRAV_GPU_LARGE=1 " } else { "" };
-                let run = Run::on(&gpu, &format!("{large}KTRAV_RECORD=... .device-bin/gpu"));
+                let large = if std::env::var_os(ktrav::section::LARGE_ENV).is_some() { "KTRAV_GPU_LARGE=1 " } else { "" };
+                let run = ktrav_gpu::record::run_on(&gpu, &format!("{large}KTRAV_RECORD=... .device-bin/gpu"));
                 let record = Record { run, sections };
                 std::fs::write(&path, record.to_json()).expect("the record can be written");
                 println!("record written to {}", std::path::Path::new(&path).display());
@@ -80,8 +81,9 @@ fn main() {
 fn lab_one(chapter: &str, path: &std::path::Path, index: usize) {
     let source = std::fs::read_to_string(path).expect("the parent read this file");
     let e = lab::expect::parse(&source).expect("the parent parsed this file").swap_remove(index);
-    let ex = lab::exercises_of(chapter).into_iter().find(|x| x.id == e.exercise).expect("the parent found it");
-    match judge_expectation(ex, path, &source, &e, true) {
+    let ch = chapter_named(chapter).expect("the parent found it");
+    let ex = ch.exercises.iter().find(|x| x.id == e.exercise).expect("the parent found it");
+    match judge_expectation(ch, ex, path, &source, &e, true) {
         Ok(what) => println!("ok: {what}"),
         Err(why) => println!("FAILED: {why}"),
     }
@@ -105,16 +107,28 @@ fn in_child(chapter: &str, path: &std::path::Path, index: usize) -> Result<Strin
 /// How often a racy wrong kernel is checked: it must be rejected at least once.
 const RACE_RUNS: usize = 5;
 
-fn lab_args(file: &std::path::Path, large: bool) -> lab::CheckArgs {
-    lab::CheckArgs { file: file.to_path_buf(), large, json: false, exercise: None, timeout: 120 }
+fn lab_args(file: &std::path::Path, large: bool) -> check::CheckArgs {
+    check::CheckArgs { file: file.to_path_buf(), large, json: false, exercise: None, timeout: 120 }
+}
+
+/// The chapter whose id is `id` (an `exercises/` folder's name).
+fn chapter_named(id: &str) -> Option<&'static ktrav::Chapter> {
+    CHAPTERS.iter().copied().find(|ch| ch.id == id)
 }
 
 /// One verdict on one file: `Ok(what it got)` or `Err(why it is wrong)`.
-fn judge_expectation(ex: &'static lab::Exercise, path: &std::path::Path, source: &str, e: &lab::expect::Expect, large: bool) -> Result<String, String> {
+fn judge_expectation(
+    ch: &ktrav::Chapter,
+    ex: &lab::Exercise,
+    path: &std::path::Path,
+    source: &str,
+    e: &lab::expect::Expect,
+    large: bool,
+) -> Result<String, String> {
     let runs = if e.race { RACE_RUNS } else { 1 };
     let mut last = None;
     for run in 1..=runs {
-        let r = lab::check(ex, &lab_args(path, large && e.large_only), source);
+        let r = check::check(ch, ex, &lab_args(path, large && e.large_only), source);
         if r.exit_code == lab::COULD_NOT_CHECK {
             return Err(format!("could not check: {}", r.reason.unwrap_or_default()));
         }
@@ -157,15 +171,15 @@ fn plain(s: &str) -> String {
 /// The checker against its own catalogue: (passed, failed, skipped).
 fn lab_checks() -> (usize, usize, usize) {
     let (mut passed, mut failed, mut skipped) = (0, 0, 0);
-    if let Err(why) = ktrav::gpu::open() {
+    if let Err(why) = ktrav_gpu::open() {
         println!("lab checker: skipped: no GPU ({why})");
         return (0, 0, 1);
     }
-    if let Err(why) = ktrav::gpu::nvrtc::locate() {
+    if let Err(why) = ktrav_gpu::nvrtc::locate() {
         println!("lab checker: FAILED: a GPU but no NVRTC, so no lab check can run: {why}");
         return (0, 1, 0);
     }
-    let large = std::env::var_os(ktrav::gpu::LARGE_ENV).is_some();
+    let large = std::env::var_os(ktrav::section::LARGE_ENV).is_some();
     // The workspace this was built in, or (a copied binary) the current folder.
     let built_in = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let root_buf = if built_in.join("exercises").is_dir() { built_in } else { std::env::current_dir().unwrap_or(built_in) };
@@ -180,12 +194,14 @@ fn lab_checks() -> (usize, usize, usize) {
             failed += 1;
         }
     };
-    for ex in lab::all() {
-        let solution = ktrav::kernels::find(ex.chapter).expect("every chapter's kernels are embedded");
-        let path = root.join(format!("kernels/{}.cu", ex.chapter));
-        let r = lab::check(ex, &lab_args(&path, large), solution.source);
-        let name = format!("{} {}: the solution, kernels/{}.cu", ex.section, ex.id, ex.chapter);
-        report(name, if r.exit_code == 0 { Ok(format!("passes all {} shapes", r.shapes.len())) } else { Err(plain(&lab::render(&r))) });
+    for ch in CHAPTERS {
+        for ex in ch.exercises {
+            let solution = ktrav_gpu::kernels::find(ch.id).expect("every chapter's kernels are embedded");
+            let path = root.join(format!("kernels/{}.cu", ch.id));
+            let r = check::check(ch, ex, &lab_args(&path, large), solution.source);
+            let name = format!("{} {}: the solution, kernels/{}.cu", ch.section, ex.id, ch.id);
+            report(name, if r.exit_code == 0 { Ok(format!("passes all {} shapes", r.shapes.len())) } else { Err(plain(&lab::render(&r))) });
+        }
     }
     let files = match lab::expect::files(root) {
         Ok(f) => f,
@@ -206,24 +222,24 @@ fn lab_checks() -> (usize, usize, usize) {
         let expects = match lab::expect::parse(&source) {
             Ok(e) => e,
             Err(e) => {
-                report(shown, Err(e));
+                report(shown, Err(format!("{e:#}")));
                 continue;
             }
         };
         for (index, e) in expects.into_iter().enumerate() {
-            let Some(ex) = lab::exercises_of(&chapter).into_iter().find(|x| x.id == e.exercise) else {
+            let Some((ch, ex)) = chapter_named(&chapter).and_then(|ch| Some((ch, ch.exercises.iter().find(|x| x.id == e.exercise)?))) else {
                 report(shown.clone(), Err(format!("no exercise '{}' in {chapter}", e.exercise)));
                 continue;
             };
-            let name = format!("{} {}: {shown}", ex.section, ex.id);
+            let name = format!("{} {}: {shown}", ch.section, ex.id);
             if e.large_only && !large {
                 skipped += 1;
-                println!("lab {name}: skipped: overflows only past 2^31 elements; set {}=1", ktrav::gpu::LARGE_ENV);
+                println!("lab {name}: skipped: overflows only past 2^31 elements; set {}=1", ktrav::section::LARGE_ENV);
             }
             let outcome = if large && e.large_only {
                 in_child(&chapter, &path, index)
             } else {
-                judge_expectation(ex, &path, &source, &e, large)
+                judge_expectation(ch, ex, &path, &source, &e, large)
             };
             report(name, outcome);
         }

@@ -499,8 +499,10 @@ pub const CHAPTER: ktrav::Chapter = ktrav::Chapter {
     report: || vec![worked_example()],
     shown_outputs,
     figures: figures::figures,
-    gpu_checks: None,
+    kernel_source: None,
+    gpu_section: None,
     exercises: &[],
+    versions: &[],
 };
 
 #[cfg(test)]

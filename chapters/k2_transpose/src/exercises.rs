@@ -7,11 +7,43 @@
 //! `barriers_after`. `cargo test -p k2_transpose exercises` checks them
 //! under 5 block orders times 3 thread orders.
 
-use ktrav::lab::simtrack::{Ctx, Mem, Twin};
+use ktrav::lab::simtrack::{check_twin, Ctx, Mem, Twin, Twins};
+use ktrav::lab::{input_value, Arg, Elem, Exercise, Launch};
+use ktrav::{Dim2, Shape};
 
-/// The tile's side, and its padded row length in shared memory.
-pub const TILE: u64 = 32;
+/// The tile's side (the kernels' own [`crate::TILE`]), and its padded row
+/// length in shared memory.
+pub const TILE: u64 = crate::TILE as u64;
 pub const STRIDE: u64 = TILE + 1;
+
+/// `transpose`: the tiled transpose with a padded tile, for any shape,
+/// checked on the source's four shapes among others.
+pub const TRANSPOSE_EXERCISE: Exercise = Exercise {
+    id: "transpose",
+    title: "a tiled transpose with a padded tile, for any shape",
+    kernel: crate::TileLayout::Padded.kernel(),
+    starter: "transpose.cu",
+    args: &[Arg::Out, Arg::Input(0), Arg::Rows64, Arg::Cols64],
+    elem: Elem::F32,
+    launch: Launch::Covering { block: Dim2::new(crate::TILE, crate::TILE), x_walks_rows: false, grid_stride_y: true },
+    source_shapes: || crate::SOURCE_CASES.iter().map(|c| c.shape).collect(),
+    timing_shape: Shape::new(4096, 4096),
+    expected: |shape| Box::new(move |i| input_value(0, crate::transposed_from(shape, i)).to_bits() as u64),
+    twins: Twins { starter: STARTER, solution: SOLUTION, wrong: WRONG },
+};
+
+/// `find-the-bug`: a transpose that passes the source's shapes; the student
+/// finds where it does not.
+pub const FIND_THE_BUG_EXERCISE: Exercise = Exercise {
+    id: "find-the-bug",
+    title: "find the bug: a transpose that passes the source's shapes",
+    starter: "find_the_bug.cu",
+    twins: Twins { starter: FIND_THE_BUG, solution: SOLUTION, wrong: &[] },
+    ..TRANSPOSE_EXERCISE
+};
+
+/// The chapter's exercises, its `Chapter` value's `exercises`.
+pub const EXERCISES: &[Exercise] = &[TRANSPOSE_EXERCISE, FIND_THE_BUG_EXERCISE];
 
 // ANCHOR: starter
 /// Step 0 of a round copies this thread's input element into the tile;
@@ -131,25 +163,40 @@ pub const WRONG: &[(Twin, &str)] = &[
 
 /// What the exercise page shows: the simulated check of a wrong twin.
 pub fn shown() -> String {
-    ktrav::lab::simtrack::check_twin(ktrav::lab::simtrack::exercise("transpose"), &MISSING_SYNCTHREADS).render()
+    check_twin(&TRANSPOSE_EXERCISE, &MISSING_SYNCTHREADS).render()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ktrav::lab::simtrack::{assert_track, check_twin, exercise};
+    use ktrav::lab::simtrack::assert_track;
 
     #[test]
-    fn transpose_solution_passes_and_every_wrong_twin_fails() {
-        assert_track("transpose", &SOLUTION, WRONG);
+    fn every_solution_passes_and_every_starter_and_wrong_twin_fails() {
+        for ex in EXERCISES {
+            assert_track(ex);
+        }
+    }
+
+    /// The expected output is the plain transpose of the input, element by
+    /// element.
+    #[test]
+    fn the_expected_output_is_the_plain_transpose() {
+        for shape in [Shape::new(1, 1), Shape::new(4, 5), Shape::new(7, 5), Shape::new(1, 7), Shape::new(9, 1)] {
+            let input = ktrav::Matrix::from_fn(shape, ktrav::StorageOrder::RowMajor, |r, c| input_value(0, r * shape.cols + c));
+            let plain = crate::plain_transpose(&input);
+            let expected = (TRANSPOSE_EXERCISE.expected)(shape);
+            for (i, want) in plain.as_slice().iter().enumerate() {
+                assert_eq!(expected(i as u64), want.to_bits() as u64, "{shape}, element {i}");
+            }
+        }
     }
 
     #[test]
     fn find_the_bug_fails_only_past_the_grid_y_limit() {
-        assert_track("find-the-bug", &SOLUTION, &[(FIND_THE_BUG, "unwritten")]);
         // It fails exactly where the grid needs more rows of blocks than
         // the simulated gridDim.y limit: the source's shapes all pass.
-        let c = check_twin(exercise("find-the-bug"), &FIND_THE_BUG);
+        let c = check_twin(&FIND_THE_BUG_EXERCISE, &FIND_THE_BUG);
         for l in &c.lines {
             let past_limit = l.shape.rows.div_ceil(TILE) > ktrav::lab::simtrack::SIM_MAX_GRID_Y as u64;
             assert_eq!(l.failure.is_some(), past_limit, "{}", l.label);
@@ -159,13 +206,13 @@ mod tests {
 
     #[test]
     fn the_starter_compiles_and_is_rejected() {
-        let c = check_twin(exercise("transpose"), &STARTER);
+        let c = check_twin(&TRANSPOSE_EXERCISE, &STARTER);
         assert!(!c.passed() && c.kinds() == ["unwritten"], "{:?}", c.kinds());
     }
 
     #[test]
     fn a_missing_barrier_shows_only_when_threads_do_not_run_in_lock_step() {
-        let c = check_twin(exercise("transpose"), &MISSING_SYNCTHREADS);
+        let c = check_twin(&TRANSPOSE_EXERCISE, &MISSING_SYNCTHREADS);
         let failing = c.lines.iter().find(|l| l.failure.is_some()).expect("a shape fails");
         // 5 block orders x (forward, reversed) fail; lock-step hides the race.
         assert_eq!((failing.failed, failing.schedules), (10, 15));

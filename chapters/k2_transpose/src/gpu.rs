@@ -1,12 +1,14 @@
-//! K.2 on a real GPU: both transpose kernels launched through `ktrav::gpu`,
+//! K.2 on a real GPU: both transpose kernels launched through `ktrav_gpu`,
 //! checked against the simulator on the source's shapes and against the
 //! plain transpose on shapes far too large to simulate. Every launch is the
 //! one [`transpose_launch`] plans, as in the simulator.
 
-use crate::{numbered, tiled_transpose, transpose_launch, TileLayout, TransposeLaunch, SOURCE_CASES, TILE, VERSIONS};
+use crate::{numbered, tiled_transpose, transpose_launch, transposed_from, TileLayout, TransposeLaunch, SOURCE_CASES, TILE};
 use anyhow::{Context, Result};
-use ktrav::gpu::{compare, compare_with, test_input, test_value, DeviceBuffer, Gpu, GpuSection, PushKernelArg};
-use ktrav::ladder::{self, Plan, Version};
+use ktrav::compare::{compare, compare_with, test_value};
+use ktrav::ladder;
+use ktrav_gpu::ladder::{Expected, Io, Ladder, Row, Yardstick};
+use ktrav_gpu::{Args, DeviceBuffer, Gpu, GpuSection, PushKernelArg};
 use ktrav::{BlockOrder, Shape};
 
 /// The tiles of the two entry points of `kernels/k2_transpose.cu`.
@@ -47,6 +49,11 @@ fn transpose_on_gpu(gpu: &Gpu, launch: &TransposeLaunch, input: &[f32], shape: S
     Ok((gpu.download(&out)?, ms))
 }
 
+/// The chapter's "On this GPU" section, its [`ktrav::Chapter`]'s GPU hook.
+pub fn section() -> ktrav::SectionOutcome {
+    ktrav_gpu::section::section_of(&crate::CHAPTER, checks)
+}
+
 /// Every cross-check of the chapter on the GPU.
 pub fn checks(gpu: &Gpu, sec: &mut GpuSection) -> Result<()> {
     sec.line("the source's shapes, each kernel against the simulator's tiled transpose (tile 32):");
@@ -67,11 +74,7 @@ pub fn checks(gpu: &Gpu, sec: &mut GpuSection) -> Result<()> {
         for layout in LAYOUTS {
             let launch = transpose_launch(layout, shape, TILE)?;
             let (out, ms) = transpose_on_gpu(gpu, &launch, &input, shape)?;
-            // Output element j sits at (j / rows, j % rows): input (j % rows, j / rows).
-            let agreement = compare_with(&out, |j| {
-                let (r, c) = (j as u64 % shape.rows, j as u64 / shape.rows);
-                test_value(r * shape.cols + c)
-            });
+            let agreement = compare_with(&out, |j| test_value(transposed_from(shape, j as u64)));
             let (grid, rounds) = (launch.cfg.grid, launch.rounds);
             let label = format!("{shape} {}, grid {}x{}, {rounds} round(s)", launch.kernel(), grid.x, grid.y);
             sec.check(&label, &agreement, Some(ms));
@@ -83,65 +86,36 @@ pub fn checks(gpu: &Gpu, sec: &mut GpuSection) -> Result<()> {
 }
 
 // ANCHOR: ladder
-/// Launches one fast version as its plan says, from `input` into `out`,
-/// and waits; returns the kernel's time.
-fn launch_version(
-    gpu: &Gpu,
-    v: &Version,
-    plan: &Plan,
-    out: &mut DeviceBuffer<f32>,
-    input: &DeviceBuffer<f32>,
-    shape: Shape,
-) -> Result<f32> {
-    let f = gpu.function("k2_transpose", v.kernel)?;
-    // transpose_vN(float* out, const float* in, size_t rows, size_t cols)
-    let mut args = gpu.args(&f);
-    args.arg(out).arg(input).arg(&shape.rows).arg(&shape.cols);
-    gpu.launch(args, &plan.cfg, plan.shared_bytes).with_context(|| format!("{} on {shape}", v.kernel))
+/// How every version takes its arguments:
+/// `transpose_vN(float* out, const float* in, size_t rows, size_t cols)`.
+fn version_args<'a>(args: &mut Args<'a>, io: &'a mut Io<f32>) {
+    args.arg(&mut io.out).arg(&io.inputs[0]).arg(&io.rows).arg(&io.cols);
 }
 
 /// "How fast can it go": every version on every shape of the ladder,
 /// against the plain transpose with the output poisoned first; then all of
 /// them, and the two teaching kernels, timed beside a copy in one run.
 fn how_fast(gpu: &Gpu, sec: &mut GpuSection) -> Result<()> {
-    let sms = gpu.multiprocessors()?;
-    sec.line("how fast can it go: each version on every shape, against the plain transpose (output poisoned first):");
-    for shape in ladder::shapes(sec.large()) {
-        let n = shape.elements();
-        if (gpu.free_memory()? as u64) < 2 * n * 4 + (1 << 30) {
-            sec.skipped(&format!("  {shape}"), "not enough free device memory");
-            continue;
-        }
-        let dev_in = gpu.upload(&test_input(n, 0))?;
-        let mut out = gpu.poisoned::<f32>(n as usize)?;
-        for v in &VERSIONS {
-            let plan = (v.plan)(shape, sms)?;
-            gpu.poison(&mut out)?;
-            let ms = launch_version(gpu, v, &plan, &mut out, &dev_in, shape)?;
-            let agreement = compare_with(&gpu.download(&out)?, |j| {
-                let (r, c) = (j as u64 % shape.rows, j as u64 / shape.rows);
-                test_value(r * shape.cols + c)
-            });
-            sec.check(&format!("  {shape} {}, grid {}", v.kernel, plan.cfg.grid), &agreement, Some(ms));
-        }
-    }
-
-    const REPEATS: usize = 20;
+    let expected = |shape: Shape| -> Expected<f32> { Box::new(move |j| test_value(transposed_from(shape, j as u64))) };
+    let ladder = Ladder {
+        chapter: &crate::CHAPTER,
+        push: version_args,
+        inputs: 1,
+        expected: &expected,
+        against: "each version on every shape, against the plain transpose (output poisoned first)",
+        shapes: ladder::shapes(sec.large()),
+        runs: &[""],
+        repeats: 20,
+        check_timed: None,
+    };
+    ladder.validate(gpu, sec)?;
     let shape = LADDER_SHAPE;
-    let n = shape.elements() as usize;
-    let bytes = 2 * n as u64 * 4;
-    let dev_in = gpu.upload(&test_input(n as u64, 0))?;
-    let mut out = gpu.poisoned::<f32>(n)?;
-    let table = sec.bandwidth(gpu, &format!("{shape} floats, how fast can it go"), n * 4, REPEATS)?;
-    for layout in LAYOUTS {
+    let teaching = LAYOUTS.map(|layout| -> Result<Row<'_, f32>> {
         let launch = transpose_launch(layout, shape, TILE)?;
-        table.row(sec, launch.kernel(), bytes, || launch_transpose(gpu, &launch, &mut out, &dev_in, shape))?;
-    }
-    for v in &VERSIONS {
-        let plan = (v.plan)(shape, sms)?;
-        table.row(sec, v.kernel, bytes, || launch_version(gpu, v, &plan, &mut out, &dev_in, shape))?;
-    }
-    Ok(())
+        Ok(Row::new(launch.kernel(), move |gpu, io| launch_transpose(gpu, &launch, &mut io.out, &io.inputs[0], shape)))
+    });
+    let rows = teaching.into_iter().collect::<Result<Vec<_>>>()?;
+    ladder.time(gpu, sec, shape, &format!("{shape} floats, how fast can it go"), Yardstick::Copy, rows)
 }
 // ANCHOR_END: ladder
 

@@ -43,6 +43,15 @@ pub fn plain_transpose(m: &Matrix<f32>) -> Matrix<f32> {
     Matrix::from_fn(m.shape().transposed(), StorageOrder::RowMajor, |r, c| m.get(c, r))
 }
 
+/// Where element `j` of the transpose comes from: the `cols x rows` output's
+/// element `j` sits at `(j / rows, j % rows)`, which holds the input's
+/// `(j % rows, j / rows)`, its flat index in the row-major input returned.
+/// A closed form, so a transpose of billions of elements is checked without
+/// a second matrix.
+pub fn transposed_from(shape: Shape, j: u64) -> u64 {
+    (j % shape.rows) * shape.cols + j / shape.rows
+}
+
 /// A row-major matrix holding `1, 2, 3, ...`: every element distinct and
 /// none equal to the output buffer's initial zero, so a misplaced or
 /// missing write always shows.
@@ -537,7 +546,11 @@ pub fn experiment_report(shape: Shape, tile: u32) -> Result<String> {
 
 /// Every output the K.2 page shows, by file name under `book/outputs/`.
 pub fn shown_outputs() -> Vec<(&'static str, String)> {
-    vec![("k2_transpose.txt", worked_example()), ("k2_transpose-exercise.txt", exercises::shown())]
+    vec![
+        ("k2_transpose.txt", worked_example()),
+        ("k2_transpose-exercise.txt", exercises::shown()),
+        ("k2_transpose-versions.txt", CHAPTER.ladder_text()),
+    ]
 }
 
 /// K.2 as one value: what `main`, the root runner, the GPU suite and the
@@ -549,8 +562,10 @@ pub const CHAPTER: ktrav::Chapter = ktrav::Chapter {
     report: || vec![worked_example()],
     shown_outputs,
     figures: figures::figures,
-    gpu_checks: Some(gpu::checks),
-    exercises: ktrav::lab::K2_TRANSPOSE,
+    kernel_source: Some(include_str!("../../../kernels/k2_transpose.cu")),
+    gpu_section: Some(gpu::section),
+    exercises: exercises::EXERCISES,
+    versions: &VERSIONS,
 };
 
 // --- How fast can it go -------------------------------------------------------
@@ -561,19 +576,19 @@ pub const CHAPTER: ktrav::Chapter = ktrav::Chapter {
 pub const VERSIONS: [ktrav::ladder::Version; 3] = [
     ktrav::ladder::Version {
         kernel: "transpose_v1_32x8",
-        why: "32 x 8 threads each moving 4 rows of the padded 32 x 33 tile: a quarter of the threads, four loads in flight per thread",
+        block: ktrav::ladder::BlockRule::Exactly(Dim2::new(32, 8)),
         static_shared: 32 * 33 * 4,
         plan: transpose_v1_plan,
     },
     ktrav::ladder::Version {
         kernel: "transpose_v2_64x64_float2",
-        why: "64 x 64 tile of 2 x 2 blocks, float2 loads and stores (8 per thread in flight), each 2 x 2 block swapped in registers",
+        block: ktrav::ladder::BlockRule::Exactly(Dim2::new(32, 8)),
         static_shared: 2 * 32 * 33 * 8,
         plan: transpose_v2_plan,
     },
     ktrav::ladder::Version {
         kernel: "transpose_v3_64x64_float4",
-        why: "64 x 64 tile of 4 x 4 blocks, float4 loads and stores: a quarter of v1's memory instructions for the same bytes in flight",
+        block: ktrav::ladder::BlockRule::Exactly(Dim2::new(16, 16)),
         static_shared: 4 * 16 * 17 * 16,
         plan: transpose_v3_plan,
     },

@@ -15,7 +15,7 @@ use ktrav::Shape;
 #[command(args_conflicts_with_subcommands = true, disable_help_subcommand = true, allow_negative_numbers = true, about = "Appendix K.2: a tiled transpose, bank conflicts and boundary checks")]
 struct Args {
     #[command(subcommand)]
-    lab: Option<ktrav::lab::LabCommand>,
+    lab: Option<ktrav_gpu::check::LabCommand>,
     /// Input rows for a custom run (at most 16777216 elements in all)
     #[arg(long, default_value = "70", value_parser = size_in(MAX_ELEMENTS))]
     rows: u64,

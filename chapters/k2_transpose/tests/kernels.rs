@@ -2,7 +2,7 @@
 //! own resource report (`-Xptxas -v`) for both embedded architectures.
 
 use k2_transpose::{TileLayout, TILE};
-use ktrav::kernels::{self, check_compiled, resources_of};
+use ktrav_gpu::kernels::{self, check_compiled, resources_of};
 
 #[test]
 fn shared_memory_is_what_the_tiles_declare() {
@@ -30,5 +30,5 @@ fn the_kernel_tile_is_the_simulators_tile() {
 
 #[test]
 fn the_fast_versions_compile_lean_and_declare_their_tiles() {
-    ktrav::ladder::check_versions("k2_transpose", &k2_transpose::VERSIONS);
+    ktrav_gpu::kernels::check_versions("k2_transpose", &k2_transpose::VERSIONS);
 }

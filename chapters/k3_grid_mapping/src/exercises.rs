@@ -3,7 +3,28 @@
 //! `exercises/k3_grid_mapping/`; `cargo test -p k3_grid_mapping exercises`
 //! runs them under 5 block orders times 3 thread orders.
 
-use ktrav::lab::simtrack::{Ctx, Mem, Twin};
+use ktrav::lab::simtrack::{check_twin, Ctx, Mem, Twin, Twins};
+use ktrav::lab::{input_value, Arg, Elem, Exercise, Launch};
+use ktrav::{Dim2, Shape};
+
+/// `copy`: a 2D copy with x walking the columns, checked on the source's
+/// four cases among others.
+pub const COPY_EXERCISE: Exercise = Exercise {
+    id: "copy",
+    title: "a 2D copy with x walking columns",
+    kernel: crate::Mapping::XToCol.kernel(),
+    starter: "copy.cu",
+    args: &[Arg::Out, Arg::Input(0), Arg::Rows64, Arg::Cols64],
+    elem: Elem::F32,
+    launch: Launch::Covering { block: Dim2::new(32, 8), x_walks_rows: false, grid_stride_y: false },
+    source_shapes: || crate::SOURCE_CASES.iter().map(|c| c.shape).collect(),
+    timing_shape: Shape::new(4096, 4096),
+    expected: |_| Box::new(|i| input_value(0, i).to_bits() as u64),
+    twins: Twins { starter: STARTER, solution: SOLUTION, wrong: WRONG },
+};
+
+/// The chapter's exercises, its `Chapter` value's `exercises`.
+pub const EXERCISES: &[Exercise] = &[COPY_EXERCISE];
 
 // ANCHOR: starter
 pub fn copy_starter(ctx: &Ctx, _step: usize, _shared: &mut [f32], mem: &mut Mem) {
@@ -66,17 +87,30 @@ pub const WRONG: &[(Twin, &str)] = &[
 
 /// What the exercise page shows: the simulated check of a wrong twin.
 pub fn shown() -> String {
-    ktrav::lab::simtrack::check_twin(ktrav::lab::simtrack::exercise("copy"), &WRONG[0].0).render()
+    check_twin(&COPY_EXERCISE, &WRONG[0].0).render()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ktrav::lab::simtrack::{assert_track, check_twin, exercise};
+    use ktrav::lab::simtrack::assert_track;
 
     #[test]
-    fn copy_solution_passes_and_every_wrong_twin_fails() {
-        assert_track("copy", &SOLUTION, WRONG);
-        assert!(!check_twin(exercise("copy"), &STARTER).passed());
+    fn every_solution_passes_and_every_starter_and_wrong_twin_fails() {
+        for ex in EXERCISES {
+            assert_track(ex);
+        }
+    }
+
+    /// The expected output is the copy the chapter simulates.
+    #[test]
+    fn the_expected_output_is_the_simulated_copy() {
+        for c in crate::SOURCE_CASES {
+            let src: Vec<f32> = (0..c.shape.elements()).map(|i| input_value(0, i)).collect();
+            let cfg = crate::Mapping::XToCol.launch(c.shape, c.block).unwrap();
+            let copied = crate::simulate_copy(crate::Mapping::XToCol, &src, c.shape, &cfg, &ktrav::BlockOrder::Forward);
+            let expected = (COPY_EXERCISE.expected)(c.shape);
+            assert!(copied.iter().enumerate().all(|(i, v)| expected(i as u64) == v.to_bits() as u64), "{}", c.label);
+        }
     }
 }

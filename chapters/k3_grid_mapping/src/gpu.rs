@@ -3,10 +3,12 @@
 //! ones, and timed side by side, which is where coalescing shows. Every
 //! launch is the one [`Mapping::launch`] plans, as in the simulator.
 
-use crate::{simulate_copy, Mapping, SOURCE_CASES, VERSIONS};
+use crate::{simulate_copy, Mapping, SOURCE_CASES};
 use anyhow::{Context, Result};
-use ktrav::gpu::{compare, compare_with, test_input, test_value, DeviceBuffer, Gpu, GpuSection, PushKernelArg};
-use ktrav::ladder::{self, Plan, Version};
+use ktrav::compare::{compare, test_value};
+use ktrav::ladder;
+use ktrav_gpu::ladder::{Expected, Io, Ladder, Row, Yardstick};
+use ktrav_gpu::{Args, DeviceBuffer, Gpu, GpuSection, PushKernelArg};
 use ktrav::{BlockOrder, Dim2, LaunchConfig, Shape};
 
 /// Queues the mapping's kernel on `cfg` from `src` into `dst` and waits;
@@ -32,6 +34,11 @@ fn copy_on_gpu(gpu: &Gpu, mapping: Mapping, cfg: &LaunchConfig, src: &[f32], sha
     let mut dst = gpu.poisoned::<f32>(src.len())?;
     let ms = launch_copy(gpu, mapping, cfg, &mut dst, &dev_src, shape)?;
     Ok((gpu.download(&dst)?, ms))
+}
+
+/// The chapter's "On this GPU" section, its [`ktrav::Chapter`]'s GPU hook.
+pub fn section() -> ktrav::SectionOutcome {
+    ktrav_gpu::section::section_of(&crate::CHAPTER, checks)
 }
 
 /// Every cross-check of the chapter on the GPU.
@@ -73,63 +80,37 @@ pub fn checks(gpu: &Gpu, sec: &mut GpuSection) -> Result<()> {
 pub const LADDER_SHAPE: Shape = Shape::new(8192, 8192);
 
 // ANCHOR: ladder
-/// Launches one fast version as its plan says, from `src` into `dst`, and
-/// waits; returns the kernel's time.
-fn launch_version(
-    gpu: &Gpu,
-    v: &Version,
-    plan: &Plan,
-    dst: &mut DeviceBuffer<f32>,
-    src: &DeviceBuffer<f32>,
-    shape: Shape,
-) -> Result<f32> {
-    let f = gpu.function("k3_grid_mapping", v.kernel)?;
-    // copy_vN(float* dst, const float* src, size_t rows, size_t cols)
-    let mut args = gpu.args(&f);
-    args.arg(dst).arg(src).arg(&shape.rows).arg(&shape.cols);
-    gpu.launch(args, &plan.cfg, plan.shared_bytes).with_context(|| format!("{} on {shape}", v.kernel))
+/// How every version takes its arguments:
+/// `copy_vN(float* dst, const float* src, size_t rows, size_t cols)`.
+fn version_args<'a>(args: &mut Args<'a>, io: &'a mut Io<f32>) {
+    args.arg(&mut io.out).arg(&io.inputs[0]).arg(&io.rows).arg(&io.cols);
 }
 
 /// "How fast can it go": every version on every shape of the ladder
 /// against its source, the copy poisoned first; then all of them, and the
-/// chapter's x-to-columns copy, timed beside a device copy in one run.
+/// chapter's two mappings, timed beside a device copy in one run.
 fn how_fast(gpu: &Gpu, sec: &mut GpuSection) -> Result<()> {
-    let sms = gpu.multiprocessors()?;
-    sec.line("how fast can it go: each version on every shape, against its source (copy poisoned first):");
-    for shape in ladder::shapes(sec.large()) {
-        let n = shape.elements();
-        if (gpu.free_memory()? as u64) < 2 * n * 4 + (1 << 30) {
-            sec.skipped(&format!("  {shape}"), "not enough free device memory");
-            continue;
-        }
-        let dev_src = gpu.upload(&test_input(n, 0))?;
-        let mut dst = gpu.poisoned::<f32>(n as usize)?;
-        for v in &VERSIONS {
-            let plan = (v.plan)(shape, sms)?;
-            gpu.poison(&mut dst)?;
-            let ms = launch_version(gpu, v, &plan, &mut dst, &dev_src, shape)?;
-            let agreement = compare_with(&gpu.download(&dst)?, |i| test_value(i as u64));
-            sec.check(&format!("  {shape} {}, grid {}", v.kernel, plan.cfg.grid), &agreement, Some(ms));
-        }
-    }
-
-    const REPEATS: usize = 20;
+    let expected = |_: Shape| -> Expected<f32> { Box::new(|i| test_value(i as u64)) };
+    let ladder = Ladder {
+        chapter: &crate::CHAPTER,
+        push: version_args,
+        inputs: 1,
+        expected: &expected,
+        against: "each version on every shape, against its source (copy poisoned first)",
+        shapes: ladder::shapes(sec.large()),
+        runs: &[""],
+        repeats: 20,
+        check_timed: None,
+    };
+    ladder.validate(gpu, sec)?;
     let (shape, block) = (LADDER_SHAPE, Dim2::new(32, 8));
-    let n = shape.elements() as usize;
-    let bytes = 2 * n as u64 * 4;
-    let dev_src = gpu.upload(&test_input(n as u64, 0))?;
-    let mut dst = gpu.poisoned::<f32>(n)?;
-    let table = sec.bandwidth(gpu, &format!("{shape} floats, how fast can it go"), n * 4, REPEATS)?;
+    let mut rows = Vec::new();
     for mapping in [Mapping::XToCol, Mapping::XToRow] {
         let cfg = mapping.launch(shape, block)?;
         let label = format!("{} ({block} blocks)", mapping.kernel());
-        table.row(sec, &label, bytes, || launch_copy(gpu, mapping, &cfg, &mut dst, &dev_src, shape))?;
+        rows.push(Row::new(label, move |gpu, io| launch_copy(gpu, mapping, &cfg, &mut io.out, &io.inputs[0], shape)));
     }
-    for v in &VERSIONS {
-        let plan = (v.plan)(shape, sms)?;
-        table.row(sec, v.kernel, bytes, || launch_version(gpu, v, &plan, &mut dst, &dev_src, shape))?;
-    }
-    Ok(())
+    ladder.time(gpu, sec, shape, &format!("{shape} floats, how fast can it go"), Yardstick::Copy, rows)
 }
 // ANCHOR_END: ladder
 

@@ -75,7 +75,7 @@ impl Mapping {
 
     /// The `__global__` function of `kernels/k3_grid_mapping.cu` that uses
     /// this mapping.
-    pub fn kernel(self) -> &'static str {
+    pub const fn kernel(self) -> &'static str {
         match self {
             Mapping::XToCol => "copy_x_to_col",
             Mapping::XToRow => "copy_x_to_row",
@@ -508,7 +508,11 @@ pub fn experiment_report(shape: Shape, block: Dim2) -> Result<String> {
 
 /// Every output the K.3 page shows, by file name under `book/outputs/`.
 pub fn shown_outputs() -> Vec<(&'static str, String)> {
-    vec![("k3_grid_mapping.txt", worked_example()), ("k3_grid_mapping-exercise.txt", exercises::shown())]
+    vec![
+        ("k3_grid_mapping.txt", worked_example()),
+        ("k3_grid_mapping-exercise.txt", exercises::shown()),
+        ("k3_grid_mapping-versions.txt", CHAPTER.ladder_text()),
+    ]
 }
 
 /// K.3 as one value: what `main`, the root runner, the GPU suite and the
@@ -520,8 +524,10 @@ pub const CHAPTER: ktrav::Chapter = ktrav::Chapter {
     report: || vec![worked_example()],
     shown_outputs,
     figures: figures::figures,
-    gpu_checks: Some(gpu::checks),
-    exercises: ktrav::lab::K3_GRID_MAPPING,
+    kernel_source: Some(include_str!("../../../kernels/k3_grid_mapping.cu")),
+    gpu_section: Some(gpu::section),
+    exercises: exercises::EXERCISES,
+    versions: &VERSIONS,
 };
 
 // --- How fast can it go -------------------------------------------------------
@@ -532,19 +538,19 @@ pub const CHAPTER: ktrav::Chapter = ktrav::Chapter {
 pub const VERSIONS: [ktrav::ladder::Version; 3] = [
     ktrav::ladder::Version {
         kernel: "copy_v1_grid_stride",
-        why: "one 1D grid-stride loop over the flat index: no gridDim.y limit, no 2D index math, any number of elements",
+        block: ktrav::ladder::BlockRule::OneDimensional,
         static_shared: 0,
         plan: copy_v1_plan,
     },
     ktrav::ladder::Version {
         kernel: "copy_v2_float4",
-        why: "float4 accesses: one 16-byte load and store per thread per round, a quarter of the instructions; scalar tail",
+        block: ktrav::ladder::BlockRule::OneDimensional,
         static_shared: 0,
         plan: copy_v2_plan,
     },
     ktrav::ladder::Version {
         kernel: "copy_v3_float4_x4",
-        why: "four float4 loads issued before their four stores (64 bytes in flight per thread) to cover memory latency",
+        block: ktrav::ladder::BlockRule::OneDimensional,
         static_shared: 0,
         plan: copy_v3_plan,
     },

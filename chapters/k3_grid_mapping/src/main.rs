@@ -15,7 +15,7 @@ use ktrav::{Dim2, Shape};
 #[command(args_conflicts_with_subcommands = true, disable_help_subcommand = true, allow_negative_numbers = true, about = "Appendix K.3: mapping matrix coordinates onto CUDA grids")]
 struct Args {
     #[command(subcommand)]
-    lab: Option<ktrav::lab::LabCommand>,
+    lab: Option<ktrav_gpu::check::LabCommand>,
     /// Matrix rows for a custom run (at most 67108864 elements in all)
     #[arg(long, default_value = "1000", value_parser = size_in(MAX_ELEMENTS))]
     rows: u64,

@@ -1,7 +1,7 @@
 //! What the K.3 page claims about the compiled copy kernels, read from
 //! ptxas's own resource report for both embedded architectures.
 
-use ktrav::kernels::{check_compiled, resources_of};
+use ktrav_gpu::kernels::{check_compiled, resources_of};
 
 #[test]
 fn both_copies_compile_lean() {
@@ -16,5 +16,5 @@ fn both_copies_compile_lean() {
 
 #[test]
 fn the_fast_versions_compile_lean() {
-    ktrav::ladder::check_versions("k3_grid_mapping", &k3_grid_mapping::VERSIONS);
+    ktrav_gpu::kernels::check_versions("k3_grid_mapping", &k3_grid_mapping::VERSIONS);
 }

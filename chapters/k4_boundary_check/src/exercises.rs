@@ -1,9 +1,44 @@
-//! The K.4 lab exercise `guard` on the simulator track: fill every element
-//! with `row * 1000 + col`, guarded on both axes (block 32 x 8, x over the
-//! columns). The twins mirror `exercises/k4_boundary_check/`; `cargo test
-//! -p k4_boundary_check exercises` runs them under every schedule.
+//! The K.4 lab exercises on the simulator track, both guarded on both axes
+//! (block 32 x 8, x over the columns): `guard` fills every element with
+//! `row * 1000 + col`; `add` writes `out = a + b`. The twins mirror
+//! `exercises/k4_boundary_check/`; `cargo test -p k4_boundary_check
+//! exercises` runs them under every schedule.
 
-use ktrav::lab::simtrack::{Ctx, Mem, Twin};
+use ktrav::lab::simtrack::{check_twin, Ctx, Mem, Twin, Twins};
+use ktrav::lab::{input_value, Arg, Elem, Exercise, Launch};
+use ktrav::{Dim2, Shape};
+
+/// `guard`: the chapter's fill with both axes guarded, checked on the
+/// source's 4x10 among others.
+pub const GUARD_EXERCISE: Exercise = Exercise {
+    id: "guard",
+    title: "a fill guarded on both axes",
+    kernel: "fill_checked",
+    starter: "guard.cu",
+    args: &[Arg::Out, Arg::Rows64, Arg::Cols64],
+    elem: Elem::F32,
+    launch: Launch::Covering { block: Dim2::new(32, 8), x_walks_rows: false, grid_stride_y: false },
+    source_shapes: || vec![crate::SOURCE_SHAPE],
+    timing_shape: Shape::new(4096, 4096),
+    expected: |shape| Box::new(move |i| crate::marker(i / shape.cols, i % shape.cols).to_bits() as u64),
+    twins: Twins { starter: STARTER, solution: SOLUTION, wrong: WRONG },
+};
+
+/// `add`: the chapter's addition with both axes guarded, checked on the
+/// source's 4x10 among others.
+pub const ADD_EXERCISE: Exercise = Exercise {
+    id: "add",
+    title: "an addition guarded on both axes",
+    kernel: "add_checked",
+    starter: "add.cu",
+    args: &[Arg::Out, Arg::Input(0), Arg::Input(1), Arg::Rows64, Arg::Cols64],
+    expected: |_| Box::new(|i| (input_value(0, i) + input_value(1, i)).to_bits() as u64),
+    twins: Twins { starter: ADD_STARTER, solution: ADD_SOLUTION, wrong: ADD_WRONG },
+    ..GUARD_EXERCISE
+};
+
+/// The chapter's exercises, its `Chapter` value's `exercises`.
+pub const EXERCISES: &[Exercise] = &[GUARD_EXERCISE, ADD_EXERCISE];
 
 // ANCHOR: starter
 pub fn guard_starter(ctx: &Ctx, _step: usize, _shared: &mut [f32], mem: &mut Mem) {
@@ -40,19 +75,96 @@ pub fn one_axis_guard(ctx: &Ctx, _step: usize, _shared: &mut [f32], mem: &mut Me
 pub const WRONG: &[(Twin, &str)] = &[(Twin { name: "one_axis_guard", body: one_axis_guard, ..STARTER }, "out of bounds")];
 // ANCHOR_END: wrong
 
+// ANCHOR: add_starter
+pub fn add_starter(ctx: &Ctx, _step: usize, _shared: &mut [f32], mem: &mut Mem) {
+    let (t, rows, cols) = (ctx.t, ctx.rows, ctx.cols);
+    let _ = (t, rows, cols, mem);
+    // TODO: this thread's row and column, a guard on both, and the sum of
+    // input 0 and input 1 at row * cols + col stored there.
+}
+
+pub const ADD_STARTER: Twin = Twin { name: "the starter", body: add_starter, ..STARTER };
+// ANCHOR_END: add_starter
+
+// ANCHOR: add_solution
+pub fn add_solution(ctx: &Ctx, _step: usize, _shared: &mut [f32], mem: &mut Mem) {
+    let (row, col) = (ctx.t.global_y(), ctx.t.global_x());
+    if row < ctx.rows && col < ctx.cols {
+        let i = (row * ctx.cols + col) as i64;
+        mem.write_f32(i, mem.input(0, i) + mem.input(1, i));
+    }
+}
+
+pub const ADD_SOLUTION: Twin = Twin { name: "the solution", body: add_solution, ..STARTER };
+// ANCHOR_END: add_solution
+
+// ANCHOR: add_wrong
+/// `wrong/add_one_axis_guard.cu` (the chapter's `add_row_only_checked`):
+/// its strays inside the matrix store the right sum, the last row's past
+/// the end.
+pub fn add_one_axis_guard(ctx: &Ctx, _step: usize, _shared: &mut [f32], mem: &mut Mem) {
+    let (row, col) = (ctx.t.global_y(), ctx.t.global_x());
+    if row < ctx.rows {
+        let i = (row * ctx.cols + col) as i64;
+        mem.write_f32(i, mem.input(0, i) + mem.input(1, i));
+    }
+}
+
+pub const ADD_WRONG: &[(Twin, &str)] = &[(Twin { name: "add_one_axis_guard", body: add_one_axis_guard, ..STARTER }, "out of bounds")];
+// ANCHOR_END: add_wrong
+
 /// What the exercise page shows: the simulated check of a wrong twin.
 pub fn shown() -> String {
-    ktrav::lab::simtrack::check_twin(ktrav::lab::simtrack::exercise("guard"), &WRONG[0].0).render()
+    check_twin(&GUARD_EXERCISE, &WRONG[0].0).render()
+}
+
+/// What the exercise page shows for `add`: its wrong twin's simulated check.
+pub fn add_shown() -> String {
+    check_twin(&ADD_EXERCISE, &ADD_WRONG[0].0).render()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ktrav::lab::simtrack::{assert_track, check_twin, exercise};
+    use ktrav::lab::simtrack::assert_track;
 
     #[test]
-    fn guard_solution_passes_and_every_wrong_twin_fails() {
-        assert_track("guard", &SOLUTION, WRONG);
-        assert!(!check_twin(exercise("guard"), &STARTER).passed());
+    fn every_solution_passes_and_every_starter_and_wrong_twin_fails() {
+        for ex in EXERCISES {
+            assert_track(ex);
+        }
+    }
+
+    /// The expected sum is what the chapter's own fully guarded addition
+    /// leaves in the simulator, given the exercise's inputs.
+    #[test]
+    fn the_expected_sum_is_the_simulated_add_checked() {
+        for (shape, block) in [(crate::SOURCE_SHAPE, crate::SOURCE_BLOCK), (crate::LARGE_SHAPE, crate::LARGE_BLOCK)] {
+            let plan = crate::launch_plan(shape, block).unwrap();
+            let input = |k| crate::PaddedBuffer::new(&plan, |r, c| input_value(k, r * shape.cols + c));
+            let (a, b) = (input(0), input(1));
+            let mut out = crate::PaddedBuffer::new(&plan, |_, _| 0.0);
+            crate::run(&plan, &ktrav::BlockOrder::Reverse, &mut out, |t, out| {
+                crate::add_checked(t, out, a.as_slice(), b.as_slice(), shape.rows, shape.cols)
+            });
+            let expected = (ADD_EXERCISE.expected)(shape);
+            for i in 0..shape.elements() {
+                assert_eq!(expected(i), out.as_slice()[i as usize].to_bits() as u64, "{shape}, element {i}");
+            }
+        }
+    }
+
+    /// The expected fill is what the chapter's own fully guarded kernel
+    /// leaves in the simulator.
+    #[test]
+    fn the_expected_fill_is_the_simulated_fill_checked() {
+        for (shape, block) in [(crate::SOURCE_SHAPE, crate::SOURCE_BLOCK), (crate::LARGE_SHAPE, crate::LARGE_BLOCK)] {
+            let plan = crate::launch_plan(shape, block).unwrap();
+            let out = crate::run_fill(&plan, &ktrav::BlockOrder::Forward, crate::Fill::Checked);
+            let expected = (GUARD_EXERCISE.expected)(shape);
+            for i in 0..shape.elements() {
+                assert_eq!(expected(i), out.as_slice()[i as usize].to_bits() as u64, "{shape}, element {i}");
+            }
+        }
     }
 }

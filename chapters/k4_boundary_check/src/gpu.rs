@@ -15,7 +15,8 @@ use crate::{
     Outcomes, LARGE_BLOCK, LARGE_SHAPE, LARGE_SHUFFLES, SENTINEL, SOURCE_BLOCK, SOURCE_SHAPE,
 };
 use anyhow::{Context, Result};
-use ktrav::gpu::{compare, compare_with, Agreement, DeviceBuffer, Gpu, GpuSection, Kernel, PushKernelArg, POISON_WORD};
+use ktrav::compare::{compare, compare_with, Agreement, POISON_WORD};
+use ktrav_gpu::{DeviceBuffer, Gpu, GpuSection, Kernel, PushKernelArg};
 use ktrav::report::{median, pct_places};
 use ktrav::{BlockOrder, Dim2, Shape};
 use std::collections::BTreeMap;
@@ -177,6 +178,11 @@ fn repeat_and_compare(
         }
     }
     Ok((exact, first_bad, times))
+}
+
+/// The chapter's "On this GPU" section, its [`ktrav::Chapter`]'s GPU hook.
+pub fn section() -> ktrav::SectionOutcome {
+    ktrav_gpu::section::section_of(&crate::CHAPTER, checks)
 }
 
 /// Every cross-check of the chapter on the GPU.

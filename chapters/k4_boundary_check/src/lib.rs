@@ -160,6 +160,17 @@ pub fn add_row_only_checked(t: Thread, out: &mut PaddedBuffer, a: &[f32], b: &[f
         out.store(t, i, a[i as usize] + b[i as usize]);
     }
 }
+
+/// `add_checked`: the addition with both axes guarded (the lab's `add`).
+pub fn add_checked(t: Thread, out: &mut PaddedBuffer, a: &[f32], b: &[f32], rows: u64, cols: u64) {
+    let row = t.global_y(); // blockIdx.y * blockDim.y + threadIdx.y
+    let col = t.global_x(); // blockIdx.x * blockDim.x + threadIdx.x
+    if row < rows && col < cols {
+        // both axes guarded
+        let i = row * cols + col;
+        out.store(t, i, a[i as usize] + b[i as usize]);
+    }
+}
 // ANCHOR_END: kernels
 
 // --- 3. Launch plan: the one launch of all three kernels ---------------------
@@ -663,6 +674,7 @@ pub fn shown_outputs() -> Vec<(&'static str, String)> {
         ("k4_boundary_check-addition.txt", addition_report()),
         ("k4_boundary_check-orders.txt", orders_report()),
         ("k4_boundary_check-exercise.txt", exercises::shown()),
+        ("k4_boundary_check-add-exercise.txt", exercises::add_shown()),
     ]
 }
 
@@ -674,8 +686,10 @@ pub const CHAPTER: ktrav::Chapter = ktrav::Chapter {
     report,
     shown_outputs,
     figures: figures::figures,
-    gpu_checks: Some(gpu::checks),
-    exercises: ktrav::lab::K4_BOUNDARY_CHECK,
+    kernel_source: Some(include_str!("../../../kernels/k4_boundary_check.cu")),
+    gpu_section: Some(gpu::section),
+    exercises: exercises::EXERCISES,
+    versions: &[],
 };
 
 #[cfg(test)]
@@ -736,14 +750,29 @@ mod tests {
         }
     }
 
+    /// The fully guarded addition stores exactly the matrix's cells, each
+    /// its sum, whatever the order of the block rows.
     #[test]
-    fn the_kernel_file_holds_all_three_kernels() {
-        ktrav::kernels::check_compiled(
+    fn the_checked_addition_is_exact_under_every_order() {
+        let plan = source_plan();
+        let (rows, cols) = (plan.shape.rows, plan.shape.cols);
+        let (a, b) = (PaddedBuffer::new(&plan, add_a), PaddedBuffer::new(&plan, add_b));
+        for perm in block_row_orders(plan.cfg.grid) {
+            let mut out = PaddedBuffer::new(&plan, |_, _| 0.0);
+            run(&plan, &by_block_rows(plan.cfg.grid, &perm), &mut out, |t, out| add_checked(t, out, a.as_slice(), b.as_slice(), rows, cols));
+            let d = Damage::of(&out, |r, c| add_a(r, c) + add_b(r, c));
+            assert_eq!((d.wrong_cells, d.padding_overwritten, out.log().len() as u64), (0, 0, plan.shape.elements()));
+        }
+    }
+
+    #[test]
+    fn the_kernel_file_holds_all_four_kernels() {
+        ktrav_gpu::kernels::check_compiled(
             "k4_boundary_check",
-            &["fill_checked", "fill_row_only_checked", "add_row_only_checked"],
+            &["fill_checked", "fill_row_only_checked", "add_row_only_checked", "add_checked"],
         );
         // The bug is in the .cu too, not only in its Rust twin.
-        let k = ktrav::kernels::find("k4_boundary_check").unwrap();
+        let k = ktrav_gpu::kernels::find("k4_boundary_check").unwrap();
         assert!(k.source.contains("if (row < rows) {"));
     }
 

@@ -17,7 +17,7 @@ use ktrav::{Dim2, Shape};
 #[command(args_conflicts_with_subcommands = true, disable_help_subcommand = true, allow_negative_numbers = true, about = "Appendix K.4: a 2D bounds check that guards only one axis")]
 struct Args {
     #[command(subcommand)]
-    lab: Option<ktrav::lab::LabCommand>,
+    lab: Option<ktrav_gpu::check::LabCommand>,
     #[command(flatten)]
     launch: Option<Launch>,
     /// Seeded shuffles of all blocks to try, 0 for none (at most 100000)

@@ -4,7 +4,29 @@
 //! `exercises/k5_layout_interop/`; `cargo test -p k5_layout_interop
 //! exercises` runs them under every schedule.
 
-use ktrav::lab::simtrack::{Ctx, Mem, Twin};
+use ktrav::lab::simtrack::{check_twin, Ctx, Mem, Twin, Twins};
+use ktrav::lab::{input_value, Arg, Elem, Exercise, Launch};
+use ktrav::{Dim2, Shape, StorageOrder};
+
+/// `col-major-add`: the chapter's column-major twin of the addition, x
+/// walking the rows, checked on the source's 4x6 and the warp table's 64x96
+/// among others.
+pub const COL_MAJOR_ADD_EXERCISE: Exercise = Exercise {
+    id: "col-major-add",
+    title: "element-wise addition on column-major data, x walking rows",
+    kernel: crate::Pairing::twin_for(StorageOrder::ColMajor).kernel_name(),
+    starter: "col_major_add.cu",
+    args: &[Arg::Out, Arg::Input(0), Arg::Input(1), Arg::Rows64, Arg::Cols64],
+    elem: Elem::F32,
+    launch: Launch::Covering { block: Dim2::new(32, 8), x_walks_rows: true, grid_stride_y: false },
+    source_shapes: || vec![crate::SOURCE_SHAPE, crate::WARP_SHAPE],
+    timing_shape: Shape::new(4096, 4096),
+    expected: |_| Box::new(|i| (input_value(0, i) + input_value(1, i)).to_bits() as u64),
+    twins: Twins { starter: STARTER, solution: SOLUTION, wrong: WRONG },
+};
+
+/// The chapter's exercises, its `Chapter` value's `exercises`.
+pub const EXERCISES: &[Exercise] = &[COL_MAJOR_ADD_EXERCISE];
 
 // ANCHOR: starter
 pub fn add_starter(ctx: &Ctx, _step: usize, _shared: &mut [f32], mem: &mut Mem) {
@@ -57,17 +79,32 @@ pub const WRONG: &[(Twin, &str)] = &[
 
 /// What the exercise page shows: the simulated check of a wrong twin.
 pub fn shown() -> String {
-    ktrav::lab::simtrack::check_twin(ktrav::lab::simtrack::exercise("col-major-add"), &WRONG[1].0).render()
+    check_twin(&COL_MAJOR_ADD_EXERCISE, &WRONG[1].0).render()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ktrav::lab::simtrack::{assert_track, check_twin, exercise};
+    use ktrav::lab::simtrack::assert_track;
 
     #[test]
-    fn col_major_add_solution_passes_and_every_wrong_twin_fails() {
-        assert_track("col-major-add", &SOLUTION, WRONG);
-        assert!(!check_twin(exercise("col-major-add"), &STARTER).passed());
+    fn every_solution_passes_and_every_starter_and_wrong_twin_fails() {
+        for ex in EXERCISES {
+            assert_track(ex);
+        }
+    }
+
+    /// The expected sum is what the chapter's own column-major twin leaves
+    /// in the simulator, launched as the exercise launches it.
+    #[test]
+    fn the_expected_sum_is_the_simulated_col_major_add() {
+        let pairing = crate::Pairing::twin_for(StorageOrder::ColMajor);
+        for shape in [crate::SOURCE_SHAPE, crate::WARP_SHAPE, Shape::new(37, 5)] {
+            let n = shape.elements();
+            let (a, b): (Vec<f32>, Vec<f32>) = ((0..n).map(|i| input_value(0, i)).collect(), (0..n).map(|i| input_value(1, i)).collect());
+            let sum = crate::add_mapped(pairing, &a, &b, shape, Dim2::new(32, 8), &ktrav::BlockOrder::Forward, f32::NAN);
+            let expected = (COL_MAJOR_ADD_EXERCISE.expected)(shape);
+            assert!(sum.iter().enumerate().all(|(i, v)| expected(i as u64) == v.to_bits() as u64), "{shape}");
+        }
     }
 }

@@ -6,12 +6,14 @@
 
 use crate::{
     add_mapped, addend, check, convert_logical, gemm_operands, launch_plan, layout_marker, reference_product, sgemm,
-    GemmError, Op, Pairing, GEMM_K, GEMM_M, GEMM_N, PAIRINGS, SOURCE_SHAPE, VERSIONS, WARP_BLOCK, WARP_SHAPE,
+    GemmError, Op, Pairing, GEMM_K, GEMM_M, GEMM_N, PAIRINGS, SOURCE_SHAPE, WARP_BLOCK, WARP_SHAPE,
 };
 use anyhow::{Context, Result};
-use ktrav::gpu::blas::{Blas, Sgemm, Transpose};
-use ktrav::gpu::{compare, compare_with, median_ms, test_input, test_value, DeviceBuffer, Gpu, GpuSection, Kernel, PushKernelArg};
-use ktrav::ladder::{self, Plan, Version};
+use ktrav::compare::{compare, compare_with, test_value};
+use ktrav::ladder;
+use ktrav_gpu::blas::{Blas, Sgemm, Transpose};
+use ktrav_gpu::ladder::{Expected, Io, Ladder, Row, Yardstick};
+use ktrav_gpu::{median_ms, Args, DeviceBuffer, Gpu, GpuSection, Kernel, PushKernelArg};
 use ktrav::{BlockOrder, Dim2, Matrix, Shape, StorageOrder};
 
 const FILE: &str = "k5_layout_interop";
@@ -54,6 +56,11 @@ fn describe(kernel: Pairing) -> String {
     format!("{} ({} data, x walks {}s)", kernel.kernel_name(), kernel.order, kernel.x_walks)
 }
 
+/// The chapter's "On this GPU" section, its [`ktrav::Chapter`]'s GPU hook.
+pub fn section() -> ktrav::SectionOutcome {
+    ktrav_gpu::section::section_of(&crate::CHAPTER, checks)
+}
+
 /// Every cross-check of the chapter on the GPU.
 pub fn checks(gpu: &Gpu, sec: &mut GpuSection) -> Result<()> {
     twins(gpu, sec)?;
@@ -66,67 +73,51 @@ pub fn checks(gpu: &Gpu, sec: &mut GpuSection) -> Result<()> {
 pub const LADDER_SHAPE: Shape = Shape::new(8192, 8192);
 
 // ANCHOR: ladder
-/// Launches one fast version as its plan says, `out = a + b`, and waits;
-/// returns the kernel's time.
-fn launch_version(
-    gpu: &Gpu,
-    v: &Version,
-    plan: &Plan,
-    out: &mut DeviceBuffer<f32>,
-    (a, b): (&DeviceBuffer<f32>, &DeviceBuffer<f32>),
-    shape: Shape,
-) -> Result<f32> {
-    let f = gpu.function(FILE, v.kernel)?;
-    // add_vN(float* out, const float* a, const float* b, size_t rows, size_t cols)
-    let mut args = gpu.args(&f);
-    args.arg(out).arg(a).arg(b).arg(&shape.rows).arg(&shape.cols);
-    gpu.launch(args, &plan.cfg, plan.shared_bytes).with_context(|| format!("{} on {shape}", v.kernel))
+/// How every version takes its arguments:
+/// `add_vN(float* out, const float* a, const float* b, size_t rows, size_t cols)`.
+fn version_args<'a>(args: &mut Args<'a>, io: &'a mut Io<f32>) {
+    args.arg(&mut io.out).arg(&io.inputs[0]).arg(&io.inputs[1]).arg(&io.rows).arg(&io.cols);
 }
 
 /// "How fast can it go": every version on every shape of the ladder
 /// against the host's a + b, the output poisoned first; then all of them,
 /// and the chapter's row-major pairing, timed beside a copy in one run.
 fn how_fast(gpu: &Gpu, sec: &mut GpuSection) -> Result<()> {
-    let sms = gpu.multiprocessors()?;
-    sec.line("how fast can it go: each version on every shape, against a + b on the host (output poisoned first):");
-    for shape in ladder::shapes(sec.large()) {
+    // Input 1 starts where input 0 ends: b[i] = test_value(n + i).
+    let expected = |shape: Shape| -> Expected<f32> {
         let n = shape.elements();
-        if (gpu.free_memory()? as u64) < 3 * n * 4 + (1 << 30) {
-            sec.skipped(&format!("  {shape}"), "not enough free device memory");
-            continue;
-        }
-        let (a, b) = (gpu.upload(&test_input(n, 0))?, gpu.upload(&test_input(n, n))?);
-        let mut out = gpu.poisoned::<f32>(n as usize)?;
-        for v in &VERSIONS {
-            let plan = (v.plan)(shape, sms)?;
-            gpu.poison(&mut out)?;
-            let ms = launch_version(gpu, v, &plan, &mut out, (&a, &b), shape)?;
-            let agreement = compare_with(&gpu.download(&out)?, |i| test_value(i as u64) + test_value(n + i as u64));
-            sec.check(&format!("  {shape} {}, grid {}", v.kernel, plan.cfg.grid), &agreement, Some(ms));
-        }
-    }
-
-    const REPEATS: usize = 20;
+        Box::new(move |i| test_value(i as u64) + test_value(n + i as u64))
+    };
+    let ladder = Ladder {
+        chapter: &crate::CHAPTER,
+        push: version_args,
+        inputs: 2,
+        expected: &expected,
+        against: "each version on every shape, against a + b on the host (output poisoned first)",
+        shapes: ladder::shapes(sec.large()),
+        runs: &[""],
+        repeats: 20,
+        check_timed: None,
+    };
+    ladder.validate(gpu, sec)?;
     let shape = LADDER_SHAPE;
-    let n = shape.elements();
-    let bytes = 3 * n * 4; // two reads and one write per element
-    let (a, b) = (gpu.upload(&test_input(n, 0))?, gpu.upload(&test_input(n, n))?);
-    let mut out = gpu.poisoned::<f32>(n as usize)?;
-    let table = sec.bandwidth(gpu, &format!("{shape} floats, how fast can it go"), (n * 4) as usize, REPEATS)?;
     let teaching = PAIRINGS[0];
     let f = gpu.function(FILE, teaching.kernel_name())?;
     let label = format!("{} ({LARGE_BLOCK} blocks)", teaching.kernel_name());
-    table.row(sec, &label, bytes, || add_on_gpu(gpu, &f, teaching, &a, &b, &mut out, shape, LARGE_BLOCK))?;
-    for v in &VERSIONS {
-        let plan = (v.plan)(shape, sms)?;
-        table.row(sec, v.kernel, bytes, || launch_version(gpu, v, &plan, &mut out, (&a, &b), shape))?;
-    }
-    Ok(())
+    let row = Row::new(label, |gpu, io: &mut Io<f32>| {
+        let (a, b) = (&io.inputs[0], &io.inputs[1]);
+        add_on_gpu(gpu, &f, teaching, a, b, &mut io.out, shape, LARGE_BLOCK)
+    });
+    ladder.time(gpu, sec, shape, &format!("{shape} floats, how fast can it go"), Yardstick::Copy, vec![row])
 }
 // ANCHOR_END: ladder
 
 /// The size of the sgemm timing: m = n = k.
 pub const SGEMM_SIZE: usize = 8192;
+
+/// K.2's version that transposes A and B to column-major before the sgemm
+/// timed against the operand swap.
+pub const TRANSPOSE_FIRST: &str = "transpose_v2_64x64_float2";
 
 // ANCHOR: sgemm_layouts
 /// cuBLAS's sgemm at 8192^3 three ways, timed in one run: on column-major
@@ -165,7 +156,8 @@ fn sgemm_layouts(gpu: &Gpu, sec: &mut GpuSection) -> Result<()> {
         ldc: s,
     };
     let shape = Shape::new(s as u64, s as u64);
-    let v2 = &k2_transpose::VERSIONS[1];
+    let v2 = ladder::version(k2_transpose::CHAPTER.versions, TRANSPOSE_FIRST)
+        .with_context(|| format!("K.2 has no version {TRANSPOSE_FIRST}"))?;
     let plan = (v2.plan)(shape, gpu.multiprocessors()?)?;
     let transpose = gpu.function("k2_transpose", v2.kernel)?;
     let flops = 2.0 * (s as f64).powi(3);
@@ -465,7 +457,7 @@ fn exact_case(gpu: &Gpu, blas: &Blas, sec: &mut GpuSection, m: usize, n: usize, 
     let (a, b) = gemm_operands(m as u64, n as u64, k as u64);
     let want = reference_product(&a, &b);
     sec.line(format!("  A {m}x{k}, B {k}x{n} (the chapter's integer operands; exact comparison):"));
-    let poison = f32::from_bits(ktrav::gpu::POISON_WORD);
+    let poison = f32::from_bits(ktrav::POISON_WORD);
     for call in calls(m, n, k, a.as_slice(), b.as_slice()) {
         let (first, second) = if call.name.starts_with("fix") { ("B", "A") } else { ("A", "B") };
         let got = gemm_on_gpu(gpu, blas, &call)?;
@@ -599,6 +591,14 @@ mod tests {
         );
         let f = fix.blas();
         assert_eq!((f.transa, f.m, f.n, f.alpha, f.beta), (Transpose::No, 4, 2, 1.0, 0.0));
+    }
+
+    /// The sgemm timing's row says it transposes with "K.2 v2": the version
+    /// it names is K.2's second.
+    #[test]
+    fn the_borrowed_transpose_is_k2s_v2_as_its_row_says() {
+        let at = k2_transpose::CHAPTER.versions.iter().position(|v| v.kernel == TRANSPOSE_FIRST);
+        assert_eq!(at, Some(1), "{TRANSPOSE_FIRST} is not K.2's v2");
     }
 
     #[test]

@@ -329,7 +329,7 @@ impl Pairing {
     }
 
     /// The kernel's name in `kernels/k5_layout_interop.cu`.
-    pub fn kernel_name(self) -> &'static str {
+    pub const fn kernel_name(self) -> &'static str {
         match (self.order, self.x_walks) {
             (StorageOrder::RowMajor, Axis::Col) => "add_row_major",
             (StorageOrder::RowMajor, Axis::Row) => "add_row_major_x_rows",
@@ -711,7 +711,7 @@ pub fn gemm_report(m: u64, n: u64, k: u64) -> String {
 /// What the binary prints by default, before the GPU section: the worked
 /// example, the twins and the cuBLAS-convention GEMM.
 pub fn report() -> Vec<String> {
-    shown_outputs().into_iter().map(|(_, text)| text).collect()
+    vec![worked_example(), twins_report(), gemm_report(GEMM_M, GEMM_N, GEMM_K), exercises::shown()]
 }
 
 /// Every output the K.5 page shows, by file name under `book/outputs/`.
@@ -721,6 +721,7 @@ pub fn shown_outputs() -> Vec<(&'static str, String)> {
         ("k5_layout_interop-twins.txt", twins_report()),
         ("k5_layout_interop-gemm.txt", gemm_report(GEMM_M, GEMM_N, GEMM_K)),
         ("k5_layout_interop-exercise.txt", exercises::shown()),
+        ("k5_layout_interop-versions.txt", CHAPTER.ladder_text()),
     ]
 }
 
@@ -732,8 +733,10 @@ pub const CHAPTER: ktrav::Chapter = ktrav::Chapter {
     report,
     shown_outputs,
     figures: figures::figures,
-    gpu_checks: Some(gpu::checks),
-    exercises: ktrav::lab::K5_LAYOUT_INTEROP,
+    kernel_source: Some(include_str!("../../../kernels/k5_layout_interop.cu")),
+    gpu_section: Some(gpu::section),
+    exercises: exercises::EXERCISES,
+    versions: &VERSIONS,
 };
 
 // --- How fast can it go -------------------------------------------------------
@@ -744,19 +747,19 @@ pub const CHAPTER: ktrav::Chapter = ktrav::Chapter {
 pub const VERSIONS: [ktrav::ladder::Version; 3] = [
     ktrav::ladder::Version {
         kernel: "add_v1_grid_stride",
-        why: "one 1D grid-stride loop over the flat index: x walks the stride-1 axis, no gridDim.y limit, 64-bit indices",
+        block: ktrav::ladder::BlockRule::OneDimensional,
         static_shared: 0,
         plan: add_v1_plan,
     },
     ktrav::ladder::Version {
         kernel: "add_v2_float4",
-        why: "float4 accesses: three 16-byte accesses per four elements instead of twelve 4-byte ones; scalar tail",
+        block: ktrav::ladder::BlockRule::OneDimensional,
         static_shared: 0,
         plan: add_v2_plan,
     },
     ktrav::ladder::Version {
         kernel: "add_v3_float4_x4",
-        why: "four rounds of v2 per iteration, all eight float4 loads issued first (128 bytes in flight per thread)",
+        block: ktrav::ladder::BlockRule::OneDimensional,
         static_shared: 0,
         plan: add_v3_plan,
     },
@@ -781,7 +784,7 @@ pub fn add_v3_plan(shape: Shape, sms: u32) -> Result<ktrav::ladder::Plan, Geomet
 mod ladder_tests {
     #[test]
     fn the_fast_versions_compile_lean() {
-        ktrav::ladder::check_versions("k5_layout_interop", &super::VERSIONS);
+        ktrav_gpu::kernels::check_versions("k5_layout_interop", &super::VERSIONS);
     }
 }
 
@@ -846,7 +849,7 @@ mod tests {
     #[test]
     fn the_kernel_file_holds_all_four_kernels() {
         let names: Vec<&str> = PAIRINGS.iter().map(|p| p.kernel_name()).collect();
-        ktrav::kernels::check_compiled("k5_layout_interop", &names);
+        ktrav_gpu::kernels::check_compiled("k5_layout_interop", &names);
         assert_eq!(names, ["add_row_major", "add_col_major", "add_row_major_x_rows", "add_col_major_x_cols"]);
     }
 

@@ -18,7 +18,7 @@ use ktrav::Shape;
 )]
 struct Args {
     #[command(subcommand)]
-    lab: Option<ktrav::lab::LabCommand>,
+    lab: Option<ktrav_gpu::check::LabCommand>,
     #[command(flatten)]
     layout: Option<Layout>,
     #[command(flatten)]

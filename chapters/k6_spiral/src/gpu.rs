@@ -1,14 +1,16 @@
 //! K.6 on a real GPU: `spiral_scatter` and `spiral_gather` launched through
-//! `ktrav::gpu` with the same launch plan as the simulator, checked against
+//! `ktrav_gpu` with the same launch plan as the simulator, checked against
 //! the simulator on the source's four kernel cases and against the inverse
 //! closed form on shapes far too large to simulate (one at `gridDim.y`'s
 //! limit, one past 2^31 elements), then timed side by side with a plain
 //! device copy of the same bytes.
 
-use crate::{plan, simulate, spiral_position, Kernel, SOURCE_BLOCK, SOURCE_KERNEL_CASES, VERSIONS};
+use crate::{plan, simulate, spiral_position, Kernel, SOURCE_BLOCK, SOURCE_KERNEL_CASES};
 use anyhow::{Context, Result};
-use ktrav::gpu::{compare, compare_with, test_value, DeviceBuffer, Gpu, GpuSection, PushKernelArg};
-use ktrav::ladder::{self, Plan, Version};
+use ktrav::compare::{compare, compare_with, test_value};
+use ktrav::ladder;
+use ktrav_gpu::ladder::{Expected, Io, Ladder, Row, Yardstick};
+use ktrav_gpu::{Args, DeviceBuffer, Gpu, GpuSection, PushKernelArg};
 use ktrav::{BlockOrder, Dim2, LaunchConfig, Shape};
 
 /// Both entry points of `kernels/k6_spiral.cu`.
@@ -40,7 +42,7 @@ fn int_dims(shape: Shape) -> Result<(i32, i32)> {
 
 /// The element at flat index `i` of every test input.
 fn test_input(n: u64) -> Vec<f32> {
-    ktrav::gpu::test_input(n, 0)
+    ktrav::test_input(n, 0)
 }
 
 /// What both kernels must leave at output index `rank` of a `shape` test
@@ -67,6 +69,11 @@ fn launch_once(
     let mut args = gpu.args(&f);
     args.arg(&mut *out).arg(input).arg(&rows).arg(&cols);
     gpu.launch(args, cfg, 0).with_context(|| format!("{} on a {shape} matrix", kernel.name()))
+}
+
+/// The chapter's "On this GPU" section, its [`ktrav::Chapter`]'s GPU hook.
+pub fn section() -> ktrav::SectionOutcome {
+    ktrav_gpu::section::section_of(&crate::CHAPTER, checks)
 }
 
 /// Every cross-check of the chapter on the GPU.
@@ -103,22 +110,10 @@ pub fn checks(gpu: &Gpu, sec: &mut GpuSection) -> Result<()> {
 pub const LADDER_SHAPES: [Shape; 2] = [Shape::new(4096, 4096), Shape::new(8192, 8192)];
 
 // ANCHOR: ladder
-/// Launches one fast version as its plan says, from `input` into `out`
-/// (poisoned first), and waits; returns the kernel's time.
-fn launch_version(
-    gpu: &Gpu,
-    v: &Version,
-    plan: &Plan,
-    out: &mut DeviceBuffer<f32>,
-    input: &DeviceBuffer<f32>,
-    shape: Shape,
-) -> Result<f32> {
-    let f = gpu.function("k6_spiral", v.kernel)?;
-    gpu.poison(out)?;
-    // spiral_vN(float* out, const float* in, size_t rows, size_t cols)
-    let mut args = gpu.args(&f);
-    args.arg(&mut *out).arg(input).arg(&shape.rows).arg(&shape.cols);
-    gpu.launch(args, &plan.cfg, plan.shared_bytes).with_context(|| format!("{} on a {shape} matrix", v.kernel))
+/// How every version takes its arguments:
+/// `spiral_vN(float* out, const float* in, size_t rows, size_t cols)`.
+fn version_args<'a>(args: &mut Args<'a>, io: &'a mut Io<f32>) {
+    args.arg(&mut io.out).arg(&io.inputs[0]).arg(&io.rows).arg(&io.cols);
 }
 
 /// "How fast can it go": every version on every shape of the ladder
@@ -126,44 +121,33 @@ fn launch_version(
 /// by this crate's tests), the output poisoned first; then all of them and
 /// both teaching kernels timed beside a copy, at 4096^2 and 8192^2.
 fn how_fast(gpu: &Gpu, sec: &mut GpuSection) -> Result<()> {
-    let sms = gpu.multiprocessors()?;
-    sec.line("how fast can it go: each version on every shape, against out[rank] = in[position(rank)] (output poisoned first):");
+    let gathered = |shape: Shape| -> Expected<f32> { Box::new(move |j| expected(j as u64, shape)) };
     let mut shapes = ladder::shapes(sec.large());
     // The source's four kernel cases and the rings that collapse to a line.
     shapes.extend(SOURCE_KERNEL_CASES.into_iter().chain(crate::COLLAPSED_RING_SHAPES));
-    for shape in shapes {
-        let n = shape.elements();
-        if (gpu.free_memory()? as u64) < 2 * n * 4 + (1 << 30) {
-            sec.skipped(&format!("  {shape}"), "not enough free device memory");
-            continue;
-        }
-        let dev_in = gpu.upload(&test_input(n))?;
-        let mut out = gpu.poisoned::<f32>(n as usize)?;
-        for v in &VERSIONS {
-            let plan = (v.plan)(shape, sms)?;
-            let ms = launch_version(gpu, v, &plan, &mut out, &dev_in, shape)?;
-            let agreement = compare_with(&gpu.download(&out)?, |j| expected(j as u64, shape));
-            sec.check(&format!("  {shape} {}, grid {}", v.kernel, plan.cfg.grid), &agreement, Some(ms));
-        }
-    }
-
-    const REPEATS: usize = 20;
+    let ladder = Ladder {
+        chapter: &crate::CHAPTER,
+        push: version_args,
+        inputs: 1,
+        expected: &gathered,
+        against: "each version on every shape, against out[rank] = in[position(rank)] (output poisoned first)",
+        shapes,
+        runs: &[""],
+        repeats: 20,
+        check_timed: None,
+    };
+    ladder.validate(gpu, sec)?;
     let block = Dim2::new(32, 8);
     for shape in LADDER_SHAPES {
-        let n = shape.elements();
-        let bytes = 2 * n * 4;
-        let dev_in = gpu.upload(&test_input(n))?;
-        let mut out = gpu.poisoned::<f32>(n as usize)?;
-        let table = sec.bandwidth(gpu, &format!("{shape} floats, how fast can it go"), n as usize * 4, REPEATS)?;
         let cfg = plan(shape, block).with_context(|| format!("the launch over {shape}"))?;
-        for kernel in KERNELS {
-            let label = format!("{} ({block} blocks)", kernel.name());
-            table.row(sec, &label, bytes, || launch_once(gpu, kernel, &mut out, &dev_in, shape, &cfg))?;
-        }
-        for v in &VERSIONS {
-            let plan = (v.plan)(shape, sms)?;
-            table.row(sec, v.kernel, bytes, || launch_version(gpu, v, &plan, &mut out, &dev_in, shape))?;
-        }
+        let rows = KERNELS
+            .map(|kernel| {
+                let label = format!("{} ({block} blocks)", kernel.name());
+                Row::new(label, move |gpu, io: &mut Io<f32>| launch_once(gpu, kernel, &mut io.out, &io.inputs[0], shape, &cfg))
+            })
+            .into_iter()
+            .collect();
+        ladder.time(gpu, sec, shape, &format!("{shape} floats, how fast can it go"), Yardstick::Copy, rows)?;
     }
     Ok(())
 }

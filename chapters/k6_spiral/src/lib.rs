@@ -210,7 +210,7 @@ pub enum Kernel {
 
 impl Kernel {
     /// Its name in `kernels/k6_spiral.cu`.
-    pub fn name(self) -> &'static str {
+    pub const fn name(self) -> &'static str {
         match self {
             Kernel::Scatter => "spiral_scatter",
             Kernel::Gather => "spiral_gather",
@@ -580,7 +580,12 @@ pub fn report() -> Vec<String> {
 
 /// Every output the K.6 page shows, by file name under `book/outputs/`.
 pub fn shown_outputs() -> Vec<(&'static str, String)> {
-    vec![("k6_spiral.txt", worked_example()), ("k6_spiral-beyond.txt", beyond_the_source()), ("k6_spiral-exercise.txt", exercises::shown())]
+    vec![
+        ("k6_spiral.txt", worked_example()),
+        ("k6_spiral-beyond.txt", beyond_the_source()),
+        ("k6_spiral-exercise.txt", exercises::shown()),
+        ("k6_spiral-versions.txt", CHAPTER.ladder_text()),
+    ]
 }
 
 pub const CHAPTER: ktrav::Chapter = ktrav::Chapter {
@@ -590,8 +595,10 @@ pub const CHAPTER: ktrav::Chapter = ktrav::Chapter {
     report,
     shown_outputs,
     figures: figures::figures,
-    gpu_checks: Some(gpu::checks),
-    exercises: ktrav::lab::K6_SPIRAL,
+    kernel_source: Some(include_str!("../../../kernels/k6_spiral.cu")),
+    gpu_section: Some(gpu::section),
+    exercises: exercises::EXERCISES,
+    versions: &VERSIONS,
 };
 
 #[cfg(test)]
@@ -604,24 +611,31 @@ mod tests;
 /// kernels take `int`), writes `out[spiral_rank(r, c)] = in[r * cols + c]`
 /// with reads and writes coalesced, and walks its tile column in steps of
 /// `gridDim.y`, so any shape launches.
-pub const VERSIONS: [ktrav::ladder::Version; 3] = [
+pub const VERSIONS: [ktrav::ladder::Version; 4] = [
     ktrav::ladder::Version {
         kernel: "spiral_v1_tiled",
-        why: "stage each 32 x 32 tile in shared memory, write top/bottom elements row-wise and left/right ones column-wise: every write coalesced",
+        block: ktrav::ladder::BlockRule::Exactly(Dim2::new(32, 8)),
         static_shared: 32 * 33 * 4,
         plan: spiral_v1_plan,
     },
     ktrav::ladder::Version {
         kernel: "spiral_v2_tile_classes",
-        why: "v1 plus a per-tile test: a tile inside one side's triangle gets each row's (or column's) rank base once, then base +/- index",
+        block: ktrav::ladder::BlockRule::Exactly(Dim2::new(32, 8)),
         static_shared: 32 * 33 * 4,
         plan: spiral_v2_plan,
     },
     ktrav::ladder::Version {
         kernel: "spiral_v3_tile64",
-        why: "v2 on 64 x 64 tiles, at most 64 registers: 16 loads in flight per thread instead of 4, and runs of 64 floats per warp",
+        block: ktrav::ladder::BlockRule::Exactly(Dim2::new(32, 8)),
         static_shared: 64 * 65 * 4,
         plan: spiral_v3_plan,
+    },
+    ktrav::ladder::Version {
+        kernel: "spiral_v4_mixed_bases",
+        block: ktrav::ladder::BlockRule::Exactly(Dim2::new(32, 8)),
+        // The tile, and four tables of 64 rank bases (i64).
+        static_shared: 64 * 65 * 4 + 4 * 64 * 8,
+        plan: spiral_v4_plan,
     },
 ];
 
@@ -638,4 +652,9 @@ pub fn spiral_v2_plan(shape: Shape, sms: u32) -> Result<ktrav::ladder::Plan, Geo
 /// v3: 32 x 8 blocks over 64 x 64 tiles.
 pub fn spiral_v3_plan(shape: Shape, _sms: u32) -> Result<ktrav::ladder::Plan, GeometryError> {
     ktrav::ladder::tiles_strided(shape, 64, Dim2::new(32, 8)).map(ktrav::ladder::plain)
+}
+
+/// v4: as v3.
+pub fn spiral_v4_plan(shape: Shape, sms: u32) -> Result<ktrav::ladder::Plan, GeometryError> {
+    spiral_v3_plan(shape, sms)
 }

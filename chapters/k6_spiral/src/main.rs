@@ -28,7 +28,7 @@ const QUICK_WORK: u64 = 1 << 25;
 )]
 struct Args {
     #[command(subcommand)]
-    lab: Option<ktrav::lab::LabCommand>,
+    lab: Option<ktrav_gpu::check::LabCommand>,
     /// Matrix rows for a custom check, 9 when only --cols is given (at most 16777216)
     #[arg(long, value_parser = size_in(1 << 24))]
     rows: Option<u64>,

@@ -5,16 +5,33 @@
 //! `exercises/k7_diagonal/`; `cargo test -p k7_diagonal exercises` runs
 //! them under every schedule, lock-step threads included.
 
-use crate::MODULUS;
-use ktrav::lab::simtrack::{Ctx, Mem, Twin};
+use crate::{add_mod, Binomials};
+use ktrav::lab::simtrack::{check_twin, Ctx, Mem, Twin, Twins};
+use ktrav::lab::{Arg, Elem, Exercise, Launch};
+use ktrav::Shape;
 
-/// `(a + b) mod 2^61 - 1` for residues, as the `.cu` writes it: 64-bit
-/// wrap-around arithmetic, so garbage read from an unwritten cell gives a
-/// wrong value, not a panic.
-pub fn add_mod(a: u64, b: u64) -> u64 {
-    let sum = a.wrapping_add(b);
-    if sum >= MODULUS { sum.wrapping_sub(MODULUS) } else { sum }
-}
+/// `wavefront`: one step of the chapter's per-diagonal wavefront, checked on
+/// the source's five tables among others. The expected table is the
+/// chapter's binomial closed form, [`Binomials::paths`].
+pub const WAVEFRONT_EXERCISE: Exercise = Exercise {
+    id: "wavefront",
+    title: "one wavefront step of the lattice-path table",
+    kernel: "lattice_wavefront",
+    starter: "wavefront.cu",
+    args: &[Arg::Out, Arg::Rows64, Arg::Cols64, Arg::Step],
+    elem: Elem::U64,
+    launch: Launch::PerDiagonal { block: 256 },
+    source_shapes: || crate::SOURCE_DP_CASES.to_vec(),
+    timing_shape: Shape::new(2048, 2048),
+    expected: |shape| {
+        let table = Binomials::for_table(shape);
+        Box::new(move |i| table.paths(i / shape.cols, i % shape.cols))
+    },
+    twins: Twins { starter: STARTER, solution: SOLUTION, wrong: WRONG },
+};
+
+/// The chapter's exercises, its `Chapter` value's `exercises`.
+pub const EXERCISES: &[Exercise] = &[WAVEFRONT_EXERCISE];
 
 /// The first and last rows of diagonal `d` in a rows x cols table.
 pub fn row_min(d: i64, cols: i64) -> i64 {
@@ -87,17 +104,29 @@ pub const WRONG: &[(Twin, &str)] = &[
 
 /// What the exercise page shows: the simulated check of a wrong twin.
 pub fn shown() -> String {
-    ktrav::lab::simtrack::check_twin(ktrav::lab::simtrack::exercise("wavefront"), &WRONG[0].0).render()
+    check_twin(&WAVEFRONT_EXERCISE, &WRONG[0].0).render()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ktrav::lab::simtrack::{assert_track, check_twin, exercise};
+    use ktrav::lab::simtrack::assert_track;
 
     #[test]
-    fn wavefront_solution_passes_and_every_wrong_twin_fails() {
-        assert_track("wavefront", &SOLUTION, WRONG);
-        assert!(!check_twin(exercise("wavefront"), &STARTER).passed());
+    fn every_solution_passes_and_every_starter_and_wrong_twin_fails() {
+        for ex in EXERCISES {
+            assert_track(ex);
+        }
+    }
+
+    /// The expected table is the scalar DP's, including past 2^61 where the
+    /// modulus bites (C(78, 39) > 2^61).
+    #[test]
+    fn the_expected_table_is_the_scalar_dp() {
+        for shape in [Shape::new(1, 1), Shape::new(5, 5), Shape::new(1, 8), Shape::new(9, 1), Shape::new(40, 41)] {
+            let dp = crate::scalar_dp(shape);
+            let expected = (WAVEFRONT_EXERCISE.expected)(shape);
+            assert!(dp.iter().enumerate().all(|(i, &v)| expected(i as u64) == v), "{shape}");
+        }
     }
 }

@@ -8,11 +8,12 @@
 
 use crate::{
     diagonal_count, scalar_dp, simulate_tiled, simulate_wavefront, single_launch_plan, tiled_plan, wavefront_plan,
-    Interleaving, Launch, SOURCE_BLOCK_X, SOURCE_DP_CASES, VERSIONS,
+    Interleaving, Launch, SOURCE_BLOCK_X, SOURCE_DP_CASES,
 };
 use anyhow::{Context, Result};
-use ktrav::gpu::{compare, median_ms, Agreement, DeviceBuffer, Gpu, GpuSection, Kernel, PushKernelArg};
-use ktrav::ladder::{Plan, Version};
+use ktrav::compare::{compare, Agreement};
+use ktrav_gpu::ladder::{Expected, Io, Ladder, Row, Yardstick};
+use ktrav_gpu::{Args, DeviceBuffer, Gpu, GpuSection, Kernel, PushKernelArg};
 use ktrav::report;
 use ktrav::{BlockOrder, Dim2, Shape};
 use std::time::Instant;
@@ -105,6 +106,11 @@ fn verdict(sec: &mut GpuSection, label: &str, agreement: &Agreement, fill: &Fill
     sec.verdict(label, &detail, agreement.ok() && launches_ok && sim_is_dp, Some(fill.kernel_ms));
 }
 
+/// The chapter's "On this GPU" section, its [`ktrav::Chapter`]'s GPU hook.
+pub fn section() -> ktrav::SectionOutcome {
+    ktrav_gpu::section::section_of(&crate::CHAPTER, checks)
+}
+
 /// Every cross-check of the chapter on the GPU.
 pub fn checks(gpu: &Gpu, sec: &mut GpuSection) -> Result<()> {
     sec.line(format!(
@@ -124,7 +130,7 @@ pub fn checks(gpu: &Gpu, sec: &mut GpuSection) -> Result<()> {
         verdict(sec, &label, &compare(&fill.table, &sim), &fill, sim_launches, sim == reference);
     }
 
-    sec.line("large tables, against the scalar DP (mod 2^61-1):");
+    sec.line(format!("large tables, against the scalar DP (mod 2^{}-1):", crate::MODULUS_BITS));
     for (shape, block_x, tile) in LARGE_TABLES {
         let reference = scalar_dp(shape);
         let fill = wavefront_on_gpu(gpu, shape, block_x)?;
@@ -161,22 +167,10 @@ pub const LADDER_TABLES: [Shape; 9] = [
 ];
 
 // ANCHOR: ladder
-/// Launches one single-launch version as its plan says on `grid`, with its
-/// work buffer, and waits; returns the kernel's time.
-fn launch_version(
-    gpu: &Gpu,
-    v: &Version,
-    plan: &Plan,
-    grid: &mut DeviceBuffer<u64>,
-    work: &mut DeviceBuffer<u64>,
-    shape: Shape,
-) -> Result<f32> {
-    let f = gpu.function(FILE, v.kernel)?;
-    let (rows, cols) = (shape.rows as i64, shape.cols as i64);
-    // lattice_vN(unsigned long long* grid, long long rows, long long cols, unsigned long long* work)
-    let mut args = gpu.args(&f);
-    args.arg(&mut *grid).arg(&rows).arg(&cols).arg(&mut *work);
-    gpu.launch(args, &plan.cfg, plan.shared_bytes).with_context(|| format!("{} on the {shape} table", v.kernel))
+/// How every version takes its arguments:
+/// `lattice_vN(unsigned long long* grid, long long rows, long long cols, unsigned long long* work)`.
+fn version_args<'a>(args: &mut Args<'a>, io: &'a mut Io<u64>) {
+    args.arg(&mut io.out).arg(&io.rows_ll).arg(&io.cols_ll).arg(&mut io.work);
 }
 
 /// Queues a whole per-diagonal (or per-tile-diagonal) plan without waiting
@@ -213,49 +207,31 @@ fn enqueue_diagonal(
 /// against the scalar DP, the table poisoned first and each version run
 /// twice on the same work buffer (which each launch must leave ready for
 /// the next); then all of them timed against the per-diagonal launches
-/// issued back to back, as speed-ups.
+/// issued back to back, as speed-ups, every timed table checked too.
 fn how_fast(gpu: &Gpu, sec: &mut GpuSection) -> Result<()> {
-    let sms = gpu.multiprocessors()?;
-    sec.line("how fast can it go: each version on every table, twice on one work buffer, against the scalar DP (table poisoned first):");
-    for shape in LADDER_TABLES {
+    let dp = |shape: Shape| -> Expected<u64> {
         let reference = scalar_dp(shape);
-        let mut grid = gpu.poisoned::<u64>(shape.elements() as usize)?;
-        for v in &VERSIONS {
-            let plan = (v.plan)(shape, sms)?;
-            let mut work = gpu.zeros::<u64>(plan.work_words as usize)?;
-            for run in ["", ", again"] {
-                gpu.poison(&mut grid)?;
-                let ms = launch_version(gpu, v, &plan, &mut grid, &mut work, shape)?;
-                let label = format!("  {shape} {}, grid {}{run}", v.kernel, plan.cfg.grid);
-                sec.check(&label, &compare(&gpu.download(&grid)?, &reference), Some(ms));
-            }
-        }
-    }
-
-    const REPEATS: usize = 5;
+        Box::new(move |i| reference[i])
+    };
+    let ladder = Ladder {
+        chapter: &crate::CHAPTER,
+        push: version_args,
+        inputs: 0,
+        expected: &dp,
+        against: "each version on every table, twice on one work buffer, against the scalar DP (table poisoned first)",
+        shapes: LADDER_TABLES.to_vec(),
+        runs: &["", ", again"],
+        repeats: 5,
+        check_timed: Some("the scalar DP"),
+    };
+    ladder.validate(gpu, sec)?;
     let (shape, block_x, tile) = LARGE_TABLES[0];
-    let reference = scalar_dp(shape);
-    let mut grid = gpu.poisoned::<u64>(shape.elements() as usize)?;
-    let bytes = shape.elements() * 8; // every cell written once
-    let mut bad = 0;
-    let wavefront = wavefront_plan(shape, block_x)?;
-    let baseline = median_ms(REPEATS, || back_to_back(gpu, "lattice_wavefront", &wavefront, &mut grid, shape))?;
-    bad += usize::from(!compare(&gpu.download(&grid)?, &reference).ok());
-    let yardstick = format!("lattice_wavefront, {} launches back to back", wavefront.len());
-    let table = sec.timings(&format!("the {shape} table, how fast can it go"), &yardstick, baseline, bytes, REPEATS);
-    let tiled = tiled_plan(shape, tile)?;
-    let label = format!("lattice_tiled ({tile}x{tile} tiles), {} launches back to back", tiled.len());
-    table.row(sec, &label, bytes, || back_to_back(gpu, "lattice_tiled", &tiled, &mut grid, shape))?;
-    bad += usize::from(!compare(&gpu.download(&grid)?, &reference).ok());
-    for v in &VERSIONS {
-        let plan = (v.plan)(shape, sms)?;
-        let mut work = gpu.zeros::<u64>(plan.work_words as usize)?;
-        table.row(sec, v.kernel, bytes, || launch_version(gpu, v, &plan, &mut grid, &mut work, shape))?;
-        bad += usize::from(!compare(&gpu.download(&grid)?, &reference).ok());
-    }
-    let detail = format!("{bad} of {} timed tables differ from the scalar DP", VERSIONS.len() + 2);
-    sec.verdict("the tables of the timed runs", &detail, bad == 0, None);
-    Ok(())
+    let (per_diagonal, per_tile_diagonal) = (wavefront_plan(shape, block_x)?, tiled_plan(shape, tile)?);
+    let label = format!("lattice_wavefront, {} launches back to back", per_diagonal.len());
+    let baseline = Row::new(label, |gpu, io: &mut Io<u64>| back_to_back(gpu, "lattice_wavefront", &per_diagonal, &mut io.out, shape));
+    let label = format!("lattice_tiled ({tile}x{tile} tiles), {} launches back to back", per_tile_diagonal.len());
+    let tiled = Row::new(label, |gpu, io: &mut Io<u64>| back_to_back(gpu, "lattice_tiled", &per_tile_diagonal, &mut io.out, shape));
+    ladder.time(gpu, sec, shape, &format!("the {shape} table, how fast can it go"), Yardstick::Named(baseline), vec![tiled])
 }
 // ANCHOR_END: ladder
 

@@ -85,10 +85,17 @@ pub fn diagonal_len(d: u64, shape: Shape) -> u64 {
 // ANCHOR: arithmetic
 /// The Mersenne prime `2^61 - 1`. Two residues add to less than `2^62`, so
 /// one conditional subtraction reduces the sum: exact, and never overflows.
-pub const MODULUS: u64 = (1 << 61) - 1;
+/// The `.cu` files state it as `LATTICE_MODULUS`, tied to this by a test.
+pub const MODULUS: u64 = (1 << MODULUS_BITS) - 1;
 
+/// The modulus is `2^MODULUS_BITS - 1`, as the reports print it.
+pub const MODULUS_BITS: u32 = 61;
+
+/// `(a + b) mod MODULUS` as the `.cu` files write it, in 64-bit unsigned
+/// arithmetic, which wraps: a garbage operand (a cell nobody wrote, as a
+/// wrong twin may read) gives a wrong value, not an overflow.
 pub fn add_mod(a: u64, b: u64) -> u64 {
-    let sum = a + b;
+    let sum = a.wrapping_add(b);
     if sum >= MODULUS {
         sum - MODULUS
     } else {
@@ -407,17 +414,52 @@ pub fn membership_of(walk: &[(u64, u64)], shape: Shape) -> MembershipCheck {
     MembershipCheck { positions: shape.elements(), on_own_diagonal, rows_within_bounds }
 }
 
-/// `C(n, k) mod MODULUS`, from the multiplicative formula with modular
-/// inverses (the modulus is prime and larger than any `n` used here).
-/// Independent of the recurrence, so it checks the DP as well as the kernels.
-pub fn binomial_mod(n: u64, k: u64) -> u64 {
-    let k = k.min(n - k);
-    let (mut num, mut den) = (1u64, 1u64);
-    for i in 0..k {
-        num = mul_mod(num, (n - i) % MODULUS);
-        den = mul_mod(den, (i + 1) % MODULUS);
+/// Binomial coefficients `C(n, k) mod MODULUS` for every `n` up to a
+/// bound, from tables of `n!` and `1/n!` (the modulus is prime and larger
+/// than any `n` used here, so every factorial is invertible, by Fermat).
+/// Independent of the recurrence, so it checks the DP as well as the
+/// kernels; each coefficient is two multiplications, so a table of billions
+/// of cells is checked cell by cell without filling a second one.
+pub struct Binomials {
+    fact: Vec<u64>,
+    inv_fact: Vec<u64>,
+}
+
+impl Binomials {
+    /// The tables for every `n <= max`.
+    pub fn up_to(max: u64) -> Self {
+        let len = max as usize + 1;
+        let mut fact = vec![1u64; len];
+        for i in 1..len {
+            fact[i] = mul_mod(fact[i - 1], i as u64);
+        }
+        let mut inv_fact = vec![1u64; len];
+        inv_fact[len - 1] = pow_mod(fact[len - 1], MODULUS - 2);
+        for i in (1..len).rev() {
+            inv_fact[i - 1] = mul_mod(inv_fact[i], i as u64);
+        }
+        Binomials { fact, inv_fact }
     }
-    mul_mod(num, pow_mod(den, MODULUS - 2))
+
+    /// The tables a `shape` table's cells need: `n` up to `rows + cols - 2`.
+    pub fn for_table(shape: Shape) -> Self {
+        Self::up_to(shape.rows + shape.cols - 2)
+    }
+
+    /// `C(n, k) mod MODULUS`, for `k <= n` within the tables.
+    pub fn choose(&self, n: u64, k: u64) -> u64 {
+        mul_mod(self.fact[n as usize], mul_mod(self.inv_fact[k as usize], self.inv_fact[(n - k) as usize]))
+    }
+
+    /// The lattice paths to `(r, c)`: `C(r + c, r)`.
+    pub fn paths(&self, r: u64, c: u64) -> u64 {
+        self.choose(r + c, r)
+    }
+}
+
+/// `C(n, k) mod MODULUS`, one coefficient (see [`Binomials`]).
+pub fn binomial_mod(n: u64, k: u64) -> u64 {
+    Binomials::up_to(n).choose(n, k)
 }
 
 fn mul_mod(a: u64, b: u64) -> u64 {
@@ -568,7 +610,7 @@ pub fn exactness_report() -> String {
     let corner = grid[grid.len() - 1];
     let expect = binomial_mod(rows + cols - 2, rows - 1);
     out.line(format!(
-        "  {shape}, {launches} launches: corner = {corner} (mod 2^61-1), C({}, {}) mod 2^61-1 = {expect}: {}",
+        "  {shape}, {launches} launches: corner = {corner} (mod 2^{MODULUS_BITS}-1), C({}, {}) mod 2^{MODULUS_BITS}-1 = {expect}: {}",
         rows + cols - 2,
         rows - 1,
         report::verdict(corner == expect && grid == scalar_dp(shape))
@@ -745,7 +787,7 @@ pub fn shape_report(
     let expect = binomial_mod(shape.rows + shape.cols - 2, shape.rows - 1);
     progress(work.binomial);
     out.line(format!(
-        "  paths to the far corner (mod 2^61-1): {corner}, binomial check: {}",
+        "  paths to the far corner (mod 2^{MODULUS_BITS}-1): {corner}, binomial check: {}",
         report::verdict(corner == expect)
     ));
     let block = Dim2::new(tile, tile);
@@ -770,6 +812,7 @@ pub fn shown_outputs() -> Vec<(&'static str, String)> {
         ("k7_diagonal-single-launch.txt", single_launch_report()),
         ("k7_diagonal-tiled.txt", tiled_report()),
         ("k7_diagonal-exercise.txt", exercises::shown()),
+        ("k7_diagonal-versions.txt", CHAPTER.ladder_text()),
     ]
 }
 
@@ -780,8 +823,10 @@ pub const CHAPTER: ktrav::Chapter = ktrav::Chapter {
     report,
     shown_outputs,
     figures: figures::figures,
-    gpu_checks: Some(gpu::checks),
-    exercises: ktrav::lab::K7_DIAGONAL,
+    kernel_source: Some(include_str!("../../../kernels/k7_diagonal.cu")),
+    gpu_section: Some(gpu::section),
+    exercises: exercises::EXERCISES,
+    versions: &VERSIONS,
 };
 
 #[cfg(test)]
@@ -793,43 +838,60 @@ mod tests;
 /// `(grid, rows, cols, work)` with rows and cols as `long long`; `work` is a
 /// buffer of [`ktrav::ladder::Plan::work_words`] u64 zeroed once when
 /// allocated, reusable by later launches, never shared by two at once.
-pub const VERSIONS: [ktrav::ladder::Version; 4] = [
+///
+/// What each kernel assumes of its block, which every plan is checked
+/// against before a launch: the band sweep of v1 and v2 works warp by warp
+/// (a lane's row, shuffles across all 32 lanes, a warp count of
+/// `blockDim.x / 32`), so a block of whole warps; v3's first warp builds the
+/// factorial tables alone, with shuffles across its 32 lanes, so at least
+/// one warp; v4 stages a 32 x 32 tile per block and steps as one warp, so
+/// exactly one, and so does v5, whose lanes, shuffles and stage are one
+/// warp's. Their plans launch one warp per block.
+pub const VERSIONS: [ktrav::ladder::Version; 5] = [
     ktrav::ladder::Version {
         kernel: "lattice_v1_systolic",
-        why: "one launch; a warp per 32-row band sweeps as a systolic array, waiting on the band above through flagged values instead of launches",
+        block: ktrav::ladder::BlockRule::WholeWarps,
         static_shared: 0,
         plan: lattice_v1_plan,
     },
     ktrav::ladder::Version {
         kernel: "lattice_v2_systolic_2rows",
-        why: "two rows per lane (64-row bands): half as many band-to-band hand-offs on the critical path, for one more add per step",
+        block: ktrav::ladder::BlockRule::WholeWarps,
         static_shared: 0,
         plan: lattice_v2_plan,
     },
     ktrav::ladder::Version {
         kernel: "lattice_v3_binomial",
-        why: "no recurrence: paths(r, c) = C(r + c, r) mod 2^61 - 1 from factorial tables built in the launch, every cell independent",
+        block: ktrav::ladder::BlockRule::AtLeastOneWarp,
         // One word: the block's verdict on whether it builds the tables.
         static_shared: 8,
         plan: lattice_v3_plan,
     },
     ktrav::ladder::Version {
         kernel: "lattice_v4_systolic_staged",
-        why: "v1 with its stores staged in shared memory and written a finished row at a time: a guess that the stores were the limit (they were not)",
+        block: ktrav::ladder::BlockRule::Exactly(Dim2::new(32, 1)),
         static_shared: 32 * 32 * 8,
         plan: lattice_v4_plan,
     },
+    ktrav::ladder::Version {
+        kernel: "lattice_v5_skewed_staged",
+        block: ktrav::ladder::BlockRule::Exactly(Dim2::new(32, 1)),
+        // Two rows per lane, 32 lanes, 32 steps of a chunk, padded to 33.
+        static_shared: 2 * 32 * 33 * 8,
+        plan: lattice_v5_plan,
+    },
 ];
 
-/// The systolic versions: one 32-thread block per band of `32 * rows_per_lane`
-/// rows, at most 1024 blocks (bands are handed out by a counter), and a work
-/// buffer of two counters plus one flagged slot per band and column.
+/// The systolic versions: one warp-sized block per band of `32 *
+/// rows_per_lane` rows, at most 1024 blocks (bands are handed out by a
+/// counter), and a work buffer of two counters plus one flagged slot per
+/// band and column.
 fn systolic_plan(shape: Shape, rows_per_lane: u64) -> Result<ktrav::ladder::Plan, ktrav::GeometryError> {
     if shape.is_empty() {
         return Err(ktrav::GeometryError::ZeroExtent);
     }
     let bands = shape.rows.div_ceil(32 * rows_per_lane);
-    let cfg = LaunchConfig { grid: Dim2::new(bands.min(1024) as u32, 1), block: Dim2::new(32, 1) };
+    let cfg = LaunchConfig { grid: Dim2::new(bands.min(1024) as u32, 1), block: Dim2::new(ktrav::ladder::WARP, 1) };
     Ok(ktrav::ladder::Plan { cfg, shared_bytes: 0, work_words: 2 + bands * shape.cols })
 }
 
@@ -857,4 +919,9 @@ pub fn lattice_v3_plan(shape: Shape, sms: u32) -> Result<ktrav::ladder::Plan, kt
 /// v4: as v1 (its tile is static shared memory).
 pub fn lattice_v4_plan(shape: Shape, sms: u32) -> Result<ktrav::ladder::Plan, ktrav::GeometryError> {
     lattice_v1_plan(shape, sms)
+}
+
+/// v5: as v2, 64-row bands (its stage is static shared memory).
+pub fn lattice_v5_plan(shape: Shape, sms: u32) -> Result<ktrav::ladder::Plan, ktrav::GeometryError> {
+    lattice_v2_plan(shape, sms)
 }

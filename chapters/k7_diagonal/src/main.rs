@@ -28,7 +28,7 @@ const QUICK_WORK: u64 = 1 << 28;
 )]
 struct Args {
     #[command(subcommand)]
-    lab: Option<ktrav::lab::LabCommand>,
+    lab: Option<ktrav_gpu::check::LabCommand>,
     /// Table rows for a custom run, 9 when only --cols is given (at most 4194304)
     #[arg(long, value_parser = size_in(1 << 22))]
     rows: Option<u64>,

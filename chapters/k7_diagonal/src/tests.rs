@@ -37,11 +37,32 @@ fn a_wrong_walk_is_detected() {
     assert!(!membership_of(&walk[..19], shape).ok());
 }
 
+/// Every `.cu` file of the chapter states the modulus as the Rust constant
+/// has it: the kernels, the starter and every wrong kernel.
+#[test]
+fn the_cu_files_state_the_modulus_of_the_rust_constant() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut files = vec![root.join("kernels/k7_diagonal.cu")];
+    for dir in [root.join("exercises/k7_diagonal"), root.join("exercises/k7_diagonal/wrong")] {
+        files.extend(std::fs::read_dir(dir).unwrap().flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "cu")));
+    }
+    assert!(files.len() >= 3, "{files:?}");
+    let stated = format!("#define LATTICE_MODULUS ((1ull << {MODULUS_BITS}) - 1)");
+    for file in &files {
+        let text = std::fs::read_to_string(file).unwrap();
+        let defines: Vec<&str> = text.lines().filter(|l| l.starts_with("#define LATTICE_MODULUS")).collect();
+        assert_eq!(defines, [stated.as_str()], "{}", file.display());
+    }
+    assert!(CHAPTER.kernel_source.unwrap().contains(&stated));
+}
+
 #[test]
 fn modular_addition_wraps_exactly() {
     assert_eq!(add_mod(MODULUS - 1, 1), 0);
     assert_eq!(add_mod(MODULUS - 1, MODULUS - 1), MODULUS - 2);
     assert_eq!(add_mod(2, 3), 5);
+    // Garbage from an unwritten cell wraps, as the .cu's unsigned sum does.
+    assert_eq!(add_mod(u64::MAX, 2), 1);
 }
 
 #[test]
@@ -127,7 +148,7 @@ fn the_work_estimate_counts_what_the_report_does() {
 
 #[test]
 fn kernels_are_embedded() {
-    ktrav::kernels::check_compiled("k7_diagonal", &["lattice_wavefront", "lattice_single_launch", "lattice_tiled"]);
+    ktrav_gpu::kernels::check_compiled("k7_diagonal", &["lattice_wavefront", "lattice_single_launch", "lattice_tiled"]);
 }
 
 proptest! {
@@ -213,7 +234,7 @@ fn every_fill_is_a_fixed_point_of_the_one_recurrence() {
 
 #[test]
 fn the_fast_versions_compile_lean() {
-    ktrav::ladder::check_versions("k7_diagonal", &crate::VERSIONS);
+    ktrav_gpu::kernels::check_versions("k7_diagonal", &crate::VERSIONS);
 }
 
 #[test]

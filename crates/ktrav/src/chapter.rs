@@ -1,0 +1,88 @@
+//! What a chapter is, as one value: every `main`, the root `cargo run`, the
+//! GPU suite, the lab checker, the simulator track and the book's tests read
+//! a chapter through its [`Chapter`], and through nothing else.
+
+use crate::section::SectionOutcome;
+
+/// One section of Appendix K.
+pub struct Chapter {
+    /// The crate and binary name, such as `k2_transpose`.
+    pub id: &'static str,
+    /// The section label, such as `K.2`.
+    pub section: &'static str,
+    /// The section's title.
+    pub title: &'static str,
+    /// What the binary prints by default before any GPU section: the worked
+    /// example first, then the parts this book adds, each a separate text.
+    pub report: fn() -> Vec<String>,
+    /// Every output file the chapter's page shows: (name under
+    /// `book/outputs/`, text).
+    pub shown_outputs: fn() -> Vec<(&'static str, String)>,
+    /// Every figure the chapter's page shows: (name under `book/figures/`,
+    /// SVG text).
+    pub figures: fn() -> Vec<(&'static str, String)>,
+    /// The chapter's `kernels/<id>.cu`, as text, if it has one: what its
+    /// versions' comments and launch bounds are read from.
+    pub kernel_source: Option<&'static str>,
+    /// The "On this GPU" section: the real kernels against the simulators,
+    /// run by the chapter's `gpu` module where a GPU exists.
+    pub gpu_section: Option<fn() -> SectionOutcome>,
+    /// The chapter's GPU lab exercises (checked by its binary's `check`; the
+    /// simulator track's twins live in the chapter's `exercises` module).
+    pub exercises: &'static [Exercise],
+    /// "How fast can it go": the chapter's numbered fast versions of its
+    /// kernel, in order (empty for a chapter without a ladder).
+    pub versions: &'static [Version],
+}
+
+/// A lab exercise (see [`crate::lab`]).
+pub use crate::lab::Exercise;
+/// A numbered fast version (see [`crate::ladder`]).
+pub use crate::ladder::Version;
+
+impl Chapter {
+    /// `K.2 Transpose on the GPU`.
+    pub fn heading(&self) -> String {
+        format!("{} {}", self.section, self.title)
+    }
+
+    /// The default report as one text: its parts separated by blank lines.
+    pub fn report_text(&self) -> String {
+        (self.report)().join("\n")
+    }
+
+    /// The chapter's ladder as its page lists it: each version's kernel,
+    /// the block it is written for and its static shared memory, and why it
+    /// exists, in the words of its `// vN:` comment in the chapter's `.cu`
+    /// file.
+    ///
+    /// # Panics
+    /// Panics if the chapter has versions but no kernel source, or a version
+    /// has no `// vN` comment: the book's tests rely on both.
+    pub fn ladder_text(&self) -> String {
+        let source = self.kernel_source.unwrap_or_else(|| panic!("{} has versions but no kernel source", self.id));
+        let mut out = crate::report::Report::new();
+        out.heading(&format!("The versions of kernels/{}.cu", self.id));
+        for (i, v) in self.versions.iter().enumerate() {
+            let reason = crate::cu::version_reason(source, i + 1, v.kernel)
+                .unwrap_or_else(|| panic!("kernels/{}.cu has no // v{} comment above {}", self.id, i + 1, v.kernel));
+            out.line(format!("v{} {}: {}, {} bytes of static shared memory", i + 1, v.kernel, v.block.describe(), v.static_shared));
+            out.line(format!("   {reason}"));
+        }
+        out.into_string()
+    }
+
+    /// What the binary does with no arguments: prints the report, then the
+    /// GPU section (or the one line saying why it was skipped). Exits
+    /// non-zero if a GPU check disagreed.
+    pub fn run_default(&self) {
+        crate::cli::print(&self.report_text());
+        if let Some(section) = self.gpu_section {
+            let outcome = section();
+            crate::cli::print(&format!("\n{}", outcome.text()));
+            if outcome.exit_code() != 0 {
+                std::process::exit(outcome.exit_code());
+            }
+        }
+    }
+}

@@ -1,0 +1,484 @@
+//! The lab's model: an exercise (the kernel a student writes, its
+//! arguments, how it is launched and what it must produce), the fixed
+//! public battery of shapes it is judged on, and the verdicts. The checker
+//! that compiles and launches a student's file on a GPU is `ktrav_gpu::check`;
+//! the same exercises run as Rust twins under the simulator in [`simtrack`].
+//!
+//! For every shape of the battery the output buffer is poisoned and
+//! surrounded by poisoned guard words, so each line tells apart elements that
+//! are *wrong*, *unwritten*, and writes *out of bounds*; a launch error, a
+//! crash and a kernel that never finishes are verdicts too.
+//!
+//! Exit codes: 0 every shape passes, 1 one fails (or the file does not
+//! compile), 2 bad input (one line on stderr, before any work), and
+//! [`COULD_NOT_CHECK`] when there is no GPU or no NVRTC to check with.
+
+pub mod expect;
+pub mod simtrack;
+pub mod twin;
+
+use crate::compare::{compare_with, test_value, POISON_WORD};
+pub use crate::compare::GUARD_WORDS;
+use crate::geometry::{ceil_div, Dim2, LaunchConfig, Shape, MAX_GRID_Y};
+use crate::report::{self, Report};
+use anyhow::{anyhow, Result};
+use serde::Serialize;
+
+/// The exit code of a check that could not be made (no GPU, no NVRTC).
+pub const COULD_NOT_CHECK: i32 = 3;
+
+/// Timed runs of each kernel; the median is printed.
+pub const TIMING_REPEATS: usize = 11;
+
+/// The expected bits of output element `i` (an `f32`'s bits, or a `u64`).
+pub type Expected = Box<dyn Fn(u64) -> u64 + Sync>;
+
+/// One kernel argument, in the order the kernel declares them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Arg {
+    /// The output buffer (`float*` or `unsigned long long*`).
+    Out,
+    /// Input buffer `k` (`const float*`), element `i` being
+    /// [`input_value`]`(k, i)`.
+    Input(u8),
+    /// `rows` / `cols` as a 64-bit integer (`size_t` or `long long`).
+    Rows64,
+    Cols64,
+    /// `rows` / `cols` as an `int`.
+    Rows32,
+    Cols32,
+    /// The diagonal a per-diagonal launch works on (`long long`).
+    Step,
+}
+
+/// The type of the output's elements.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Elem {
+    F32,
+    U64,
+}
+
+impl Elem {
+    /// 32-bit words per element.
+    pub fn words(self) -> usize {
+        match self {
+            Elem::F32 => 1,
+            Elem::U64 => 2,
+        }
+    }
+}
+
+/// How the kernel is launched on a shape.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Launch {
+    /// One launch of `block`-shaped blocks covering the matrix, x along
+    /// columns (or along rows when `x_walks_rows`). With `grid_stride_y`
+    /// gridDim.y is capped at 65535 and the kernel must loop.
+    Covering { block: Dim2, x_walks_rows: bool, grid_stride_y: bool },
+    /// One launch per anti-diagonal `d = 0 .. rows + cols - 2`, a 1D grid
+    /// of `block`-thread blocks covering that diagonal.
+    PerDiagonal { block: u32 },
+}
+
+impl Launch {
+    /// The launch in the words a starter's header states it, such as
+    /// `blockDim = (32, 8) and gridDim = (ceil(cols / 32), ceil(rows / 8))`.
+    pub fn sentence(&self) -> String {
+        match *self {
+            Launch::Covering { block, x_walks_rows, grid_stride_y } => {
+                let (x, y) = if x_walks_rows { ("rows", "cols") } else { ("cols", "rows") };
+                let grid_y = format!("ceil({y} / {})", block.y);
+                let grid_y = if grid_stride_y { format!("min({grid_y}, {MAX_GRID_Y})") } else { grid_y };
+                format!("blockDim = ({}, {}) and gridDim = (ceil({x} / {}), {grid_y})", block.x, block.y, block.x)
+            }
+            Launch::PerDiagonal { block } => format!("a 1D grid of ceil(cells on d / {block}) blocks of {block} threads"),
+        }
+    }
+}
+
+/// A lab exercise: a kernel for the student to write, how it is launched
+/// and judged, and its twins on the simulator track. Each chapter defines
+/// its own and lists them in its [`crate::Chapter`]; the solution is the
+/// chapter's own kernel of the same name in `kernels/<chapter>.cu`, and the
+/// starter and the catalogue of wrong kernels live in `exercises/<chapter>/`.
+pub struct Exercise {
+    /// Chosen with `--exercise` when a chapter has several; unique in the book.
+    pub id: &'static str,
+    pub title: &'static str,
+    /// The `extern "C" __global__` function looked up in the student's file.
+    pub kernel: &'static str,
+    /// The file the student copies, in the chapter's `exercises/<chapter>/`.
+    pub starter: &'static str,
+    pub args: &'static [Arg],
+    pub elem: Elem,
+    pub launch: Launch,
+    /// The chapter source's own shapes, from the chapter's own constants.
+    pub source_shapes: fn() -> Vec<Shape>,
+    /// The shape the timings use.
+    pub timing_shape: Shape,
+    /// The expected output of a shape, element by element, from the
+    /// chapter's own closed forms.
+    pub expected: fn(Shape) -> Expected,
+    /// The exercise's twins on the simulator track.
+    pub twins: twin::Twins,
+}
+
+impl Exercise {
+    /// How many input buffers the kernel reads: its [`Arg::Input`]s.
+    pub fn inputs(&self) -> u8 {
+        self.args.iter().filter(|a| matches!(a, Arg::Input(_))).count() as u8
+    }
+}
+
+/// The value of element `i` of input `k` (0, 1, ...): exact as an `f32`
+/// and different for every index and input.
+pub fn input_value(k: u8, i: u64) -> f32 {
+    test_value(i.wrapping_add((k as u64) << 40))
+}
+
+/// One shape of the battery.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Case {
+    pub label: String,
+    pub shape: Shape,
+}
+
+/// The public battery: the source's shapes, ragged edges, 1x1, 1xN, Nx1, a
+/// shape past gridDim.y's limit, and with `large` one past 2^31 elements.
+pub fn battery(ex: &Exercise, large: bool) -> Vec<Case> {
+    let case = |label: String, rows, cols| Case { label, shape: Shape::new(rows, cols) };
+    let mut cases: Vec<Case> =
+        (ex.source_shapes)().into_iter().map(|s| case(format!("the source's {s}"), s.rows, s.cols)).collect();
+    cases.push(case("ragged edges 97x131".into(), 97, 131));
+    cases.push(case("ragged edges 1000x33".into(), 1000, 33));
+    // Big enough that a race (a missing barrier) has many chances to show.
+    cases.push(case("ragged edges 4099x4097".into(), 4099, 4097));
+    cases.push(case("1x1".into(), 1, 1));
+    cases.push(case("1xN 1x1000".into(), 1, 1000));
+    cases.push(case("Nx1 1000x1".into(), 1000, 1));
+    match ex.launch {
+        Launch::Covering { block, grid_stride_y: true, .. } => {
+            // One block row more than gridDim.y can hold: the kernel must loop.
+            let rows = (MAX_GRID_Y + 1) * block.y as u64 + 1;
+            cases.push(case(format!("{rows}x5, its grid past gridDim.y's limit of {MAX_GRID_Y}"), rows, 5));
+        }
+        Launch::Covering { x_walks_rows: true, .. } => {
+            let cols = MAX_GRID_Y + 8;
+            cases.push(case(format!("3x{cols}, more columns than gridDim.y's limit of {MAX_GRID_Y}"), 3, cols));
+        }
+        _ => {
+            let rows = MAX_GRID_Y + 8;
+            cases.push(case(format!("{rows}x3, more rows than gridDim.y's limit of {MAX_GRID_Y}"), rows, 3));
+        }
+    }
+    if large {
+        cases.push(case("46341x46341, past 2^31 elements".into(), 46341, 46341));
+    }
+    cases
+}
+
+/// The launches a shape takes: (config, the value of [`Arg::Step`]).
+pub fn launches(ex: &Exercise, shape: Shape) -> Result<Vec<(LaunchConfig, i64)>> {
+    match ex.launch {
+        Launch::Covering { block, x_walks_rows, grid_stride_y } => {
+            let walked = if x_walks_rows { shape.transposed() } else { shape };
+            let cfg = if grid_stride_y {
+                LaunchConfig::covering_strided(walked, block)
+            } else {
+                LaunchConfig::covering(walked, block)
+            };
+            Ok(vec![(cfg.map_err(|e| anyhow!("{shape} cannot be launched: {e}"))?, 0)])
+        }
+        Launch::PerDiagonal { block } => {
+            let (rows, cols) = (shape.rows, shape.cols);
+            Ok((0..rows + cols - 1)
+                .map(|d| {
+                    let len = d.min(rows - 1) - d.saturating_sub(cols - 1) + 1;
+                    let grid = Dim2::new(ceil_div(len, block as u64) as u32, 1);
+                    (LaunchConfig { grid, block: Dim2::new(block, 1) }, d as i64)
+                })
+                .collect())
+        }
+    }
+}
+
+/// What became of one shape.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "verdict")]
+pub enum Verdict {
+    Pass,
+    /// Ran to the end, but some element is wrong, unwritten, or some guard
+    /// word was overwritten.
+    Fail {
+        wrong: u64,
+        unwritten: u64,
+        first_bad: Option<u64>,
+        out_of_bounds_before: u64,
+        out_of_bounds_after: u64,
+    },
+    /// A launch was refused.
+    LaunchFailed { error: String },
+    /// The kernel faulted; the device is unusable for the rest of the run.
+    Crashed { error: String },
+    /// The kernel did not finish within the watchdog's limit.
+    DidNotFinish { seconds: u64 },
+    /// Not run: an earlier shape left the device unusable.
+    NotRun,
+    /// Not run here, and why (not a failure: the shape needs more memory).
+    Skipped { reason: String },
+}
+
+impl Verdict {
+    pub fn passed(&self) -> bool {
+        matches!(self, Verdict::Pass | Verdict::Skipped { .. })
+    }
+
+    /// The kinds of failure this verdict shows, in the words the exercise
+    /// files' `// expect:` lines use: `wrong`, `unwritten`, `out of bounds`,
+    /// `launch error`, `crashed`, `did not finish`. Empty for a pass.
+    pub fn kinds(&self) -> Vec<&'static str> {
+        match self {
+            Verdict::Pass | Verdict::Skipped { .. } | Verdict::NotRun => Vec::new(),
+            Verdict::Fail { wrong, unwritten, out_of_bounds_before, out_of_bounds_after, .. } => {
+                let mut k = Vec::new();
+                if *wrong > 0 {
+                    k.push("wrong");
+                }
+                if *unwritten > 0 {
+                    k.push("unwritten");
+                }
+                if out_of_bounds_before + out_of_bounds_after > 0 {
+                    k.push("out of bounds");
+                }
+                k
+            }
+            Verdict::LaunchFailed { .. } => vec!["launch error"],
+            Verdict::Crashed { .. } => vec!["crashed"],
+            Verdict::DidNotFinish { .. } => vec!["did not finish"],
+        }
+    }
+
+    /// Whether the device can still be used after this.
+    pub fn device_usable(&self) -> bool {
+        !matches!(self, Verdict::Crashed { .. } | Verdict::DidNotFinish { .. } | Verdict::NotRun)
+    }
+
+    /// The line's detail, after the label.
+    pub fn describe(&self, elements: u64) -> String {
+        match self {
+            Verdict::Pass => format!("{elements} elements, all match"),
+            Verdict::Fail { wrong, unwritten, first_bad, out_of_bounds_before, out_of_bounds_after } => {
+                let mut parts = Vec::new();
+                if *wrong > 0 {
+                    parts.push(format!("{wrong} wrong"));
+                }
+                if *unwritten > 0 {
+                    parts.push(format!("{unwritten} unwritten"));
+                }
+                if let Some(i) = first_bad {
+                    parts.push(format!("first at index {i}"));
+                }
+                if out_of_bounds_before + out_of_bounds_after > 0 {
+                    parts.push(format!(
+                        "written out of bounds: {out_of_bounds_before} words before the output, {out_of_bounds_after} after"
+                    ));
+                }
+                format!("{elements} elements: {}", parts.join(", "))
+            }
+            Verdict::LaunchFailed { error } => format!("launch failed: {error}"),
+            Verdict::Crashed { error } => format!("the kernel crashed: {error}"),
+            Verdict::DidNotFinish { seconds } => format!("did not finish within {seconds} s (the watchdog stopped it)"),
+            Verdict::NotRun => "not run: an earlier shape left the device unusable".into(),
+            Verdict::Skipped { reason } => format!("skipped: {reason}"),
+        }
+    }
+}
+
+/// One line of a check.
+#[derive(Clone, Debug, Serialize)]
+pub struct ShapeResult {
+    pub label: String,
+    pub rows: u64,
+    pub cols: u64,
+    #[serde(flatten)]
+    pub verdict: Verdict,
+}
+
+impl ShapeResult {
+    pub fn line(&self) -> String {
+        let elements = self.rows * self.cols;
+        let word = match &self.verdict {
+            Verdict::Skipped { .. } => "skipped".to_string(),
+            v => report::flag(v.passed(), if v.passed() { "pass" } else { "FAIL" }),
+        };
+        format!("  {}: {}: {word}", self.label, self.verdict.describe(elements))
+    }
+}
+
+/// Timings of the last phase (never asserted).
+#[derive(Clone, Debug, Serialize)]
+pub struct Timing {
+    pub rows: u64,
+    pub cols: u64,
+    pub repeats: usize,
+    pub copy_ms: f32,
+    pub yours_ms: f32,
+    pub chapter_ms: Option<f32>,
+}
+
+/// Everything a check found: what `--json` prints.
+#[derive(Clone, Debug, Serialize)]
+pub struct Record {
+    pub exercise: String,
+    pub section: String,
+    pub kernel: String,
+    pub file: String,
+    /// `pass`, `fail` or `could not check`.
+    pub outcome: String,
+    pub exit_code: i32,
+    pub device: Option<String>,
+    pub compiler: Option<String>,
+    /// Why the check could not be made, or why the file failed to compile.
+    pub reason: Option<String>,
+    pub compile_log: Option<String>,
+    pub shapes: Vec<ShapeResult>,
+    pub timing: Option<Timing>,
+}
+
+/// The student's file as text, or a one-line reason it is not a source.
+pub fn read_source(path: &std::path::Path) -> Result<String> {
+    let bytes = std::fs::read(path).map_err(|e| anyhow!("cannot read {}: {e}", path.display()))?;
+    let text = String::from_utf8(bytes).map_err(|_| anyhow!("{} is not UTF-8 text", path.display()))?;
+    if text.contains('\0') {
+        return Err(anyhow!("{} holds a NUL byte: it is not CUDA source", path.display()));
+    }
+    Ok(text)
+}
+
+/// The human report of a record.
+pub fn render(r: &Record) -> String {
+    let mut out = Report::new();
+    out.heading(&format!("check of {} against {} exercise '{}' ({})", r.file, r.section, r.exercise, r.kernel));
+    if let Some(device) = &r.device {
+        out.line(format!("on {device}"));
+    }
+    if let Some(compiler) = &r.compiler {
+        out.line(format!("compiled by {compiler}"));
+    }
+    if let Some(log) = r.compile_log.as_deref().filter(|l| !l.trim().is_empty()) {
+        out.line("the compiler's log:");
+        for l in log.lines() {
+            out.line(format!("  {l}"));
+        }
+    }
+    for s in &r.shapes {
+        out.line(s.line());
+    }
+    let passed = r.shapes.iter().filter(|s| s.verdict.passed()).count();
+    match (r.outcome.as_str(), &r.reason) {
+        ("could not check", Some(why)) => out.line(format!("could not check: {why}")),
+        (_, Some(why)) => out.line(format!("result: {}: {why}", report::flag(false, "FAIL"))),
+        _ => out.line(format!(
+            "result: {} of {} shapes pass: {}",
+            passed,
+            r.shapes.len(),
+            report::flag(r.exit_code == 0, if r.exit_code == 0 { "pass" } else { "FAIL" })
+        )),
+    };
+    if let Some(t) = &r.timing {
+        out.line(format!(
+            "timing on {}x{}, median of {} (timings vary run to run; never asserted):",
+            t.rows, t.cols, t.repeats
+        ));
+        out.line(format!("  device-to-device copy: {:.3} ms", t.copy_ms));
+        out.line(format!("  your kernel: {:.3} ms, {:.2}x the copy's time", t.yours_ms, t.yours_ms / t.copy_ms));
+        if let Some(c) = t.chapter_ms {
+            out.line(format!("  the chapter's kernel: {c:.3} ms, {:.2}x the copy's time", c / t.copy_ms));
+        }
+    }
+    out.into_string()
+}
+
+impl Record {
+    /// A record of a check of `file` against `ex` of the chapter `section`
+    /// that has not started: it says "could not check" until the check gets
+    /// further.
+    pub fn new(section: &str, ex: &Exercise, file: String) -> Record {
+        Record {
+            exercise: ex.id.into(),
+            section: section.into(),
+            kernel: ex.kernel.into(),
+            file,
+            outcome: "could not check".into(),
+            exit_code: COULD_NOT_CHECK,
+            device: None,
+            compiler: None,
+            reason: None,
+            compile_log: None,
+            shapes: Vec::new(),
+            timing: None,
+        }
+    }
+
+    /// The check failed before any shape ran, because of `why`.
+    pub fn fail(mut self, why: &str) -> Record {
+        self.reason = Some(why.to_string());
+        self.outcome = "fail".into();
+        self.exit_code = 1;
+        self
+    }
+
+    /// The outcome and exit code of the shapes checked so far.
+    pub fn finish(&mut self) {
+        let ok = self.shapes.iter().all(|s| s.verdict.passed());
+        self.outcome = if ok { "pass" } else { "fail" }.into();
+        self.exit_code = if ok { 0 } else { 1 };
+    }
+}
+
+/// Input `k` of `n` elements, element `i` being [`input_value`]`(k, i)`,
+/// generated on every core.
+pub fn input(k: u8, n: usize) -> Vec<f32> {
+    let mut v = vec![0f32; n];
+    let threads = std::thread::available_parallelism().map_or(1, |t| t.get());
+    let chunk = n.div_ceil(threads).max(1 << 16);
+    std::thread::scope(|s| {
+        for (j, part) in v.chunks_mut(chunk).enumerate() {
+            s.spawn(move || {
+                for (i, x) in part.iter_mut().enumerate() {
+                    *x = input_value(k, (j * chunk + i) as u64);
+                }
+            });
+        }
+    });
+    v
+}
+
+/// Judges a downloaded output with its guards: every guard word must still
+/// be poison, and every element must match `expected`.
+pub fn judge(words: &[u32], elem: Elem, expected: &Expected) -> Verdict {
+    let (before, rest) = words.split_at(GUARD_WORDS);
+    let (body, after) = rest.split_at(rest.len() - GUARD_WORDS);
+    let touched = |g: &[u32]| g.iter().filter(|&&w| w != POISON_WORD).count() as u64;
+    let a = match elem {
+        Elem::F32 => compare_with(body, |i| expected(i as u64) as u32),
+        Elem::U64 => {
+            let pairs: Vec<u64> = body.chunks_exact(2).map(|p| p[0] as u64 | (p[1] as u64) << 32).collect();
+            compare_with(&pairs, |i| expected(i as u64))
+        }
+    };
+    let (oob_before, oob_after) = (touched(before), touched(after));
+    if a.ok() && oob_before + oob_after == 0 {
+        return Verdict::Pass;
+    }
+    Verdict::Fail {
+        wrong: a.mismatched as u64,
+        unwritten: a.unwritten as u64,
+        first_bad: a.first_bad.map(|i| i as u64),
+        out_of_bounds_before: oob_before,
+        out_of_bounds_after: oob_after,
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,291 @@
+//! The simulator track: the lab exercises as Rust twins, run by
+//! [`crate::sim::launch_stepped`] on any laptop and judged like a GPU check.
+//!
+//! A twin is a kernel written as numbered steps (statements), with the
+//! `__syncthreads()` the student placed between them. [`check_twin`] runs
+//! it on a small battery (the source's shapes, ragged edges, 1x1, 1xN, Nx1
+//! and a shape whose grid is past a simulated gridDim.y limit of
+//! [`SIM_MAX_GRID_Y`]) under every schedule: block orders forward,
+//! reversed and shuffled, times thread orders forward, reversed and
+//! lock-step. Output sits between poisoned guard words, exactly as on the
+//! GPU, so the verdicts are the GPU checker's: wrong, unwritten, written
+//! out of bounds. A race or a missing barrier shows as a schedule that fails.
+//!
+//! What it cannot show: a 32-bit index overflowing past 2^31 elements
+//! (that takes `check --large` on a GPU).
+
+use super::{input_value, judge, Exercise, Launch, Verdict};
+pub use super::twin::{Body, Ctx, Mem, Twin, Twins};
+use crate::geometry::{ceil_div, LaunchConfig, Shape};
+use crate::report::{self, Report};
+use crate::sim::{launch_stepped, BlockOrder, ThreadOrder};
+
+/// The simulated gridDim.y limit: small, so a grid-stride loop over y is
+/// needed on a shape of a few hundred rows, not 2 million.
+pub const SIM_MAX_GRID_Y: u32 = 3;
+
+/// What a shared-memory word holds before a thread writes it: neither the
+/// output's poison nor any input value, so a read before the write is
+/// *wrong*, not *unwritten*.
+pub const SHARED_GARBAGE: f32 = -12345.5;
+
+/// One schedule: an order of blocks and an order of threads.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Schedule {
+    pub blocks: BlockOrder,
+    pub threads: ThreadOrder,
+}
+
+impl std::fmt::Display for Schedule {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let blocks = match &self.blocks {
+            BlockOrder::Forward => "blocks forward".to_string(),
+            BlockOrder::Reverse => "blocks reversed".to_string(),
+            BlockOrder::Shuffled(seed) => format!("blocks shuffled (seed {seed})"),
+            BlockOrder::Explicit(_) => "blocks in an explicit order".to_string(),
+        };
+        let threads = match self.threads {
+            ThreadOrder::Forward => "threads forward",
+            ThreadOrder::Reverse => "threads reversed",
+            ThreadOrder::LockStep => "threads in lock-step",
+        };
+        write!(f, "{blocks}, {threads}")
+    }
+}
+
+/// Every schedule a twin is run under: 5 block orders times 3 thread orders.
+pub fn schedules() -> Vec<Schedule> {
+    let blocks = [BlockOrder::Forward, BlockOrder::Reverse, BlockOrder::Shuffled(1), BlockOrder::Shuffled(2), BlockOrder::Shuffled(3)];
+    blocks
+        .iter()
+        .flat_map(|b| ThreadOrder::ALL.iter().map(move |&threads| Schedule { blocks: b.clone(), threads }))
+        .collect()
+}
+
+/// The simulator battery: the source's shapes, ragged edges, 1x1, 1xN, Nx1,
+/// and (for a grid-stride exercise) a grid past [`SIM_MAX_GRID_Y`].
+pub fn battery(ex: &Exercise) -> Vec<(String, Shape)> {
+    let mut cases: Vec<(String, Shape)> =
+        (ex.source_shapes)().into_iter().map(|s| (format!("the source's {s}"), s)).collect();
+    for (label, r, c) in [("ragged edges 97x131", 97, 131), ("ragged edges 70x33", 70, 33), ("1x1", 1, 1), ("1xN 1x100", 1, 100), ("Nx1 100x1", 100, 1)] {
+        cases.push((label.to_string(), Shape::new(r, c)));
+    }
+    if let Launch::Covering { grid_stride_y: true, block, .. } = ex.launch {
+        let rows = (SIM_MAX_GRID_Y as u64 + 2) * block.y as u64 + 3;
+        cases.push((format!("{rows}x5, its grid past a gridDim.y limit of {SIM_MAX_GRID_Y}"), Shape::new(rows, 5)));
+    }
+    cases
+}
+
+/// The launches of a shape: (config, diagonal, rounds of the y loop). The
+/// checker's own launches, with a grid-stride exercise's `gridDim.y` capped
+/// at [`SIM_MAX_GRID_Y`] so that its loop over rows of blocks runs here.
+fn plan(ex: &Exercise, shape: Shape) -> Vec<(LaunchConfig, i64, u64)> {
+    let strided = matches!(ex.launch, Launch::Covering { grid_stride_y: true, .. });
+    super::launches(ex, shape)
+        .expect("battery shapes launch")
+        .into_iter()
+        .map(|(mut cfg, step)| {
+            let block_rows = cfg.grid.y as u64;
+            if strided {
+                cfg.grid.y = cfg.grid.y.min(SIM_MAX_GRID_Y);
+            }
+            (cfg, step, ceil_div(block_rows, cfg.grid.y as u64))
+        })
+        .collect()
+}
+
+/// Runs `twin` on one shape under one schedule and judges the output.
+pub fn run(ex: &Exercise, twin: &Twin, shape: Shape, schedule: &Schedule) -> Verdict {
+    let n = shape.elements() as usize;
+    let inputs = (0..ex.inputs()).map(|k| (0..n as u64).map(|i| input_value(k, i)).collect()).collect();
+    let mut mem = Mem::new(n, ex.elem.words(), inputs);
+    for (cfg, diagonal, rounds) in plan(ex, shape) {
+        let steps = twin.steps * rounds as usize;
+        launch_stepped(
+            &cfg,
+            &schedule.blocks,
+            schedule.threads,
+            steps,
+            |s| twin.barriers_after.contains(&(s % twin.steps)),
+            || vec![SHARED_GARBAGE; twin.shared_words],
+            |t, s, shared: &mut Vec<f32>| {
+                let ctx = Ctx { t, rows: shape.rows, cols: shape.cols, diagonal, round: (s / twin.steps) as u64 };
+                (twin.body)(&ctx, s % twin.steps, shared, &mut mem)
+            },
+        );
+    }
+    let mut verdict = judge(mem.words(), ex.elem, &(ex.expected)(shape));
+    if mem.far_before + mem.far_after > 0 {
+        verdict = match verdict {
+            Verdict::Fail { wrong, unwritten, first_bad, out_of_bounds_before, out_of_bounds_after } => Verdict::Fail {
+                wrong,
+                unwritten,
+                first_bad,
+                out_of_bounds_before: out_of_bounds_before + mem.far_before,
+                out_of_bounds_after: out_of_bounds_after + mem.far_after,
+            },
+            _ => Verdict::Fail {
+                wrong: 0,
+                unwritten: 0,
+                first_bad: None,
+                out_of_bounds_before: mem.far_before,
+                out_of_bounds_after: mem.far_after,
+            },
+        };
+    }
+    verdict
+}
+
+/// What became of one shape: the first schedule that failed, if any.
+#[derive(Clone, Debug)]
+pub struct SimLine {
+    pub label: String,
+    pub shape: Shape,
+    /// (schedule, verdict) of the first failing schedule.
+    pub failure: Option<(Schedule, Verdict)>,
+    /// How many schedules failed, of how many.
+    pub failed: usize,
+    pub schedules: usize,
+}
+
+/// The whole simulated check of one twin.
+#[derive(Clone, Debug)]
+pub struct SimCheck {
+    pub exercise: &'static str,
+    pub twin: &'static str,
+    pub lines: Vec<SimLine>,
+}
+
+impl SimCheck {
+    pub fn passed(&self) -> bool {
+        self.lines.iter().all(|l| l.failure.is_none())
+    }
+
+    /// Every kind of failure any shape showed (`wrong`, `unwritten`, ...).
+    pub fn kinds(&self) -> Vec<&'static str> {
+        let mut k: Vec<&'static str> =
+            self.lines.iter().filter_map(|l| l.failure.as_ref()).flat_map(|(_, v)| v.kinds()).collect();
+        k.sort();
+        k.dedup();
+        k
+    }
+
+    /// The report, one line per shape, like `check` on a GPU.
+    pub fn render(&self) -> String {
+        let mut out = Report::new();
+        out.heading(&format!("simulated check of '{}' against exercise '{}'", self.twin, self.exercise));
+        let n = self.lines.first().map_or(0, |l| l.schedules);
+        out.line(format!("every shape under {n} schedules: 5 block orders x 3 thread orders"));
+        for l in &self.lines {
+            match &l.failure {
+                None => out.line(format!("  {}: {} elements, all match: {}", l.label, l.shape.elements(), report::flag(true, "pass"))),
+                Some((schedule, verdict)) => out.line(format!(
+                    "  {}: {}: {} (fails under {} of {} schedules, first: {schedule})",
+                    l.label,
+                    verdict.describe(l.shape.elements()),
+                    report::flag(false, "FAIL"),
+                    l.failed,
+                    l.schedules
+                )),
+            };
+        }
+        let passed = self.lines.iter().filter(|l| l.failure.is_none()).count();
+        out.line(format!(
+            "result: {passed} of {} shapes pass: {}",
+            self.lines.len(),
+            report::flag(self.passed(), if self.passed() { "pass" } else { "FAIL" })
+        ));
+        out.into_string()
+    }
+}
+
+/// Runs `twin` on the simulator battery under every schedule.
+pub fn check_twin(ex: &Exercise, twin: &Twin) -> SimCheck {
+    let all = schedules();
+    let lines = battery(ex)
+        .into_iter()
+        .map(|(label, shape)| {
+            let results: Vec<(Schedule, Verdict)> =
+                all.iter().map(|s| (s.clone(), run(ex, twin, shape, s))).filter(|(_, v)| !v.passed()).collect();
+            SimLine { label, shape, failed: results.len(), failure: results.into_iter().next(), schedules: all.len() }
+        })
+        .collect();
+    SimCheck { exercise: ex.id, twin: twin.name, lines }
+}
+
+/// For tests: asserts the exercise's solution twin passes under every
+/// schedule, its starter fails, and each wrong twin fails with its expected
+/// kind of verdict on at least one shape and schedule.
+pub fn assert_track(ex: &Exercise) {
+    let Twins { starter, solution, wrong } = ex.twins;
+    let ok = check_twin(ex, &solution);
+    assert!(ok.passed(), "{}: the solution fails:\n{}", ex.id, report::plain(&ok.render()));
+    let start = check_twin(ex, &starter);
+    assert!(!start.passed(), "{}: the simulator track accepts the starter:\n{}", ex.id, report::plain(&start.render()));
+    for (twin, expect) in wrong {
+        let c = check_twin(ex, twin);
+        assert!(!c.passed(), "{}: the simulator track accepts the wrong twin '{}':\n{}", ex.id, twin.name, report::plain(&c.render()));
+        assert!(c.kinds().contains(expect), "{}: '{}' fails, but not as '{expect}': {:?}\n{}", ex.id, twin.name, c.kinds(), report::plain(&c.render()));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Dim2;
+
+    fn copy_ok(ctx: &Ctx, _: usize, _: &mut [f32], mem: &mut Mem) {
+        let (row, col) = (ctx.t.global_y(), ctx.t.global_x());
+        if row < ctx.rows && col < ctx.cols {
+            let i = (row * ctx.cols + col) as i64;
+            mem.write_f32(i, mem.input(0, i));
+        }
+    }
+
+    fn far_writes(ctx: &Ctx, s: usize, sh: &mut [f32], mem: &mut Mem) {
+        copy_ok(ctx, s, sh, mem);
+        if ctx.t.global_x() == 0 && ctx.t.global_y() == 0 {
+            mem.write_f32(-(1 << 40), 1.0); // far before the guard
+            mem.write_f32(1 << 40, 1.0); // far after it
+        }
+    }
+
+    const OK: Twin = Twin { name: "copy", steps: 1, barriers_after: &[], shared_words: 0, body: copy_ok };
+
+    /// A copy with x over the columns, the test's own exercise.
+    fn copy(launch: Launch) -> Exercise {
+        super::super::tests::copy_exercise(launch, Twins { starter: Twin { body: |_, _, _, _| {}, ..OK }, solution: OK, wrong: &[] })
+    }
+
+    fn covering(block: Dim2, grid_stride_y: bool) -> Launch {
+        Launch::Covering { block, x_walks_rows: false, grid_stride_y }
+    }
+
+    #[test]
+    fn verdicts_tell_unwritten_and_far_out_of_bounds_apart() {
+        let ex = &copy(covering(Dim2::new(32, 8), false));
+        assert!(check_twin(ex, &OK).passed());
+        assert_track(ex);
+        let nothing = Twin { name: "nothing", body: |_, _, _, _| {}, ..OK };
+        assert_eq!(check_twin(ex, &nothing).kinds(), ["unwritten"]);
+        let far = check_twin(ex, &Twin { name: "far", body: far_writes, ..OK });
+        assert_eq!(far.kinds(), ["out of bounds"]);
+        let line = &far.lines[0];
+        assert_eq!(line.failed, line.schedules, "a far write fails under every schedule");
+        match &line.failure {
+            Some((_, Verdict::Fail { out_of_bounds_before: 1, out_of_bounds_after: 1, wrong: 0, unwritten: 0, .. })) => {}
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn fifteen_schedules_and_a_grid_past_the_simulated_limit() {
+        assert_eq!(schedules().len(), 15);
+        let tall = battery(&copy(covering(Dim2::new(32, 32), true))).into_iter().last().unwrap();
+        assert!(tall.1.rows.div_ceil(32) > SIM_MAX_GRID_Y as u64, "{tall:?}");
+        assert!(!battery(&copy(covering(Dim2::new(32, 8), false))).iter().any(|(l, _)| l.contains("gridDim.y")));
+        // The exercise's own shapes come first.
+        assert_eq!(battery(&copy(covering(Dim2::new(32, 8), false)))[0], ("the source's 5x7".to_string(), Shape::new(5, 7)));
+    }
+}

@@ -1,0 +1,181 @@
+use super::*;
+use crate::sim::{launch, BlockOrder};
+use simtrack::{Twin, Twins};
+
+/// A copy of input 0 (`out[i] = in[i]`), the tests' own exercise: the
+/// mechanism is tested here on it, each chapter's exercises in the chapter.
+pub(crate) fn copy_exercise(launch: Launch, twins: Twins) -> Exercise {
+    Exercise {
+        id: "test-copy",
+        title: "a copy",
+        kernel: "copy",
+        starter: "copy.cu",
+        args: &[Arg::Out, Arg::Input(0), Arg::Rows64, Arg::Cols64],
+        elem: Elem::F32,
+        launch,
+        source_shapes: || vec![Shape::new(5, 7), Shape::new(2, 3)],
+        timing_shape: Shape::new(64, 64),
+        expected: |_| Box::new(|i| input_value(0, i).to_bits() as u64),
+        twins,
+    }
+}
+
+const NOTHING: Twin = Twin { name: "nothing", steps: 1, barriers_after: &[], shared_words: 0, body: |_, _, _, _| {} };
+
+fn exercise(launch: Launch) -> Exercise {
+    copy_exercise(launch, Twins { starter: NOTHING, solution: NOTHING, wrong: &[] })
+}
+
+/// Every kind of launch an exercise can have.
+fn launches_of_every_kind() -> Vec<Launch> {
+    let b = Dim2::new(32, 8);
+    vec![
+        Launch::Covering { block: b, x_walks_rows: false, grid_stride_y: false },
+        Launch::Covering { block: Dim2::new(32, 32), x_walks_rows: false, grid_stride_y: true },
+        Launch::Covering { block: b, x_walks_rows: true, grid_stride_y: false },
+        Launch::PerDiagonal { block: 256 },
+    ]
+}
+
+#[test]
+fn inputs_are_counted_from_the_arguments() {
+    let ex = exercise(launches_of_every_kind()[0]);
+    assert_eq!(ex.inputs(), 1);
+    assert_ne!(input_value(0, 5), input_value(1, 5));
+    assert_eq!(input(1, 3), vec![input_value(1, 0), input_value(1, 1), input_value(1, 2)]);
+}
+
+#[test]
+fn the_battery_has_every_kind_of_shape() {
+    for launch in launches_of_every_kind() {
+        let ex = &exercise(launch);
+        let b = battery(ex, false);
+        let has = |rows, cols| b.iter().any(|c| c.shape == Shape::new(rows, cols));
+        assert!(has(5, 7) && has(2, 3) && b[0].label == "the source's 5x7", "{launch:?}");
+        assert!(has(1, 1) && has(1, 1000) && has(1000, 1) && has(97, 131), "{launch:?}");
+        // Every shape has a launch, and one of them passes gridDim.y's limit
+        // (or, for kernels without a y loop, has more rows than it).
+        let tall = b.last().unwrap();
+        assert!(tall.shape.rows.max(tall.shape.cols) > MAX_GRID_Y, "{launch:?}: {}", tall.label);
+        for c in &b {
+            assert!(!launches(ex, c.shape).unwrap().is_empty(), "{launch:?}: {}", c.label);
+        }
+        if let Launch::Covering { block, grid_stride_y: true, .. } = ex.launch {
+            assert!(LaunchConfig::covering(tall.shape, block).is_err(), "{launch:?}: the tall shape fits the grid");
+        }
+        let large = battery(ex, true);
+        assert_eq!(large.len(), b.len() + 1);
+        assert!(large.last().unwrap().shape.elements() > 1 << 31);
+    }
+}
+
+#[test]
+fn launches_are_stated_as_the_starters_state_them() {
+    let sentences: Vec<String> = launches_of_every_kind().iter().map(Launch::sentence).collect();
+    assert_eq!(
+        sentences,
+        [
+            "blockDim = (32, 8) and gridDim = (ceil(cols / 32), ceil(rows / 8))",
+            "blockDim = (32, 32) and gridDim = (ceil(cols / 32), min(ceil(rows / 32), 65535))",
+            "blockDim = (32, 8) and gridDim = (ceil(rows / 32), ceil(cols / 8))",
+            "a 1D grid of ceil(cells on d / 256) blocks of 256 threads",
+        ]
+    );
+}
+
+/// The per-diagonal plan launches one thread for each cell of each
+/// diagonal (plus spare ones past its end), in diagonal order.
+#[test]
+fn per_diagonal_launches_cover_each_cell_once() {
+    let ex = &exercise(Launch::PerDiagonal { block: 256 });
+    for shape in [Shape::new(5, 5), Shape::new(1, 8), Shape::new(8, 1), Shape::new(300, 7)] {
+        let mut hits = vec![0u32; shape.elements() as usize];
+        for (d, (cfg, step)) in launches(ex, shape).unwrap().into_iter().enumerate() {
+            assert_eq!(step, d as i64);
+            let d = d as u64;
+            let (lo, hi) = (d.saturating_sub(shape.cols - 1), d.min(shape.rows - 1));
+            assert_eq!(cfg.threads_x(), (hi - lo + 1).div_ceil(256) * 256);
+            launch(&cfg, &BlockOrder::Forward, |t| {
+                let row = lo + t.global_x();
+                if row <= hi {
+                    hits[(row * shape.cols + d - row) as usize] += 1;
+                }
+            });
+        }
+        assert!(hits.iter().all(|&h| h == 1), "{shape}");
+    }
+}
+
+fn guarded(body: &[u32]) -> Vec<u32> {
+    let mut w = vec![POISON_WORD; GUARD_WORDS];
+    w.extend_from_slice(body);
+    w.extend(std::iter::repeat_n(POISON_WORD, GUARD_WORDS));
+    w
+}
+
+#[test]
+fn the_judge_tells_wrong_unwritten_and_out_of_bounds_apart() {
+    let expected: Expected = Box::new(|i| i + 10);
+    assert_eq!(judge(&guarded(&[10, 11, 12]), Elem::F32, &expected), Verdict::Pass);
+    let fail = |wrong, unwritten, first_bad, before, after| Verdict::Fail {
+        wrong,
+        unwritten,
+        first_bad,
+        out_of_bounds_before: before,
+        out_of_bounds_after: after,
+    };
+    assert_eq!(judge(&guarded(&[10, 99, POISON_WORD]), Elem::F32, &expected), fail(1, 1, Some(1), 0, 0));
+    let mut w = guarded(&[10, 11, 12]);
+    w[GUARD_WORDS + 3] = 7; // the word just past the end
+    w[0] = 7; // far before the start
+    assert_eq!(judge(&w, Elem::F32, &expected), fail(0, 0, None, 1, 1));
+    // 64-bit elements: unwritten only when both halves are poison.
+    let big: Expected = Box::new(|_| 5u64 << 32 | 6);
+    assert_eq!(judge(&guarded(&[6, 5]), Elem::U64, &big), Verdict::Pass);
+    assert_eq!(judge(&guarded(&[POISON_WORD, POISON_WORD, 6, 7]), Elem::U64, &big), fail(1, 1, Some(0), 0, 0));
+    let line = ShapeResult { label: "x".into(), rows: 1, cols: 3, verdict: fail(0, 0, None, 1, 1) }.line();
+    assert!(report::plain(&line).contains("written out of bounds: 1 words before the output, 1 after: FAIL"), "{line}");
+}
+
+
+
+
+
+#[test]
+fn records_start_as_could_not_check_and_finish_by_their_shapes() {
+    let ex = exercise(launches_of_every_kind()[0]);
+    let r = Record::new("K.9", &ex, "x.cu".into());
+    assert_eq!((r.outcome.as_str(), r.exit_code, r.section.as_str()), ("could not check", COULD_NOT_CHECK, "K.9"));
+    let failed = Record::new("K.9", &ex, "x.cu".into()).fail("no kernel");
+    assert_eq!((failed.outcome.as_str(), failed.exit_code), ("fail", 1));
+    assert!(render(&failed).contains("result: FAIL: no kernel") || report::plain(&render(&failed)).contains("result: FAIL: no kernel"));
+    let mut r = Record::new("K.9", &ex, "x.cu".into());
+    r.shapes.push(ShapeResult { label: "1x1".into(), rows: 1, cols: 1, verdict: Verdict::Pass });
+    r.finish();
+    assert_eq!((r.outcome.as_str(), r.exit_code), ("pass", 0));
+    r.shapes.push(ShapeResult { label: "1x2".into(), rows: 1, cols: 2, verdict: Verdict::NotRun });
+    r.finish();
+    assert_eq!((r.outcome.as_str(), r.exit_code), ("fail", 1));
+}
+
+#[test]
+fn bad_files_are_refused_in_one_line() {
+    let dir = std::env::temp_dir().join(format!("ktrav-lab-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (bin, nul) = (dir.join("bin.cu"), dir.join("nul.cu"));
+    std::fs::write(&bin, [0xff, 0xfe, 0x00]).unwrap();
+    std::fs::write(&nul, "int a;\0").unwrap();
+    for (path, says) in [(dir.join("missing.cu"), "cannot read"), (bin, "not UTF-8"), (nul, "NUL byte")] {
+        let e = format!("{:#}", read_source(&path).unwrap_err());
+        assert!(e.contains(says) && !e.contains('\n'), "{e}");
+    }
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn verdict_json_is_one_flat_record_per_shape() {
+    let s = ShapeResult { label: "1x1".into(), rows: 1, cols: 1, verdict: Verdict::DidNotFinish { seconds: 60 } };
+    assert_eq!(serde_json::to_string(&s).unwrap(), r#"{"label":"1x1","rows":1,"cols":1,"verdict":"did_not_finish","seconds":60}"#);
+    assert!(!Verdict::DidNotFinish { seconds: 1 }.device_usable() && !Verdict::NotRun.passed());
+    assert!(Verdict::Skipped { reason: "memory".into() }.passed());
+}

@@ -1,0 +1,160 @@
+//! Helpers for the chapters' command-line tests: run a chapter binary the
+//! way a reader would, and check the promise every binary makes about bad
+//! input (one line on stderr, exit code 2, nothing on stdout).
+
+use std::process::{Command, Output};
+
+/// Runs a chapter binary with `NO_COLOR` and `KTRAV_NO_GPU` set, so its
+/// output is plain and the same on machines with and without a GPU.
+pub fn run_binary(path: &str, args: &[&str]) -> Output {
+    Command::new(path)
+        .args(args)
+        .env("NO_COLOR", "1")
+        .env(crate::section::DISABLE_ENV, "1")
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {path}: {e}"))
+}
+
+/// The binary's stdout for `args`, asserting that it succeeded.
+pub fn stdout_of(path: &str, args: &[&str]) -> String {
+    let out = run_binary(path, args);
+    assert!(out.status.success(), "{args:?} failed: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).expect("stdout is UTF-8")
+}
+
+/// How long a refusal may take: bad input is refused before any work.
+pub const REFUSAL_LIMIT: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// Asserts that every argument list is refused quickly (within
+/// [`REFUSAL_LIMIT`]) with exit code 2, a single `error: ...` line on
+/// stderr, nothing on stdout, and no panic or abort.
+pub fn assert_usage_errors(path: &str, cases: &[&[&str]]) {
+    for args in cases {
+        let started = std::time::Instant::now();
+        let out = run_binary(path, args);
+        let took = started.elapsed();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.starts_with("error: ") && err.lines().count() == 1, "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{args:?} panicked: {err}");
+        assert!(out.stdout.is_empty(), "{args:?} printed to stdout");
+        assert!(took < REFUSAL_LIMIT, "{args:?} took {took:?} to be refused");
+    }
+}
+
+/// Asserts that the binary stops quietly (exit 0, nothing on stderr) when
+/// its reader has gone away, as in `chapter | head -1`: the pipe is closed
+/// before the binary writes anything, so its first write fails.
+pub fn assert_quiet_on_closed_pipe(path: &str, args: &[&str]) {
+    use std::process::Stdio;
+    let mut child = Command::new(path)
+        .args(args)
+        .env("NO_COLOR", "1")
+        .env(crate::section::DISABLE_ENV, "1")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot run {path}: {e}"));
+    drop(child.stdout.take());
+    let out = child.wait_with_output().expect("the binary ends");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{path} with its reader gone: {err}");
+    assert!(err.is_empty(), "{path} with its reader gone wrote to stderr: {err}");
+}
+
+/// The line every chapter with kernels prints when `KTRAV_NO_GPU` is set.
+pub fn no_gpu_line() -> String {
+    format!("GPU section skipped: {} is set.\n", crate::section::DISABLE_ENV)
+}
+
+/// Asserts what a chapter binary with kernels prints when run with no
+/// arguments on a machine without a GPU: its report `parts` (plain text,
+/// separated by one blank line), then the one line saying the GPU section
+/// was skipped.
+pub fn assert_default_run(path: &str, parts: &[String]) {
+    let plain: Vec<String> = parts.iter().map(|p| crate::report::plain(p)).collect();
+    let expect = format!("{}\n{}", plain.join("\n"), no_gpu_line());
+    let printed = stdout_of(path, &[]);
+    if let Some(diff) = crate::book::first_difference(&expect, &printed) {
+        panic!("{path} printed something else by default: {diff}");
+    }
+}
+
+/// The workspace root.
+pub fn workspace_root() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// The starter of `ex`, one of `chapter`'s exercises: its file in the
+/// chapter's `exercises/<chapter>/`.
+pub fn starter_path(chapter: &crate::Chapter, ex: &crate::Exercise) -> std::path::PathBuf {
+    workspace_root().join("exercises").join(chapter.id).join(ex.starter)
+}
+
+/// Asserts that a chapter binary's `check` refuses bad input the way every
+/// flag does (one line, exit 2, before any work): no file, a missing file,
+/// a directory, a binary file, an unknown exercise, a zero timeout, `check`
+/// mixed with the chapter's own flags.
+pub fn assert_check_usage_errors(path: &str, chapter: &crate::Chapter) {
+    let ex = chapter.exercises.first().unwrap_or_else(|| panic!("{} has no exercise", chapter.id));
+    let starter = starter_path(chapter, ex).to_string_lossy().into_owned();
+    let binary = std::env::temp_dir().join(format!("ktrav-binary-{}-{}.cu", chapter.id, std::process::id()));
+    std::fs::write(&binary, [0x7f, b'E', b'L', b'F', 0, 0, 1, 2, 0xff, 0xfe]).expect("a temporary file");
+    let binary = binary.to_string_lossy().into_owned();
+    let root = workspace_root().to_string_lossy().into_owned();
+    assert_usage_errors(
+        path,
+        &[
+            &["check"][..],
+            &["check", "--json"],
+            &["check", "--large", "--json"],
+            &["check", "/no/such/kernel.cu"],
+            &["check", "/no/such/kernel.cu", "--json"],
+            &["check", &root],
+            &["check", &binary],
+            &["check", &binary, "--json"],
+            &["check", &starter, "--exercise", "no-such-exercise"],
+            &["check", &starter, "--timeout", "0"],
+            &["check", &starter, "--timeout", "-5"],
+            &["check", &starter, "--bogus"],
+            &["check", &starter, "extra.cu"],
+        ],
+    );
+    let _ = std::fs::remove_file(&binary);
+    let out = run_binary(path, &["check"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("<FILE>"), "a missing file is not named: {err}");
+}
+
+/// Asserts what `check` of each of the chapter's starters, against its
+/// exercise, does without a GPU (`KTRAV_NO_GPU` is set): exit
+/// [`crate::lab::COULD_NOT_CHECK`] and one `error: could not check: ...`
+/// line, with or without NVRTC on the machine; with `--json`, one record
+/// saying the same, for that exercise. Without `--exercise`, the check is
+/// of the chapter's first exercise.
+pub fn assert_check_could_not_check(path: &str, chapter: &crate::Chapter) {
+    assert!(!chapter.exercises.is_empty(), "{} has no exercise", chapter.id);
+    for (n, ex) in chapter.exercises.iter().enumerate() {
+        let starter = starter_path(chapter, ex).to_string_lossy().into_owned();
+        let mut args = vec!["check", starter.as_str(), "--exercise", ex.id];
+        if n == 0 {
+            args.truncate(2);
+        }
+        let out = run_binary(path, &args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(crate::lab::COULD_NOT_CHECK), "{args:?}: {err}");
+        assert!(err.starts_with("error: could not check: ") && err.lines().count() == 1, "{args:?}: {err}");
+        let printed = String::from_utf8_lossy(&out.stdout);
+        assert!(printed.contains("could not check: "), "{printed}");
+        assert!(printed.contains(&format!("exercise '{}' ({})", ex.id, ex.kernel)), "{printed}");
+        assert!(!printed.contains("result: "), "a check without a GPU claimed a result: {printed}");
+        args.push("--json");
+        let out = run_binary(path, &args);
+        assert_eq!(out.status.code(), Some(crate::lab::COULD_NOT_CHECK), "{args:?}");
+        let record: serde_json::Value = serde_json::from_slice(&out.stdout).expect("--json prints one JSON record");
+        assert_eq!(record["outcome"], "could not check", "{record}");
+        assert_eq!((&record["exercise"], &record["section"]), (&ex.id.into(), &chapter.section.into()), "{record}");
+        assert_eq!(record["exit_code"], crate::lab::COULD_NOT_CHECK);
+        assert_eq!(record["shapes"].as_array().map(Vec::len), Some(0), "{record}");
+    }
+}

@@ -1,0 +1,33 @@
+//! `ktrav_gpu` is the CUDA boundary of Appendix K, and the only code that
+//! touches cudarc: everything here needs a GPU, a CUDA library or the kernels
+//! nvcc compiled at build time. The host model it launches for is `ktrav`.
+//!
+//! * [`kernels`]: `kernels/*.cu`, compiled at build time and embedded, and
+//!   the checks on ptxas's report;
+//! * [`probe`]: is there a GPU? (never panics);
+//! * [`libs`]: finding the CUDA libraries, saying where it looked;
+//! * [`nvrtc`]: compiling CUDA C++ at run time (lab checks, older GPUs);
+//! * [`runner`]: the [`Gpu`] every chapter launches through;
+//! * [`blas`]: cuBLAS's sgemm, for K.5;
+//! * [`section`]: the "On this GPU" report and its bandwidth tables;
+//! * [`ladder`]: every chapter's numbered versions, validated then timed;
+//! * [`record`]: where a measurement record was made;
+//! * [`check`]: `check FILE.cu`, the lab checker on a GPU;
+//! * [`doctor`]: what a lab machine has and what will run on it.
+
+pub mod blas;
+pub mod check;
+pub mod doctor;
+pub mod kernels;
+pub mod ladder;
+pub mod libs;
+pub mod nvrtc;
+pub mod probe;
+pub mod record;
+pub mod runner;
+pub mod section;
+
+pub use ktrav::section::{DISABLE_ENV, LARGE_ENV, QUICK_ENV};
+pub use probe::{probe, DeviceInfo, Probe, Unavailable};
+pub use runner::{open, Args, DeviceBuffer, Gpu, Kernel, KernelPath, PushKernelArg, FORCE_NVRTC_ENV};
+pub use section::{gbps, median_ms, section, section_named, Bandwidth, GpuChecks, GpuSection};

@@ -1,0 +1,193 @@
+//! The "On this GPU" section a chapter prints after its worked example:
+//! one line per cross-check, each ending in a coloured verdict, and tables
+//! of bandwidth measured side by side with a device copy.
+
+use crate::runner::{open, Gpu};
+use anyhow::Result;
+use ktrav::compare::Agreement;
+use ktrav::measured;
+use ktrav::report::{self, Report};
+use ktrav::section::{SectionOutcome, LARGE_ENV, QUICK_ENV};
+use ktrav::Chapter;
+
+/// How many timed repeats to make of `wanted`: one under [`QUICK_ENV`].
+pub fn repeats(wanted: usize) -> usize {
+    if std::env::var_os(QUICK_ENV).is_some() {
+        1
+    } else {
+        wanted.max(1)
+    }
+}
+
+/// A chapter's GPU checks: everything it launches and compares.
+pub type GpuChecks = fn(&Gpu, &mut GpuSection) -> Result<()>;
+
+// ANCHOR: section
+/// The report of a chapter's GPU checks in progress.
+pub struct GpuSection {
+    report: Report,
+    failures: usize,
+    large: bool,
+    record: measured::Section,
+}
+
+impl GpuSection {
+    fn new(gpu: &Gpu, chapter: &str, large: bool) -> Self {
+        let mut report = Report::new();
+        report.heading(&format!("On this GPU: {}", gpu.info.describe()));
+        let record = measured::Section { chapter: chapter.to_string(), checks: vec![], lines: vec![], tables: vec![] };
+        GpuSection { report, failures: 0, large, record }
+    }
+
+    /// Whether the checks on shapes past 2^31 elements were asked for.
+    pub fn large(&self) -> bool {
+        self.large
+    }
+
+    /// Records one cross-check; `ms` is the kernel time, printed for
+    /// interest only (it is never part of asserted output).
+    pub fn check(&mut self, label: &str, agreement: &Agreement, ms: Option<f32>) {
+        self.verdict(label, &agreement.describe(), agreement.ok(), ms);
+    }
+
+    /// Records a check of any kind: `label: detail ... verdict`.
+    pub fn verdict(&mut self, label: &str, detail: &str, ok: bool, ms: Option<f32>) {
+        if !ok {
+            self.failures += 1;
+        }
+        let time = ms.map(|ms| format!(" [{ms:.3} ms]")).unwrap_or_default();
+        let word = report::flag(ok, if ok { "agrees" } else { "DISAGREES" });
+        self.report.line(format!("  {label}: {detail}{time}: {word}"));
+        let (label, detail) = (report::plain(label), report::plain(detail));
+        self.record.checks.push(measured::Check { label, detail, ok });
+    }
+
+    /// A line of commentary.
+    pub fn line(&mut self, text: impl AsRef<str>) {
+        self.record.lines.push(report::plain(text.as_ref()));
+        self.report.line(text);
+    }
+
+    /// A part of the checks that could not run here, and why, in one line.
+    pub fn skipped(&mut self, part: &str, reason: impl std::fmt::Display) {
+        self.line(format!("{part} skipped: {reason}."));
+    }
+
+    pub fn failures(&self) -> usize {
+        self.failures
+    }
+
+    /// Starts a bandwidth table: times a device-to-device copy of
+    /// `copy_bytes` bytes and prints it as the yardstick. Rows added with
+    /// [`Bandwidth::row`] are timed in the same run, so their ratio to the
+    /// copy is meaningful even though the times themselves vary.
+    pub fn bandwidth(&mut self, gpu: &Gpu, title: &str, copy_bytes: usize, repeats: usize) -> Result<Bandwidth> {
+        let repeats = self::repeats(repeats);
+        let src = gpu.poisoned::<u32>(copy_bytes / 4)?;
+        let mut dst = gpu.poisoned::<u32>(copy_bytes / 4)?;
+        let copy_ms = median_ms(repeats, || gpu.copy_ms(&src, &mut dst))?;
+        self.line(format!("bandwidth on {title}, median of {repeats} (timings vary run to run; never asserted):"));
+        self.report.line(format!("  device-to-device copy: {copy_ms:.3} ms, {:.0} GB/s", gbps(2 * copy_bytes as u64, copy_ms)));
+        self.record.tables.push(measured::Table {
+            title: report::plain(title),
+            copy_bytes: 2 * copy_bytes as u64,
+            copy_ms: copy_ms as f64,
+            repeats,
+            rows: vec![],
+            yardstick: None,
+        });
+        Ok(Bandwidth { copy_ms, repeats, table: self.record.tables.len() - 1, speedup: false })
+    }
+
+    /// Starts a table of times against a named yardstick rather than a
+    /// copy: `yardstick_ms` (a median of `repeats`, timed by the caller in
+    /// this run) is printed first, and each row added with
+    /// [`Bandwidth::row`] is printed and recorded as a speed-up over it.
+    /// `bytes` is what the yardstick writes, kept with the table.
+    pub fn timings(&mut self, title: &str, yardstick: &str, yardstick_ms: f32, bytes: u64, repeats: usize) -> Bandwidth {
+        let repeats = self::repeats(repeats);
+        self.line(format!("times on {title}, median of {repeats} (timings vary run to run; never asserted):"));
+        self.report.line(format!("  {yardstick} (yardstick): {yardstick_ms:.3} ms"));
+        self.record.tables.push(measured::Table {
+            title: report::plain(title),
+            copy_bytes: bytes,
+            copy_ms: yardstick_ms as f64,
+            repeats,
+            rows: vec![],
+            yardstick: Some(report::plain(yardstick)),
+        });
+        Bandwidth { copy_ms: yardstick_ms, repeats, table: self.record.tables.len() - 1, speedup: true }
+    }
+}
+
+/// A bandwidth table in progress (see [`GpuSection::bandwidth`]).
+pub struct Bandwidth {
+    copy_ms: f32,
+    repeats: usize,
+    table: usize,
+    /// Rows print as a speed-up over a named yardstick, not a bandwidth.
+    speedup: bool,
+}
+
+impl Bandwidth {
+    /// Runs `launch` (which returns one launch's time in ms) as many times
+    /// as the copy was timed and prints the median, the effective bandwidth
+    /// for `bytes` moved per launch, and the ratio to the copy's time.
+    pub fn row(&self, sec: &mut GpuSection, label: &str, bytes: u64, launch: impl FnMut() -> Result<f32>) -> Result<f32> {
+        let ms = median_ms(self.repeats, launch)?;
+        if self.speedup {
+            sec.report.line(format!("  {label}: {ms:.3} ms, {:.2}x faster than the yardstick", self.copy_ms / ms));
+        } else {
+            sec.report.line(format!("  {label}: {ms:.3} ms, {:.0} GB/s, {:.2}x the copy's time", gbps(bytes, ms), ms / self.copy_ms));
+        }
+        let row = measured::Timing { label: report::plain(label), bytes, ms: ms as f64 };
+        sec.record.tables[self.table].rows.push(row);
+        Ok(ms)
+    }
+
+    /// The copy's median time in milliseconds.
+    pub fn copy_ms(&self) -> f32 {
+        self.copy_ms
+    }
+}
+
+/// Effective bandwidth in GB/s of moving `bytes` in `ms` milliseconds.
+pub fn gbps(bytes: u64, ms: f32) -> f64 {
+    bytes as f64 / (ms as f64 * 1e-3) / 1e9
+}
+
+/// The median of `repeats` timings from `launch`.
+pub fn median_ms(repeats: usize, mut launch: impl FnMut() -> Result<f32>) -> Result<f32> {
+    let times = (0..self::repeats(repeats)).map(|_| launch()).collect::<Result<Vec<f32>>>()?;
+    Ok(report::median(times).expect("at least one timing"))
+}
+
+/// Opens the GPU and runs a chapter's cross-checks on it, or explains in
+/// one line why the section was skipped. The large checks run when
+/// [`LARGE_ENV`] is set.
+pub fn section(checks: impl FnOnce(&Gpu, &mut GpuSection) -> Result<()>) -> SectionOutcome {
+    section_named("", checks)
+}
+
+/// [`section`], with the chapter's name kept in the section's record.
+pub fn section_named(chapter: &str, checks: impl FnOnce(&Gpu, &mut GpuSection) -> Result<()>) -> SectionOutcome {
+    let gpu = match open() {
+        Ok(gpu) => gpu,
+        Err(reason) => return SectionOutcome::Skipped(reason.0),
+    };
+    let mut sec = GpuSection::new(&gpu, chapter, std::env::var_os(LARGE_ENV).is_some());
+    match checks(&gpu, &mut sec) {
+        Ok(()) => SectionOutcome::Ran { text: sec.report.into_string(), failures: sec.failures, record: sec.record },
+        Err(e) => {
+            sec.line(format!("  {}: {e:#}", report::flag(false, "CUDA error")));
+            SectionOutcome::Failed(sec.report.into_string())
+        }
+    }
+}
+
+/// A chapter's section: [`section_named`] with the chapter's heading, which
+/// its `gpu` module hands to its [`Chapter`] value as the GPU hook.
+pub fn section_of(chapter: &Chapter, checks: GpuChecks) -> SectionOutcome {
+    section_named(&chapter.heading(), checks)
+}
+// ANCHOR_END: section

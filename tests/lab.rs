@@ -1,0 +1,159 @@
+//! The lab as the chapters define it, read through `CHAPTERS`, the one
+//! registry: every exercise, its files under `exercises/`, its `// expect:`
+//! lines, its starter's launch sentence and its twins on the simulator track
+//! agree with one another, and every file compiles with NVRTC.
+
+use appendix_k::CHAPTERS;
+use ktrav::lab::expect::{self, Expect};
+use ktrav::lab::simtrack::check_twin;
+use ktrav::{Chapter, Exercise};
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn exercises() -> impl Iterator<Item = (&'static Chapter, &'static Exercise)> {
+    CHAPTERS.iter().flat_map(|ch| ch.exercises.iter().map(move |ex| (*ch, ex)))
+}
+
+fn folder(ch: &Chapter) -> PathBuf {
+    root().join("exercises").join(ch.id)
+}
+
+fn expects_of(path: &Path) -> Vec<Expect> {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    expect::parse(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// The comment lines at the top of a `.cu` file, its `expect:` lines left
+/// out, joined into one text.
+fn header(path: &Path) -> String {
+    let text = std::fs::read_to_string(path).unwrap();
+    let lines: Vec<&str> = text
+        .lines()
+        .take_while(|l| l.starts_with("//"))
+        .filter(|l| !l.starts_with("// expect: "))
+        .map(|l| l.trim_start_matches('/').trim())
+        .collect();
+    lines.join(" ")
+}
+
+#[test]
+fn every_gpu_chapter_has_exercises_with_ids_unique_in_the_book() {
+    let mut ids = BTreeSet::new();
+    for ch in CHAPTERS.iter().filter(|ch| ch.gpu_section.is_some()) {
+        assert!(!ch.exercises.is_empty(), "{} has a GPU section but no exercise", ch.id);
+    }
+    for (ch, ex) in exercises() {
+        assert!(ids.insert(ex.id), "exercise id '{}' twice in the book ({} among them)", ex.id, ch.id);
+        assert!(folder(ch).join(ex.starter).is_file(), "{}: exercises/{}/{} is missing", ex.id, ch.id, ex.starter);
+        assert_eq!(ex.args.iter().filter(|a| **a == ktrav::lab::Arg::Out).count(), 1, "{}", ex.id);
+        let kernels = ktrav_gpu::kernels::find(ch.id).unwrap_or_else(|| panic!("{} has exercises but no kernels/{}.cu", ch.id, ch.id));
+        assert!(ktrav_gpu::kernels::declares(kernels.source, ex.kernel), "{}: kernels/{}.cu has no solution {}", ex.id, ch.id, ex.kernel);
+    }
+}
+
+/// Every `// expect:` line of every file under `exercises/` is understood
+/// and names an exercise of that folder's chapter; the catalogue still holds
+/// its race.
+#[test]
+fn every_exercise_file_states_verdicts_of_its_chapters_exercises() {
+    let files = expect::files(&root()).unwrap();
+    let mut races = 0;
+    for (chapter, path) in &files {
+        let ch = CHAPTERS.iter().find(|ch| ch.id == chapter).unwrap_or_else(|| panic!("exercises/{chapter} is no chapter's folder"));
+        let expects = expects_of(path);
+        assert!(!expects.is_empty(), "{} has no expect line", path.display());
+        for e in &expects {
+            assert!(ch.exercises.iter().any(|x| x.id == e.exercise), "{}: '{}' is no exercise of {}", path.display(), e.exercise, ch.id);
+            races += e.race as usize;
+        }
+    }
+    assert!(races >= 1, "the missing-barrier kernel is no longer marked as a race");
+}
+
+/// A starter says how the checker launches its kernel; that sentence is the
+/// exercise's `Launch`, word for word (or the starter says nothing about the
+/// launch, as a find-the-bug starter keeps it to the student).
+#[test]
+fn every_starter_states_its_exercises_launch() {
+    let mut stated = 0;
+    for (ch, ex) in exercises() {
+        let text = header(&folder(ch).join(ex.starter));
+        let sentence = ex.launch.sentence();
+        if text.contains(&sentence) {
+            stated += 1;
+        } else {
+            for word in ["blockDim", "gridDim", "checker launches"] {
+                assert!(!text.contains(word), "{}: {} says '{word}' but not \"{sentence}\":\n{text}", ex.id, ex.starter);
+            }
+        }
+    }
+    assert!(stated > 0, "no starter states its launch");
+}
+
+/// The simulator track agrees with the catalogue: each wrong twin is named
+/// after a file of `wrong/` whose `expect:` line for the exercise names the
+/// twin's kind of verdict; every catalogued wrong kernel that fails on the
+/// default battery has a twin; and the starter's twin fails with the kind
+/// its starter's `expect:` line names.
+#[test]
+fn every_twin_is_its_files_and_every_file_has_its_twin() {
+    for (ch, ex) in exercises() {
+        for (twin, kind) in ex.twins.wrong {
+            let file = folder(ch).join("wrong").join(format!("{}.cu", twin.name));
+            let named: Vec<Expect> = expects_of(&file).into_iter().filter(|e| e.exercise == ex.id).collect();
+            assert!(named.iter().any(|e| e.kind == Some(*kind)), "{}: {} expects {named:?}, its twin '{kind}'", ex.id, file.display());
+        }
+        let mut wrong: Vec<PathBuf> = std::fs::read_dir(folder(ch).join("wrong")).into_iter().flatten().flatten().map(|e| e.path()).collect();
+        wrong.sort();
+        for file in wrong {
+            let stem = file.file_stem().unwrap().to_string_lossy().to_string();
+            for e in expects_of(&file).into_iter().filter(|e| e.exercise == ex.id && !e.large_only) {
+                assert!(ex.twins.wrong.iter().any(|(t, _)| t.name == stem), "{}: {} ({e:?}) has no twin", ex.id, file.display());
+            }
+        }
+        let starter: Vec<Expect> = expects_of(&folder(ch).join(ex.starter)).into_iter().filter(|e| e.exercise == ex.id).collect();
+        let kinds = check_twin(ex, &ex.twins.starter).kinds();
+        for e in &starter {
+            assert!(kinds.contains(&e.kind.expect("a starter fails by default")), "{}: the starter twin fails as {kinds:?}, its file expects {e:?}", ex.id);
+        }
+        assert!(!starter.is_empty(), "{}: {} names no verdict for its own exercise", ex.id, ex.starter);
+    }
+}
+
+/// CI's check of the lab: every starter, wrong kernel and solution
+/// compiles with NVRTC, for the oldest architecture the embedded code
+/// serves and for a T4 (the run-time path), and defines the kernel its
+/// exercise looks up.
+#[test]
+fn every_starter_wrong_kernel_and_solution_compiles_with_nvrtc() {
+    use ktrav_gpu::nvrtc;
+    let Some(nvrtc) = nvrtc::for_tests() else { return };
+    let compile = |name: &str, source: &str, kernels: &[&str]| {
+        for arch in [nvrtc::DEFAULT_ARCH, nvrtc::Arch::of((7, 5))] {
+            let ptx = match nvrtc.compile(source, name, arch) {
+                Ok(c) => c.ptx,
+                Err(nvrtc::CompileFailure::Rejected { log }) => panic!("{name} does not compile for {arch:?}:\n{log}"),
+                Err(e) => panic!("{name}: {e}"),
+            };
+            for k in kernels {
+                assert!(ktrav_gpu::check::has_entry(&ptx, k), "{name} defines no kernel {k}");
+            }
+        }
+    };
+    for (chapter, path) in expect::files(&root()).unwrap() {
+        let ch = CHAPTERS.iter().find(|ch| ch.id == chapter).unwrap();
+        let kernels: Vec<&str> = expects_of(&path)
+            .iter()
+            .map(|e| ch.exercises.iter().find(|x| x.id == e.exercise).unwrap().kernel)
+            .collect();
+        compile(&path.display().to_string(), &std::fs::read_to_string(&path).unwrap(), &kernels);
+    }
+    for ch in CHAPTERS.iter().filter(|ch| !ch.exercises.is_empty()) {
+        let solutions: Vec<&str> = ch.exercises.iter().map(|e| e.kernel).collect();
+        compile(&format!("kernels/{}.cu", ch.id), ktrav_gpu::kernels::find(ch.id).unwrap().source, &solutions);
+    }
+}

@@ -1,0 +1,191 @@
+//! The book's own tooling, apart from the chapters it renders: the pages
+//! and charts made from what was measured on real hardware (records, Nsight
+//! Compute counters, sanitizer and suite logs, all under `book/measured/`),
+//! and the rewriting of every shown output and figure from the code
+//! (`booktools refresh`, which `scripts/refresh-outputs` runs).
+//!
+//! * [`records`]: a measurement record as markdown and bar charts;
+//! * [`counters`]: Nsight Compute's CSV beside the simulator's predictions;
+//! * [`sanitizer`]: compute-sanitizer's logs, each by its closing line;
+//! * [`suite`]: the GPU suite's logs, verdict by verdict.
+
+pub mod counters;
+pub mod records;
+pub mod sanitizer;
+pub mod suite;
+
+use anyhow::{Context, Result};
+use appendix_k::CHAPTERS;
+use ktrav::measured::{Prediction, Record, Section};
+use ktrav::Chapter;
+use std::path::{Path, PathBuf};
+
+/// Where the measurements and the pages made from them live.
+pub fn measured_dir() -> PathBuf {
+    ktrav::book::outputs_dir().join("../measured")
+}
+
+/// The files of `dir` whose name ends in `.ext`, sorted.
+fn files(dir: &Path, ext: &str) -> Result<Vec<PathBuf>> {
+    let mut names: Vec<PathBuf> = std::fs::read_dir(dir)
+        .with_context(|| format!("reading {}", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == ext))
+        .collect();
+    names.sort();
+    Ok(names)
+}
+
+fn read(path: &Path) -> Result<String> {
+    std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))
+}
+
+fn stem(path: &Path) -> String {
+    path.file_stem().expect("a file name").to_string_lossy().to_string()
+}
+
+/// The chapter whose heading a record's section carries.
+pub fn chapter_of(section: &Section) -> Option<&'static Chapter> {
+    CHAPTERS.iter().copied().find(|ch| ch.heading() == section.chapter)
+}
+
+/// The chapter's versions that no table of `section` times.
+pub fn unmeasured(section: &Section) -> Vec<&'static str> {
+    let versions = chapter_of(section).map_or(&[][..], |ch| ch.versions);
+    records::unmeasured(section, versions.iter().map(|v| v.kernel))
+}
+
+/// The chart file of table `table` of a record's section: the record's
+/// name, the chapter's key and the table's number within its section
+/// (`h200-k2-1.svg`), so a new table renames no other chapter's chart.
+pub fn chart_name(record: &str, section: &Section, index: usize, table: usize) -> String {
+    let key = records::section_key(&section.chapter).unwrap_or_else(|| format!("section{}", index + 1));
+    format!("{record}-{key}-{}.svg", table + 1)
+}
+
+/// The book's pages made from the measurements, as (path, text) pairs;
+/// `booktools refresh` writes them and a test compares. For every
+/// `book/measured/NAME.json`: the whole record `NAME.md` (the hardware
+/// page's), each chapter's section alone as `NAME-kN.md` (the chapter page's
+/// "How fast can it go"), `NAME-run.md` (where it ran), and a chart
+/// `NAME-kN-T.svg` of every table of two or more rows, shared by both. For
+/// every `book/measured/NAME-ncu.csv` (Nsight Compute's `--csv` output):
+/// `NAME-ncu.md`, the counters beside the simulator's predictions. Then the
+/// sanitizer logs as one table, and each GPU suite log as a list.
+pub fn measured_pages() -> Result<Vec<(PathBuf, String)>> {
+    let dir = measured_dir();
+    let mut inputs = files(&dir, "csv")?;
+    inputs.extend(files(&dir, "json")?);
+    inputs.sort();
+    let mut pages = Vec::new();
+    for path in inputs {
+        let stem = stem(&path);
+        let text = read(&path)?;
+        if path.extension().is_some_and(|x| x == "csv") {
+            let counters = counters::parse_ncu_csv(&text).with_context(|| format!("{}", path.display()))?;
+            pages.push((dir.join(format!("{stem}.md")), counters::render_counters(&counters, &counter_predictions())));
+            continue;
+        }
+        let record = Record::from_json(&text).with_context(|| format!("{}", path.display()))?;
+        pages.extend(record_pages(&dir, &stem, &record));
+    }
+    let mut logs = Vec::new();
+    for path in files(&dir, "log")? {
+        let name = path.file_name().expect("a file name").to_string_lossy().to_string();
+        if let Some(summary) = sanitizer::parse(&name, &read(&path)?) {
+            logs.push((name, summary));
+        }
+    }
+    let gpu_chapters: Vec<&str> = CHAPTERS.iter().filter(|ch| ch.gpu_section.is_some()).map(|ch| ch.id).collect();
+    pages.push((dir.join("sanitizers.md"), sanitizer::render(&logs, &gpu_chapters)));
+    for path in files(&dir, "log")?.into_iter().filter(|p| p.to_string_lossy().contains("gpu-suite")) {
+        let stem = stem(&path);
+        pages.push((dir.join(format!("{stem}.md")), suite::render_suite_log(&stem, &read(&path)?)));
+    }
+    Ok(pages)
+}
+
+/// The pages of one record named `stem`.
+fn record_pages(dir: &Path, stem: &str, record: &Record) -> Vec<(PathBuf, String)> {
+    let mut pages = Vec::new();
+    let charts: Vec<Vec<Option<String>>> = record
+        .sections
+        .iter()
+        .enumerate()
+        .map(|(i, section)| {
+            let mut drawn = 0;
+            section
+                .tables
+                .iter()
+                .map(|t| {
+                    (t.rows.len() >= 2).then(|| {
+                        let name = chart_name(stem, section, i, drawn);
+                        drawn += 1;
+                        pages.push((dir.join(&name), records::render_chart(t)));
+                        format!("measured/{name}")
+                    })
+                })
+                .collect()
+        })
+        .collect();
+    let index = |s: &Section| record.sections.iter().position(|x| std::ptr::eq(x, s)).expect("own section");
+    let md = records::render_markdown(record, unmeasured, |section, table| charts[index(section)][table].clone());
+    pages.push((dir.join(format!("{stem}.md")), md));
+    let r = &record.run;
+    let run = format!(
+        "| Run | |\n| --- | --- |\n| Card | {}, compute capability {} |\n| Driver | {} (CUDA {}) |\n| Date (UTC) | {} |\n",
+        r.card, r.compute_capability, r.driver, r.driver_cuda, r.date
+    );
+    pages.push((dir.join(format!("{stem}-run.md")), run));
+    for (i, section) in record.sections.iter().enumerate() {
+        if let Some(key) = records::section_key(&section.chapter).filter(|_| !section.tables.is_empty()) {
+            let md = records::render_section(section, &unmeasured(section), |table| charts[i][table].clone());
+            pages.push((dir.join(format!("{stem}-{key}.md")), md));
+        }
+    }
+    pages
+}
+
+/// The kernels the hardware page profiles with Nsight Compute, each with
+/// what the simulator predicts for it per warp request: K.2's shared-memory
+/// wavefronts per load of the tile's column (the conflict degree: 32 for the
+/// square tile, 1 for the padded one) and global sectors per load (4), and
+/// K.3's sectors per warp load under each mapping with 32x8 blocks (4 and
+/// 32). `scripts/measure` profiles exactly these (`booktools profiled`).
+pub fn profiled() -> Vec<(&'static Chapter, Prediction)> {
+    use k2_transpose::{bank_figures, TileLayout, TILE};
+    use k3_grid_mapping::{traffic, Mapping};
+    use ktrav::{Dim2, Shape};
+    let shape = Shape::new(64, 64);
+    let hidden = ktrav::progress::ProgressBar::hidden();
+    let copy_sectors = |mapping: Mapping| {
+        let cfg = mapping.launch(shape, Dim2::new(32, 8)).expect("a 64x64 launch");
+        let t = traffic(mapping, shape, &cfg);
+        t.sectors as f64 / t.warps as f64
+    };
+    let mut out = Vec::new();
+    for layout in [TileLayout::Square, TileLayout::Padded] {
+        let [_, load] = bank_figures(shape, TILE, layout, &hidden).expect("a 64x64 simulation");
+        let prediction = Prediction {
+            kernel: layout.kernel().to_string(),
+            wavefronts_per_shared_load: Some(load.degree.1 as f64),
+            // The tile's input rows are read as K.3's x-to-columns copy reads.
+            sectors_per_global_request: Some(copy_sectors(Mapping::XToCol)),
+        };
+        out.push((&k2_transpose::CHAPTER, prediction));
+    }
+    for mapping in [Mapping::XToCol, Mapping::XToRow] {
+        let prediction = Prediction {
+            kernel: mapping.kernel().to_string(),
+            wavefronts_per_shared_load: None,
+            sectors_per_global_request: Some(copy_sectors(mapping)),
+        };
+        out.push((&k3_grid_mapping::CHAPTER, prediction));
+    }
+    out
+}
+
+/// The predictions of [`profiled`], for the counters table.
+pub fn counter_predictions() -> Vec<Prediction> {
+    profiled().into_iter().map(|(_, p)| p).collect()
+}
