@@ -1,7 +1,8 @@
 //! `cargo run` at the workspace root: every chapter's report, in book order.
 //! `cargo run -- doctor` says what this machine can run, the first command
-//! of a lab. `--list` names the chapters for a reader; `--ids` and
-//! `--gpu-ids` name them for scripts, one id per line.
+//! of a lab; `cargo run -- grade ROOM ...` grades a whole room's
+//! submissions (`ktrav_grade`). `--list` names the chapters for a reader;
+//! `--ids` and `--gpu-ids` name them for scripts, one id per line.
 
 use appendix_k::CHAPTERS;
 use clap::{CommandFactory, FromArgMatches, Parser};
@@ -30,6 +31,16 @@ struct Args {
 enum Command {
     /// What this machine can run: GPU, compute capability, driver, whether the embedded kernels load, NVRTC and cuBLAS
     Doctor,
+    /// Grade a room: check every submission in a process of its own (one worker per GPU, or a Slurm array job), keep each result, write a gradebook and Gradescope and PrairieLearn results
+    Grade(Box<ktrav_grade::GradeArgs>),
+}
+
+/// The lab's exercises, as grading names them.
+fn catalogue() -> Vec<ktrav_grade::exercise::ExerciseRef> {
+    CHAPTERS
+        .iter()
+        .flat_map(|ch| ch.exercises.iter().map(|e| ktrav_grade::exercise::ExerciseRef::new(ch.section, ch.id, e.id)))
+        .collect()
 }
 
 fn chapter_list() -> String {
@@ -44,6 +55,16 @@ fn main() {
         Ok(args) => args,
         Err(e) => cli::exit_on_clap_error(e),
     };
+    if let Some(Command::Grade(grade)) = &args.command {
+        match ktrav_grade::grade(grade, &catalogue()) {
+            Ok(code) => std::process::exit(code),
+            Err(failure) if failure.code() == 2 => cli::fail(failure.message()),
+            Err(failure) => {
+                eprintln!("error: {}", failure.message());
+                std::process::exit(failure.code())
+            }
+        }
+    }
     if let Some(Command::Doctor) = args.command {
         cli::print(&ktrav_gpu::doctor::report());
     } else if args.list {

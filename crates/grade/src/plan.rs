@@ -1,0 +1,280 @@
+//! What a grading run is asked to do: the submissions, the exercise each is
+//! graded against, the verdict a manifest expects of it, and the key its
+//! result is stored under. Everything here is checked before any work.
+
+use crate::exercise::{self, ExerciseRef};
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use std::path::{Path, PathBuf};
+
+/// The verdicts a manifest's `expect` column may name, and what each means
+/// of a gradebook row (see [`crate::gradebook::Row::meets`]).
+pub const EXPECTATIONS: [&str; 12] = [
+    "pass",
+    "fail",
+    "compile error",
+    "no kernel",
+    "wrong",
+    "unwritten",
+    "out of bounds",
+    "launch error",
+    "crashed",
+    "did not finish",
+    "timed out",
+    "could not check",
+];
+
+/// The checks a run makes beyond the file and the exercise.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Options {
+    pub seed: Option<u64>,
+    pub large: bool,
+    /// Seconds one submission's check may take before it is stopped.
+    pub timeout: u64,
+}
+
+/// One submission to check against one exercise.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Job {
+    /// Its name in the gradebook and its folder under `gradescope/` and
+    /// `prairielearn/`: the file's path under the submissions folder without
+    /// `.cu`, with `@EXERCISE` added where one file is graded twice.
+    pub submission: String,
+    /// The file, as an absolute path (Slurm tasks read it from other nodes).
+    pub file: PathBuf,
+    pub exercise: ExerciseRef,
+    /// The stored result's name: a SHA-256 of the file's content, the
+    /// exercise, the seed and `--large`.
+    pub key: String,
+    /// The verdict the manifest expects without `--large`, and with it.
+    pub expect: Option<String>,
+    pub expect_large: Option<String>,
+}
+
+impl Job {
+    /// The verdict expected under `options`, if the manifest names one.
+    pub fn expected(&self, options: &Options) -> Option<&str> {
+        if options.large {
+            self.expect_large.as_deref().or(self.expect.as_deref())
+        } else {
+            self.expect.as_deref()
+        }
+    }
+}
+
+/// A whole run: written to `RESULTS/plan.json` so that Slurm tasks and
+/// `--collect` read exactly what the run was asked.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Plan {
+    pub submissions_dir: PathBuf,
+    pub options: Options,
+    pub jobs: Vec<Job>,
+}
+
+/// The key a result is stored under.
+pub fn key(content: &[u8], exercise: &ExerciseRef, options: &Options) -> String {
+    let mut h = Sha256::new();
+    h.update(b"ktrav grade result 1\0");
+    h.update(content);
+    h.update(b"\0");
+    h.update(exercise.to_string().as_bytes());
+    h.update(b"\0");
+    h.update(options.seed.map_or("no seed".to_string(), |s| s.to_string()).as_bytes());
+    h.update(if options.large { b"\0large".as_slice() } else { b"\0default".as_slice() });
+    format!("{:x}", h.finalize())
+}
+
+/// Every `.cu` file under `dir`, sorted by path, skipping hidden entries
+/// and `skip` (the results folder, when it lies inside).
+pub fn discover(dir: &Path, skip: Option<&Path>) -> Result<Vec<PathBuf>, String> {
+    fn walk(dir: &Path, skip: Option<&Path>, out: &mut Vec<PathBuf>) -> Result<(), String> {
+        let entries = std::fs::read_dir(dir).map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
+        for entry in entries {
+            let entry = entry.map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
+            let path = entry.path();
+            if entry.file_name().to_string_lossy().starts_with('.') || skip.is_some_and(|s| same_path(s, &path)) {
+                continue;
+            }
+            let kind = entry.file_type().map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+            if kind.is_dir() {
+                walk(&path, skip, out)?;
+            } else if path.extension().is_some_and(|e| e == "cu") && path.is_file() {
+                out.push(path);
+            }
+        }
+        Ok(())
+    }
+    let mut out = Vec::new();
+    walk(dir, skip, &mut out)?;
+    out.sort();
+    Ok(out)
+}
+
+fn same_path(a: &Path, b: &Path) -> bool {
+    match (a.canonicalize(), b.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    }
+}
+
+/// A file to grade, its exercise, and the verdicts a manifest expects of it
+/// without `--large` and with it.
+pub type Entry = (PathBuf, ExerciseRef, Option<String>, Option<String>);
+
+/// One row of a manifest.
+#[derive(Debug, Deserialize)]
+struct ManifestRow {
+    file: String,
+    exercise: String,
+    #[serde(default)]
+    expect: Option<String>,
+    #[serde(default)]
+    expect_large: Option<String>,
+}
+
+/// A manifest's rows as (file under `dir`, exercise, expect, expect_large).
+/// The format is CSV with a header line naming the columns `file` and
+/// `exercise`, and optionally `expect` and `expect_large`; lines starting
+/// with `#` are comments.
+pub fn read_manifest(
+    path: &Path,
+    dir: &Path,
+    catalogue: &[ExerciseRef],
+) -> Result<Vec<Entry>, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read the manifest {}: {e}", path.display()))?;
+    let mut reader = csv::ReaderBuilder::new().comment(Some(b'#')).trim(csv::Trim::All).from_reader(text.as_bytes());
+    let mut rows = Vec::new();
+    for (n, row) in reader.deserialize::<ManifestRow>().enumerate() {
+        let at = |what: String| format!("{} row {}: {what}", path.display(), n + 1);
+        let row = row.map_err(|e| at(format!("{e}")))?;
+        let file = dir.join(&row.file);
+        if !file.is_file() {
+            return Err(at(format!("no file {} in {}", row.file, dir.display())));
+        }
+        let exercise = exercise::find(catalogue, &row.exercise).map_err(at)?;
+        let expectation = |v: Option<String>| -> Result<Option<String>, String> {
+            match v.filter(|v| !v.is_empty()) {
+                None => Ok(None),
+                Some(v) if EXPECTATIONS.contains(&v.as_str()) => Ok(Some(v)),
+                Some(v) => Err(at(format!("'{v}' is not a verdict (use one of: {})", EXPECTATIONS.join(", ")))),
+            }
+        };
+        rows.push((file, exercise, expectation(row.expect)?, expectation(row.expect_large)?));
+    }
+    if rows.is_empty() {
+        return Err(format!("the manifest {} lists no submission", path.display()));
+    }
+    Ok(rows)
+}
+
+/// The plan for `rows` (file, exercise, expect, expect_large): reads each
+/// file for its key and names each submission.
+pub fn plan(
+    dir: &Path,
+    rows: Vec<Entry>,
+    options: Options,
+) -> Result<Plan, String> {
+    let dir = absolute(dir)?;
+    let mut jobs = Vec::new();
+    for (file, exercise, expect, expect_large) in &rows {
+        let file = absolute(file)?;
+        let content = std::fs::read(&file).map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+        let shown = file.strip_prefix(&dir).unwrap_or(&file).to_string_lossy().replace('\\', "/");
+        let mut submission = shown.strip_suffix(".cu").unwrap_or(&shown).to_string();
+        if rows.iter().filter(|(f, ..)| absolute(f).ok().as_ref() == Some(&file)).count() > 1 {
+            submission = format!("{submission}@{}", exercise.id);
+        }
+        let key = key(&content, exercise, &options);
+        jobs.push(Job { submission, file, exercise: exercise.clone(), key, expect: expect.clone(), expect_large: expect_large.clone() });
+    }
+    jobs.sort_by(|a, b| (&a.submission, &a.exercise).cmp(&(&b.submission, &b.exercise)));
+    if let Some(w) = jobs.windows(2).find(|w| w[0].submission == w[1].submission) {
+        return Err(format!("the submission {} is listed twice for {}", w[0].submission, w[0].exercise));
+    }
+    Ok(Plan { submissions_dir: dir, options, jobs })
+}
+
+/// `path` made absolute against the current folder, without resolving links.
+pub fn absolute(path: &Path) -> Result<PathBuf, String> {
+    std::path::absolute(path).map_err(|e| format!("cannot resolve {}: {e}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::exercise::sample;
+
+    fn options() -> Options {
+        Options { seed: None, large: false, timeout: 60 }
+    }
+
+    #[test]
+    fn keys_change_with_each_part() {
+        let c = sample();
+        let base = key(b"kernel", &c[0], &options());
+        assert_eq!(base, key(b"kernel", &c[0], &options()));
+        assert_eq!(base.len(), 64);
+        assert_ne!(base, key(b"kernel2", &c[0], &options()));
+        assert_ne!(base, key(b"kernel", &c[1], &options()));
+        assert_ne!(base, key(b"kernel", &c[0], &Options { seed: Some(1), ..options() }));
+        assert_ne!(base, key(b"kernel", &c[0], &Options { large: true, ..options() }));
+        // The per-check limit is not part of what is checked.
+        assert_eq!(base, key(b"kernel", &c[0], &Options { timeout: 5, ..options() }));
+    }
+
+    #[test]
+    fn a_folder_is_found_in_order_and_named_by_path() {
+        let d = tempfile::tempdir().unwrap();
+        for f in ["b.cu", "a/z.cu", "a/notes.txt", ".hidden/x.cu", "grading/old.cu"] {
+            let p = d.path().join(f);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(&p, f).unwrap();
+        }
+        let files = discover(d.path(), Some(&d.path().join("grading"))).unwrap();
+        let c = sample();
+        let rows = files.into_iter().map(|f| (f, c[2].clone(), None, None)).collect();
+        let p = plan(d.path(), rows, options()).unwrap();
+        let names: Vec<&str> = p.jobs.iter().map(|j| j.submission.as_str()).collect();
+        assert_eq!(names, ["a/z", "b"]);
+        assert!(p.jobs.iter().all(|j| j.file.is_absolute()));
+        assert!(discover(&d.path().join("missing"), None).unwrap_err().starts_with("cannot read"));
+    }
+
+    #[test]
+    fn manifests_are_checked_row_by_row() {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::write(d.path().join("a.cu"), "x").unwrap();
+        let c = sample();
+        let write = |text: &str| {
+            let m = d.path().join("manifest.csv");
+            std::fs::write(&m, text).unwrap();
+            read_manifest(&m, d.path(), &c)
+        };
+        let rows = write("# a comment\nfile,exercise,expect\na.cu, K.2:transpose ,pass\na.cu,K.2:find-the-bug,\n").unwrap();
+        assert_eq!(rows.len(), 2);
+        assert_eq!((rows[0].2.as_deref(), rows[1].2.as_deref()), (Some("pass"), None));
+        let p = plan(d.path(), rows, options()).unwrap();
+        assert_eq!(p.jobs[0].submission, "a@find-the-bug");
+        assert!(write("file,exercise\nb.cu,K.2:transpose\n").unwrap_err().contains("row 1: no file b.cu"));
+        assert!(write("file,exercise\na.cu,K.9:x\n").unwrap_err().contains("no chapter 'K.9'"));
+        assert!(write("file,exercise,expect\na.cu,K.2:transpose,great\n").unwrap_err().contains("'great' is not a verdict"));
+        assert!(write("file\na.cu\n").unwrap_err().contains("row 1"));
+        assert!(write("file,exercise\n").unwrap_err().contains("lists no submission"));
+        let twice = write("file,exercise\na.cu,K.2:transpose\na.cu,K.2:transpose\n").unwrap();
+        assert!(plan(d.path(), twice, options()).unwrap_err().contains("listed twice"));
+    }
+
+    #[test]
+    fn large_runs_read_their_own_expectation() {
+        let job = Job {
+            submission: "a".into(),
+            file: "/a.cu".into(),
+            exercise: sample()[0].clone(),
+            key: String::new(),
+            expect: Some("pass".into()),
+            expect_large: Some("fail".into()),
+        };
+        assert_eq!(job.expected(&options()), Some("pass"));
+        assert_eq!(job.expected(&Options { large: true, ..options() }), Some("fail"));
+    }
+}

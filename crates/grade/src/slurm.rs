@@ -1,0 +1,325 @@
+//! Grading through Slurm: a round is one array job over the submissions
+//! that have no stored result yet, one task per batch of them, and a job
+//! that runs `grade --collect` once every task has ended
+//! (`--dependency=afterany`). A task runs the same checks as a local run
+//! and stores its results in the same folder; what a task that stored
+//! nothing became is asked of `sacct`, or of `scontrol` where there is no
+//! accounting database.
+
+use crate::gradebook::TaskState;
+use crate::store::{write_atomic, Results};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Array indices Slurm accepts by default (`MaxArraySize` is 1001).
+pub const MAX_TASKS: usize = 1000;
+
+/// The flags of `grade --slurm`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SlurmOptions {
+    pub partition: Option<String>,
+    /// `--gres`, or `None` for no `--gres` line.
+    pub gres: Option<String>,
+    /// How long each task may run, as sbatch's `--time` takes it.
+    pub time: String,
+    pub max_parallel: Option<u64>,
+    pub batch: usize,
+}
+
+/// One round: which results its tasks are to store, and the jobs that run it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Round {
+    pub round: u32,
+    /// Submissions per task.
+    pub batch: usize,
+    /// The keys of the jobs to check, task `n` taking `batch` from `n * batch`.
+    pub keys: Vec<String>,
+    pub job_id: Option<String>,
+    pub collect_job_id: Option<String>,
+}
+
+impl Round {
+    pub fn tasks(&self) -> usize {
+        self.keys.len().div_ceil(self.batch)
+    }
+
+    /// The keys task `n` checks.
+    pub fn of_task(&self, n: usize) -> &[String] {
+        let start = (n * self.batch).min(self.keys.len());
+        &self.keys[start..(start + self.batch).min(self.keys.len())]
+    }
+}
+
+pub fn round_path(results: &Results, round: u32) -> PathBuf {
+    results.slurm_dir().join(format!("round-{round}.json"))
+}
+
+/// Every round written so far, in order.
+pub fn rounds(results: &Results) -> Vec<Round> {
+    let mut out: Vec<Round> = (1..)
+        .map(|r| round_path(results, r))
+        .take_while(|p| p.is_file())
+        .filter_map(|p| serde_json::from_str(&std::fs::read_to_string(p).ok()?).ok())
+        .collect();
+    out.sort_by_key(|r| r.round);
+    out
+}
+
+pub fn read_round(results: &Results, round: u32) -> Result<Round, String> {
+    let path = round_path(results, round);
+    let text = std::fs::read_to_string(&path).map_err(|e| format!("no round {round} in {} ({e})", results.dir.display()))?;
+    serde_json::from_str(&text).map_err(|e| format!("{} is not a round: {e}", path.display()))
+}
+
+pub fn write_round(results: &Results, round: &Round) -> anyhow::Result<()> {
+    write_atomic(&round_path(results, round.round), &serde_json::to_string_pretty(round)?)
+}
+
+/// A path as one shell word.
+fn quoted(p: &Path) -> String {
+    format!("'{}'", p.display().to_string().replace('\'', r"'\''"))
+}
+
+/// The array job of a round: a readable script, meant to be adapted.
+pub fn array_script(round: &Round, o: &SlurmOptions, results: &Path, exe: &Path) -> String {
+    let tasks = round.tasks();
+    let throttle = o.max_parallel.map_or(String::new(), |n| format!("%{n}"));
+    let mut s = format!(
+        "#!/bin/bash
+# Grading round {r} of {res}: {n} submission{ns} in {tasks} array task{ts}, {b} per task.
+# Written by `appendix_k grade --slurm`; kept here so staff can adapt it.
+#
+# Each task checks its submissions as a local `appendix_k grade` does, each
+# in a process of its own, and stores each result in {res}/records/.
+# The job in collect-{r}.sbatch runs once every task has ended
+# (--dependency=afterany) and writes the gradebook; `appendix_k grade
+# --collect {res}` does the same by hand. A second `appendix_k grade --slurm`
+# with the same flags submits only what has no result yet.
+#
+# To adapt it: add the cluster's own lines below (for example
+# #SBATCH --account=COURSE and #SBATCH --qos=QOS), load what the GPU node
+# needs before the last line (the NVIDIA driver is there; NVRTC may come from
+# a module, or from the pinned wheel on LD_LIBRARY_PATH), or run the last
+# line inside a container. Keep --array as it is: each index is one batch.
+#SBATCH --job-name=ktrav-grade
+#SBATCH --array=0-{last}{throttle}
+#SBATCH --time={time}
+#SBATCH --ntasks=1
+#SBATCH --output={res}/slurm/logs/round-{r}-%A_%a.out
+",
+        r = round.round,
+        res = results.display(),
+        n = round.keys.len(),
+        ns = if round.keys.len() == 1 { "" } else { "s" },
+        ts = if tasks == 1 { "" } else { "s" },
+        b = round.batch,
+        last = tasks.saturating_sub(1),
+        time = o.time,
+    );
+    if let Some(g) = &o.gres {
+        s.push_str(&format!("#SBATCH --gres={g}\n"));
+    }
+    if let Some(p) = &o.partition {
+        s.push_str(&format!("#SBATCH --partition={p}\n"));
+    }
+    s.push_str(&format!(
+        "
+# module load cuda
+# export LD_LIBRARY_PATH=/opt/nvrtc/nvidia/cu13/lib:$LD_LIBRARY_PATH
+exec {} grade --task \"$SLURM_ARRAY_TASK_ID\" --round {} --results {}
+",
+        quoted(exe),
+        round.round,
+        quoted(results)
+    ));
+    s
+}
+
+/// The job that writes the gradebook once the array job has ended.
+pub fn collect_script(round: &Round, o: &SlurmOptions, results: &Path, exe: &Path) -> String {
+    let mut s = format!(
+        "#!/bin/bash
+# Writes the gradebook of {res} once round {r}'s array job has ended: submitted
+# with --dependency=afterany on it by `appendix_k grade --slurm`. It needs no GPU.
+#SBATCH --job-name=ktrav-collect
+#SBATCH --time=10
+#SBATCH --ntasks=1
+#SBATCH --output={res}/slurm/logs/collect-{r}-%j.out
+",
+        res = results.display(),
+        r = round.round
+    );
+    if let Some(p) = &o.partition {
+        s.push_str(&format!("#SBATCH --partition={p}\n"));
+    }
+    s.push_str(&format!("\nexec {} grade --collect {}\n", quoted(exe), quoted(results)));
+    s
+}
+
+/// Runs `sbatch --parsable ARGS SCRIPT` and returns the job id.
+pub fn sbatch(script: &Path, extra: &[String]) -> Result<String, String> {
+    let out = Command::new("sbatch")
+        .arg("--parsable")
+        .args(extra)
+        .arg(script)
+        .output()
+        .map_err(|e| format!("cannot run sbatch: {e} (is this a Slurm login node?)"))?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let id = text.trim().split(';').next().unwrap_or("").trim().to_string();
+    if !out.status.success() || id.is_empty() || !id.chars().all(|c| c.is_ascii_digit()) {
+        let err = String::from_utf8_lossy(&out.stderr);
+        let line = err.lines().find(|l| !l.trim().is_empty()).unwrap_or("no job id printed").trim();
+        return Err(format!("sbatch refused {}: {line}", script.display()));
+    }
+    Ok(id)
+}
+
+/// The states of a job's array tasks from `sacct -P -n -X -j JOB -o JobID,State`.
+pub fn parse_sacct(job: &str, text: &str) -> BTreeMap<usize, String> {
+    let mut out = BTreeMap::new();
+    for line in text.lines() {
+        let Some((id, state)) = line.trim().split_once('|') else { continue };
+        let Some(tasks) = id.strip_prefix(&format!("{job}_")) else { continue };
+        let state = state.split_whitespace().next().unwrap_or("").to_string();
+        for t in task_list(tasks.trim_start_matches('[').trim_end_matches(']')) {
+            out.insert(t, state.clone());
+        }
+    }
+    out
+}
+
+/// The states of a job's array tasks from `scontrol -o show job JOB`.
+pub fn parse_scontrol(text: &str) -> BTreeMap<usize, String> {
+    let mut out = BTreeMap::new();
+    for line in text.lines() {
+        let field = |name: &str| line.split_whitespace().find_map(|w| w.strip_prefix(&format!("{name}=")));
+        if let (Some(tasks), Some(state)) = (field("ArrayTaskId"), field("JobState")) {
+            for t in task_list(tasks) {
+                out.insert(t, state.to_string());
+            }
+        }
+    }
+    out
+}
+
+/// `3`, `0-4`, `1,3,5-7` or `0-9%2` as task indices.
+fn task_list(spec: &str) -> Vec<usize> {
+    let spec = spec.split('%').next().unwrap_or("");
+    let mut out = Vec::new();
+    for part in spec.split(',') {
+        match part.split_once('-') {
+            Some((a, b)) => {
+                if let (Ok(a), Ok(b)) = (a.parse::<usize>(), b.parse::<usize>()) {
+                    out.extend(a..=b.min(a + 100_000));
+                }
+            }
+            None => out.extend(part.parse::<usize>().ok()),
+        }
+    }
+    out
+}
+
+/// What Slurm says of each of `job`'s tasks, and where that came from.
+pub fn task_states(job: &str) -> (BTreeMap<usize, String>, String) {
+    let first_line = |b: &[u8]| {
+        String::from_utf8_lossy(b).lines().find(|l| !l.trim().is_empty()).unwrap_or("").trim().to_string()
+    };
+    let sacct = Command::new("sacct").args(["-P", "-n", "-X", "-j", job, "-o", "JobID,State"]).output();
+    let sacct_failure = match sacct {
+        Ok(o) if o.status.success() => {
+            let states = parse_sacct(job, &String::from_utf8_lossy(&o.stdout));
+            if !states.is_empty() {
+                return (states, "state from sacct".into());
+            }
+            match first_line(&o.stderr) {
+                l if l.is_empty() => "sacct knows no task of the job".to_string(),
+                l => l,
+            }
+        }
+        Ok(o) => first_line(&o.stderr),
+        Err(e) => format!("cannot run sacct: {e}"),
+    };
+    let scontrol = Command::new("scontrol").args(["-o", "show", "job", job]).output();
+    match scontrol {
+        Ok(o) if o.status.success() => {
+            let states = parse_scontrol(&String::from_utf8_lossy(&o.stdout));
+            if !states.is_empty() {
+                return (states, format!("state from scontrol, as sacct is unavailable ({sacct_failure})"));
+            }
+            (states, format!("Slurm no longer knows the job: sacct is unavailable ({sacct_failure}) and scontrol lists no task"))
+        }
+        Ok(o) => (
+            BTreeMap::new(),
+            format!("Slurm no longer knows the job: sacct is unavailable ({sacct_failure}), scontrol: {}", first_line(&o.stderr)),
+        ),
+        Err(e) => (BTreeMap::new(), format!("sacct is unavailable ({sacct_failure}) and scontrol cannot run: {e}")),
+    }
+}
+
+/// For every key that a round was to check and that has no stored result,
+/// what Slurm says of the last task that was to check it.
+pub fn states_of_missing(results: &Results, missing: &[String]) -> BTreeMap<String, TaskState> {
+    let rounds = rounds(results);
+    let mut asked: BTreeMap<String, (BTreeMap<usize, String>, String)> = BTreeMap::new();
+    let mut out = BTreeMap::new();
+    for key in missing {
+        let Some((round, at)) = rounds.iter().rev().find_map(|r| r.keys.iter().position(|k| k == key).map(|at| (r, at))) else {
+            continue;
+        };
+        let task = at / round.batch;
+        let Some(job) = &round.job_id else {
+            out.insert(key.clone(), TaskState { state: None, source: format!("round {} was never submitted", round.round) });
+            continue;
+        };
+        let (states, source) = asked.entry(job.clone()).or_insert_with(|| task_states(job));
+        out.insert(
+            key.clone(),
+            TaskState { state: states.get(&task).cloned(), source: format!("job {job}, task {task}: {source}") },
+        );
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn array_states_are_read_from_either_tool() {
+        let sacct = "41_0|COMPLETED\n41_1|TIMEOUT\n41_2|CANCELLED by 0\n41_[3-4]|PENDING\n42|COMPLETED\n";
+        let s = parse_sacct("41", sacct);
+        assert_eq!(s.get(&1).map(String::as_str), Some("TIMEOUT"));
+        assert_eq!(s.get(&2).map(String::as_str), Some("CANCELLED"));
+        assert_eq!(s.get(&4).map(String::as_str), Some("PENDING"));
+        assert_eq!(s.len(), 5);
+        let scontrol = "JobId=44 ArrayJobId=41 ArrayTaskId=1 JobName=ktrav-grade JobState=TIMEOUT Reason=TimeLimit\nJobId=41 ArrayJobId=41 ArrayTaskId=2-3,5%2 JobState=PENDING\n";
+        let s = parse_scontrol(scontrol);
+        assert_eq!(s.get(&1).map(String::as_str), Some("TIMEOUT"));
+        assert_eq!(s.keys().copied().collect::<Vec<_>>(), [1, 2, 3, 5]);
+    }
+
+    #[test]
+    fn a_round_splits_into_batches() {
+        let round = Round { round: 1, batch: 3, keys: (0..7).map(|i| i.to_string()).collect(), job_id: None, collect_job_id: None };
+        assert_eq!(round.tasks(), 3);
+        assert_eq!(round.of_task(2), ["6"]);
+        assert!(round.of_task(3).is_empty());
+    }
+
+    #[test]
+    fn the_script_says_what_it_runs() {
+        let round = Round { round: 2, batch: 1, keys: vec!["a".into(), "b".into()], job_id: None, collect_job_id: None };
+        let o = SlurmOptions { partition: Some("gpu".into()), gres: Some("gpu:1".into()), time: "12".into(), max_parallel: Some(4), batch: 1 };
+        let s = array_script(&round, &o, Path::new("/r/grading"), Path::new("/bin/it's"));
+        for line in ["#SBATCH --array=0-1%4", "#SBATCH --time=12", "#SBATCH --gres=gpu:1", "#SBATCH --partition=gpu", "#SBATCH --output=/r/grading/slurm/logs/round-2-%A_%a.out"] {
+            assert!(s.lines().any(|l| l == line), "no {line} in:\n{s}");
+        }
+        assert!(s.ends_with("exec '/bin/it'\\''s' grade --task \"$SLURM_ARRAY_TASK_ID\" --round 2 --results '/r/grading'\n"), "{s}");
+        let no_gres = array_script(&round, &SlurmOptions { gres: None, partition: None, ..o.clone() }, Path::new("/r"), Path::new("/b"));
+        assert!(!no_gres.contains("--gres") && !no_gres.contains("--partition"));
+        let c = collect_script(&round, &o, Path::new("/r/grading"), Path::new("/b"));
+        assert!(c.ends_with("exec '/b' grade --collect '/r/grading'\n"));
+    }
+}

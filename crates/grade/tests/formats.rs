@@ -1,0 +1,316 @@
+//! The Gradescope and PrairieLearn files grading writes, read back by
+//! typed readers of each format's documented fields (below: Gradescope's
+//! autograder specification, "Output format", test visibility and
+//! leaderboards; PrairieLearn's external grading, "Grading results"), for a
+//! row of every outcome; and the readers shown to refuse a file with a
+//! required field missing, a field mistyped, or a field the format does not
+//! have.
+
+use ktrav_grade::exercise::ExerciseRef;
+use ktrav_grade::gradebook::{gradescope, prairielearn, Outcome, Row, TaskState};
+use ktrav_grade::plan::Job;
+use ktrav_grade::store::{Ended, Stored};
+use serde::Deserialize;
+use serde_json::{json, Map, Value};
+
+/// Gradescope's `results.json`.
+#[allow(dead_code)]
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct GsResults {
+    score: Option<f64>,
+    execution_time: Option<f64>,
+    output: Option<String>,
+    visibility: Option<GsVisibility>,
+    stdout_visibility: Option<GsVisibility>,
+    extra_data: Option<Map<String, Value>>,
+    tests: Option<Vec<GsTest>>,
+    leaderboard: Option<Vec<GsEntry>>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum GsVisibility {
+    Hidden,
+    AfterDueDate,
+    AfterPublished,
+    Visible,
+}
+
+#[allow(dead_code)]
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct GsTest {
+    score: Option<f64>,
+    max_score: Option<f64>,
+    status: Option<GsStatus>,
+    name: Option<String>,
+    name_format: Option<String>,
+    number: Option<String>,
+    output: Option<String>,
+    output_format: Option<String>,
+    tags: Option<Vec<String>>,
+    visibility: Option<GsVisibility>,
+    extra_data: Option<Map<String, Value>>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum GsStatus {
+    Passed,
+    Failed,
+}
+
+#[allow(dead_code)]
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct GsEntry {
+    name: String,
+    value: NumberOrText,
+    order: Option<GsOrder>,
+}
+
+#[allow(dead_code)]
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum NumberOrText {
+    Number(f64),
+    Text(String),
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum GsOrder {
+    Asc,
+    Desc,
+}
+
+/// A value no format field takes.
+fn no_nulls(v: &Value, at: &str) -> Result<(), String> {
+    match v {
+        Value::Null => Err(format!("null at {at}")),
+        Value::Array(a) => a.iter().enumerate().try_for_each(|(i, x)| no_nulls(x, &format!("{at}[{i}]"))),
+        Value::Object(o) => o.iter().try_for_each(|(k, x)| no_nulls(x, &format!("{at}.{k}"))),
+        _ => Ok(()),
+    }
+}
+
+/// Reads a Gradescope file as the specification describes it: a top-level
+/// score is optional only where every test has one.
+fn gradescope_ok(doc: &Value) -> Result<(), String> {
+    no_nulls(doc, "$")?;
+    let r: GsResults = serde_json::from_value(doc.clone()).map_err(|e| e.to_string())?;
+    let every_test_scored = r.tests.as_ref().is_some_and(|t| t.iter().all(|t| t.score.is_some()));
+    if r.score.is_none() && !every_test_scored {
+        return Err("no score: neither at the top nor on every test".into());
+    }
+    Ok(())
+}
+
+/// PrairieLearn's `results.json`. Other top-level data is allowed, as the
+/// documentation says; the tests are what `<pl-external-grader-results>`
+/// renders.
+#[allow(dead_code)]
+#[derive(Deserialize)]
+struct PlResults {
+    gradable: Option<bool>,
+    score: Option<f64>,
+    message: Option<String>,
+    output: Option<String>,
+    format_errors: Option<TextOrTexts>,
+    images: Option<Vec<PlImage>>,
+    tests: Option<Vec<PlTest>>,
+    #[serde(flatten)]
+    other: Map<String, Value>,
+}
+
+#[allow(dead_code)]
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum TextOrTexts {
+    One(String),
+    Many(Vec<String>),
+}
+
+#[allow(dead_code)]
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum PlImage {
+    Url(String),
+    Image { url: String, label: Option<String> },
+}
+
+#[allow(dead_code)]
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PlTest {
+    name: String,
+    description: Option<String>,
+    points: Option<f64>,
+    max_points: Option<f64>,
+    message: Option<String>,
+    output: Option<String>,
+    images: Option<Vec<PlImage>>,
+}
+
+/// Reads a PrairieLearn file: a score in [0, 1] unless `gradable` is false.
+fn prairielearn_ok(doc: &Value) -> Result<(), String> {
+    no_nulls(doc, "$")?;
+    let r: PlResults = serde_json::from_value(doc.clone()).map_err(|e| e.to_string())?;
+    match (r.gradable, r.score) {
+        (Some(false), _) => Ok(()),
+        (_, None) => Err("a gradable result has no score".into()),
+        (_, Some(s)) if !(0.0..=1.0).contains(&s) => Err(format!("the score {s} is outside [0, 1]")),
+        _ => Ok(()),
+    }
+}
+
+fn job() -> Job {
+    Job {
+        submission: "alice/transpose".into(),
+        file: "/room/alice/transpose.cu".into(),
+        exercise: ExerciseRef::new("K.2", "k2_transpose", "transpose"),
+        key: "k".into(),
+        expect: None,
+        expect_large: None,
+    }
+}
+
+fn stored(ended: Ended, record: Option<Value>, detail: Option<&str>) -> Stored {
+    Stored {
+        key: "k".into(),
+        submission: "alice/transpose".into(),
+        exercise: "K.2:transpose".into(),
+        ended,
+        detail: detail.map(String::from),
+        exit_code: Some(1),
+        signal: None,
+        device: "0".into(),
+        seconds: 1.0,
+        record,
+        stderr: String::new(),
+    }
+}
+
+fn shape(label: &str, verdict: &str, battery: &str, extra: Value) -> Value {
+    let mut s = json!({ "label": label, "rows": 97, "cols": 131, "verdict": verdict, "battery": battery });
+    s.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+    s
+}
+
+/// A row of every outcome, built as grading builds them.
+fn rows() -> Vec<Row> {
+    let j = job();
+    let record = |outcome: &str, reason: Value, log: &str, shapes: Vec<Value>, timing: Value| {
+        json!({ "outcome": outcome, "exit_code": 1, "reason": reason, "compile_log": log, "shapes": shapes, "timing": timing })
+    };
+    let passing = vec![shape("1x1", "pass", "public", json!({})), shape("hidden 1", "pass", "hidden", json!({}))];
+    let failing = vec![
+        shape("1x1", "pass", "public", json!({})),
+        shape("ragged edges 97x131", "fail", "public", json!({"wrong": 3, "unwritten": 0, "first_bad": 4, "out_of_bounds_before": 0, "out_of_bounds_after": 1})),
+        shape("hidden 2", "crashed", "hidden", json!({"error": "CUDA_ERROR_ILLEGAL_ADDRESS"})),
+        shape("hidden 3", "not_run", "hidden", json!({})),
+    ];
+    let huge_log = "error: expected a \";\"\n".repeat(100_000);
+    let rows = vec![
+        Row::of(&j, Some(&stored(Ended::Record, Some(record("pass", Value::Null, "", passing, json!({"share_of_copy": 0.72}))), None)), None),
+        Row::of(&j, Some(&stored(Ended::Record, Some(record("fail", Value::Null, "", failing, Value::Null)), None)), None),
+        Row::of(&j, Some(&stored(Ended::Record, Some(record("fail", json!("the file does not compile (the compiler's log is above)"), &huge_log, vec![], Value::Null)), None)), None),
+        Row::of(&j, Some(&stored(Ended::Record, Some(record("fail", json!("the file has no kernel"), "", vec![], Value::Null)), None)), None),
+        Row::of(&j, Some(&stored(Ended::Record, Some(record("could not check", json!("no GPU"), "", vec![], Value::Null)), None)), None),
+        Row::of(&j, Some(&stored(Ended::TimedOut, None, Some("stopped after 60 s"))), None),
+        Row::of(&j, Some(&stored(Ended::Crashed, None, Some("the checker died of signal 11 (SIGSEGV)"))), None),
+        Row::of(&j, None, Some(&TaskState { state: Some("NODE_FAIL".into()), source: "state from sacct".into() })),
+        Row::of(&j, None, Some(&TaskState { state: Some("TIMEOUT".into()), source: "state from sacct".into() })),
+        Row::of(&j, None, None),
+    ];
+    let outcomes: Vec<Outcome> = rows.iter().map(|r| r.outcome).collect();
+    for o in Outcome::ALL {
+        assert!(outcomes.contains(&o), "no row of outcome {o:?}");
+    }
+    rows
+}
+
+#[test]
+fn gradescope_results_have_the_documented_fields() {
+    for row in rows() {
+        let doc = gradescope(&row);
+        assert_eq!(gradescope_ok(&doc), Ok(()), "{:?}:\n{doc:#}", row.outcome);
+        assert!(serde_json::to_string(&doc).unwrap().len() < 1 << 20, "{:?}: over 1 MB", row.outcome);
+    }
+    let pass = gradescope(&rows()[0]);
+    assert_eq!(pass["leaderboard"][0]["value"], json!(0.72));
+    assert_eq!(pass["leaderboard"][0]["order"], json!("desc"));
+    let fail = gradescope(&rows()[1]);
+    let vis: Vec<&str> = fail["tests"].as_array().unwrap().iter().map(|t| t["visibility"].as_str().unwrap()).collect();
+    assert_eq!(vis, ["visible", "visible", "after_published", "after_published"]);
+    assert_eq!(fail["score"], json!(1.0));
+    assert!(fail.get("leaderboard").is_none(), "an untimed kernel has no place on the leaderboard");
+}
+
+#[test]
+fn prairielearn_results_have_the_documented_fields() {
+    for row in rows() {
+        let doc = prairielearn(&row);
+        assert_eq!(prairielearn_ok(&doc), Ok(()), "{:?}:\n{doc:#}", row.outcome);
+        assert!(serde_json::to_string(&doc).unwrap().len() < 1 << 20, "{:?}: over PrairieLearn's 1 MB", row.outcome);
+        let gradable = doc["gradable"].as_bool().unwrap();
+        assert_eq!(gradable, row.outcome.checked() && row.outcome != Outcome::CompileError, "{:?}", row.outcome);
+    }
+    let fail = prairielearn(&rows()[1]);
+    assert_eq!(fail["score"], json!(0.25));
+    let ce = prairielearn(&rows()[2]);
+    assert_eq!(ce["gradable"], json!(false));
+    assert_eq!(ce["format_errors"][0], json!("the file does not compile: error: expected a \";\""));
+}
+
+/// Each reader refuses what its format refuses, so that the two tests
+/// above can fail.
+#[test]
+fn the_readers_refuse_missing_mistyped_and_unknown_fields() {
+    let good_gs = gradescope(&rows()[1]);
+    let good_pl = prairielearn(&rows()[1]);
+    assert_eq!((gradescope_ok(&good_gs), prairielearn_ok(&good_pl)), (Ok(()), Ok(())));
+    let broken = |doc: &Value, f: &dyn Fn(&mut Value)| {
+        let mut d = doc.clone();
+        f(&mut d);
+        d
+    };
+    // Gradescope: no score anywhere; a score as text; an unknown visibility;
+    // a misspelt field; a leaderboard entry without a value; a null.
+    assert!(gradescope_ok(&broken(&good_gs, &|d| {
+        d.as_object_mut().unwrap().remove("score");
+        for t in d["tests"].as_array_mut().unwrap() {
+            t.as_object_mut().unwrap().remove("score");
+        }
+    }))
+    .is_err());
+    assert_eq!(
+        gradescope_ok(&broken(&good_gs, &|d| {
+            d.as_object_mut().unwrap().remove("score");
+        })),
+        Ok(()),
+        "tests that each carry a score need no total"
+    );
+    assert!(gradescope_ok(&broken(&good_gs, &|d| d["score"] = json!("1"))).is_err());
+    assert!(gradescope_ok(&broken(&good_gs, &|d| d["tests"][0]["visibility"] = json!("public"))).is_err());
+    assert!(gradescope_ok(&broken(&good_gs, &|d| d["tests"][0]["visiblity"] = json!("visible"))).is_err());
+    assert!(gradescope_ok(&broken(&good_gs, &|d| d["tests"][0]["status"] = json!("ok"))).is_err());
+    assert!(gradescope_ok(&broken(&good_gs, &|d| d["leaderboard"] = json!([{"name": "speed"}]))).is_err());
+    assert!(gradescope_ok(&broken(&good_gs, &|d| d["tests"][0]["output"] = Value::Null)).is_err());
+    // PrairieLearn: a gradable result without a score; a score past 1;
+    // gradable as text; a test without a name; format_errors as a number.
+    assert!(prairielearn_ok(&broken(&good_pl, &|d| {
+        d.as_object_mut().unwrap().remove("score");
+    }))
+    .is_err());
+    assert!(prairielearn_ok(&broken(&good_pl, &|d| d["score"] = json!(2.5))).is_err());
+    assert!(prairielearn_ok(&broken(&good_pl, &|d| d["gradable"] = json!("yes"))).is_err());
+    assert!(prairielearn_ok(&broken(&good_pl, &|d| {
+        d["tests"][0].as_object_mut().unwrap().remove("name");
+    }))
+    .is_err());
+    assert!(prairielearn_ok(&json!({ "gradable": false, "format_errors": 3 })).is_err());
+    assert_eq!(prairielearn_ok(&json!({ "gradable": false, "format_errors": "does not compile" })), Ok(()));
+    assert_eq!(prairielearn_ok(&json!({ "score": 0.5, "course_data": {"any": "thing"} })), Ok(()), "other data is allowed");
+}
