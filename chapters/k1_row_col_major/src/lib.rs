@@ -528,6 +528,92 @@ mod tests {
         s
     }
 
+    /// A plainly written set-associative LRU: one list per set, most recent
+    /// first. Slow and obviously right, to hold the fast [`Cache`] to.
+    struct ReferenceCache {
+        cfg: CacheConfig,
+        sets: Vec<Vec<u64>>,
+    }
+
+    impl ReferenceCache {
+        fn new(cfg: CacheConfig) -> Self {
+            ReferenceCache { cfg, sets: vec![Vec::new(); cfg.sets() as usize] }
+        }
+
+        fn access(&mut self, address: u64) -> bool {
+            let line = address / self.cfg.line_bytes;
+            let set = &mut self.sets[(line % self.cfg.sets()) as usize];
+            let hit = match set.iter().position(|&l| l == line) {
+                Some(p) => {
+                    set.remove(p);
+                    true
+                }
+                None => {
+                    set.truncate(self.cfg.ways as usize - 1);
+                    false
+                }
+            };
+            set.insert(0, line);
+            hit
+        }
+    }
+
+    /// The hits and misses of `simulate`, replayed element by element
+    /// through the reference cache in the loop nest's own order.
+    fn reference_simulate(shape: Shape, storage: StorageOrder, traversal: Traversal, cfg: CacheConfig) -> CacheStats {
+        let mut cache = ReferenceCache::new(cfg);
+        let mut stats = CacheStats::default();
+        let mut visit = |r, c| {
+            if cache.access(storage.offset(shape, r, c) * ELEM_BYTES) {
+                stats.hits += 1;
+            } else {
+                stats.misses += 1;
+            }
+        };
+        match traversal {
+            Traversal::RowOuter => (0..shape.rows).for_each(|r| (0..shape.cols).for_each(|c| visit(r, c))),
+            Traversal::ColOuter => (0..shape.cols).for_each(|c| (0..shape.rows).for_each(|r| visit(r, c))),
+        }
+        stats
+    }
+
+    /// Any valid cache: 1 to 6 sets of 1 to 6 ways, lines of 1 to 20
+    /// floats (so line sizes that are not powers of two, and strides that
+    /// are not whole lines, come up too).
+    fn any_cache() -> impl Strategy<Value = CacheConfig> {
+        (1u64..7, 1u64..7, 1u64..21).prop_map(|(sets, ways, floats)| CacheConfig {
+            lines: sets * ways,
+            line_bytes: floats * ELEM_BYTES,
+            ways,
+        })
+    }
+
+    fn any_storage() -> impl Strategy<Value = StorageOrder> {
+        prop_oneof![Just(StorageOrder::RowMajor), Just(StorageOrder::ColMajor)]
+    }
+
+    fn any_traversal() -> impl Strategy<Value = Traversal> {
+        prop_oneof![Just(Traversal::RowOuter), Just(Traversal::ColOuter)]
+    }
+
+    #[test]
+    fn simulate_matches_the_reference_on_the_chapter_caches() {
+        let odd = CacheConfig { lines: 12, line_bytes: 48, ways: 4 }; // 3 sets, 12-float lines
+        let two_way = CacheConfig { lines: 8, line_bytes: 64, ways: 2 };
+        // 64 lines fill up and wrap around on the larger shapes; 4096 never fill.
+        let (wraps, never_full) = (CacheConfig::fully_associative(64, 64), CacheConfig::fully_associative(4096, 64));
+        for cfg in [SOURCE_CACHE, TYPICAL_L1, odd, two_way, wraps, never_full] {
+            for shape in [Shape::new(8, 64), Shape::new(33, 65), Shape::new(100, 37), Shape::new(1, 500), Shape::new(300, 1)] {
+                for storage in [StorageOrder::RowMajor, StorageOrder::ColMajor] {
+                    for t in [Traversal::RowOuter, Traversal::ColOuter] {
+                        let fast = simulate(shape, storage, t, cfg);
+                        assert_eq!(fast, reference_simulate(shape, storage, t, cfg), "{shape} {storage} {t:?} {cfg:?}");
+                    }
+                }
+            }
+        }
+    }
+
     #[test]
     fn source_figures() {
         let e = Experiment::run(Shape::new(8, 64), SOURCE_CACHE);
@@ -586,6 +672,43 @@ mod tests {
                 expect.misses += r.misses;
             }
             prop_assert_eq!(c.stats(), expect);
+        }
+
+        /// The fast simulator counts exactly what the reference counts, for
+        /// any shape, storage, traversal and cache.
+        #[test]
+        fn simulate_matches_the_reference(
+            rows in 1u64..40,
+            cols in 1u64..40,
+            storage in any_storage(),
+            traversal in any_traversal(),
+            cfg in any_cache(),
+        ) {
+            let fast = simulate(Shape::new(rows, cols), storage, traversal, cfg);
+            prop_assert_eq!(fast, reference_simulate(Shape::new(rows, cols), storage, traversal, cfg));
+        }
+
+        /// Access by access, the fast cache and the reference agree on every
+        /// hit and miss, on sequences that repeat lines, come back to them
+        /// and wander off, so the repeat fast path, the hits deep in a set
+        /// and the evictions are all exercised.
+        #[test]
+        fn cache_agrees_with_the_reference_access_by_access(
+            cfg in any_cache(),
+            runs in proptest::collection::vec((0u64..40, 1usize..4), 0..300),
+        ) {
+            let (mut fast, mut plain) = (Cache::new(cfg), ReferenceCache::new(cfg));
+            let mut expect = CacheStats::default();
+            for (i, &(line, repeats)) in runs.iter().enumerate() {
+                for k in 0..repeats {
+                    // A different byte of the same line each time.
+                    let address = line * cfg.line_bytes + (k as u64 * ELEM_BYTES) % cfg.line_bytes;
+                    let hit = plain.access(address);
+                    prop_assert_eq!(fast.access(address), hit, "access {} of run {}", k, i);
+                    if hit { expect.hits += 1 } else { expect.misses += 1 }
+                }
+            }
+            prop_assert_eq!(fast.stats(), expect);
         }
 
         /// Traversal order never changes the sum.
