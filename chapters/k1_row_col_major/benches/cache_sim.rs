@@ -25,7 +25,7 @@ use std::time::{Duration, Instant};
 use std::{env, fs};
 
 const N: u64 = 4096;
-const ROUNDS: usize = 5;
+const ROUNDS: usize = 7;
 const ORDERS: [Traversal; 2] = [Traversal::RowOuter, Traversal::ColOuter];
 const SEED: &str = "000_127435a8d1b64e64.txt";
 
