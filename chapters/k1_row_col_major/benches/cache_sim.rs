@@ -131,7 +131,7 @@ fn extract_program(text: &str) -> Option<&str> {
     let start = heading + text[heading..].find('\n')? + 1;
     let end = start + text[start..].find("\nWorked Example K.1.1")?;
     let program = &text[start..end];
-    let has = |f: &str| program.contains(&format!("void {f}(int rows, int cols, int capacity_lines"));
+    let has = |f: &str| program.contains(&format!("void {f}("));
     (has("simulate_row_outer") && has("simulate_col_outer")).then_some(program)
 }
 
