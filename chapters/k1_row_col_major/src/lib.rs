@@ -59,59 +59,113 @@ impl CacheStats {
 }
 
 /// A set-associative LRU cache that only tracks which lines it holds.
+///
+/// Each set is a ring of `ways` slots read from its head: the most
+/// recently used line first, the least recently used just behind the head.
+/// A miss steps the head back one slot, onto the line to evict, and writes
+/// the new line there; nothing else moves. A hit moves only the lines more
+/// recent than the one hit.
 pub struct Cache {
     cfg: CacheConfig,
-    /// `sets * ways` line numbers; each set's slice is ordered from most to
-    /// least recently used, and only its first `filled[set]` entries count.
+    sets: u64,
+    /// `sets - 1` when the number of sets is a power of two, as in real
+    /// caches: then a line's set is its low bits.
+    set_mask: Option<u64>,
+    /// `sets * ways` line numbers, one set after another; a slot not yet
+    /// filled holds `NO_LINE`, which matches no line.
     slots: Vec<u64>,
-    filled: Vec<u32>,
+    /// Each set's head: the slot of its most recently used line.
+    heads: Vec<usize>,
     /// The line touched last: always the most recent of its set, so a
     /// repeat touch is a hit with nothing to reorder.
-    last: Option<u64>,
-    stats: CacheStats,
+    last: u64,
+    touches: u64,
+    misses: u64,
 }
+
+/// No line: addresses fit in a `u64` and lines hold at least 4 bytes, so
+/// no real line number reaches it.
+const NO_LINE: u64 = u64::MAX;
 
 impl Cache {
     /// An empty cache. The configuration must already be valid
     /// (see [`validate`]).
     pub fn new(cfg: CacheConfig) -> Self {
-        let sets = cfg.sets() as usize;
-        Cache { cfg, slots: vec![0; cfg.lines as usize], filled: vec![0; sets], last: None, stats: CacheStats::default() }
+        let (slots, heads) = (vec![NO_LINE; cfg.lines as usize], vec![0; cfg.sets() as usize]);
+        let set_mask = cfg.sets().is_power_of_two().then(|| cfg.sets() - 1);
+        Cache { cfg, sets: cfg.sets(), set_mask, slots, heads, last: NO_LINE, touches: 0, misses: 0 }
     }
 
     /// Touches the byte at `address`; returns whether it was a hit.
     pub fn access(&mut self, address: u64) -> bool {
-        let line = address / self.cfg.line_bytes;
-        if self.last == Some(line) {
-            self.stats.hits += 1;
+        self.touch(address / self.cfg.line_bytes)
+    }
+
+    /// Touches line number `line` (`address / line_bytes`); returns
+    /// whether it was a hit.
+    #[inline]
+    fn touch(&mut self, line: u64) -> bool {
+        self.touches += 1;
+        if line == self.last {
             return true;
         }
-        self.last = Some(line);
-        let set = (line % self.cfg.sets()) as usize;
+        self.last = line;
+        let hit = self.move_to_front(line);
+        self.misses += !hit as u64;
+        hit
+    }
+
+    /// Makes `line` the most recently used of its set; returns whether
+    /// the set held it. (Inlined into the traversal's loop, so that the
+    /// cache's fields stay in registers there.)
+    #[inline(always)]
+    fn move_to_front(&mut self, line: u64) -> bool {
         let ways = self.cfg.ways as usize;
-        let filled = self.filled[set] as usize;
-        let lines = &mut self.slots[set * ways..(set + 1) * ways];
-        if let Some(pos) = lines[..filled].iter().position(|&l| l == line) {
-            lines[..=pos].rotate_right(1); // move to the front: most recent
-            self.stats.hits += 1;
-            return true;
-        }
-        // A miss: shift everything back one place, dropping the least
-        // recently used line if the set is full, and put the new line first.
-        let keep = if filled < ways {
-            self.filled[set] += 1;
-            filled + 1
+        let set_index = self.set_of(line);
+        let set = &mut self.slots[set_index * ways..][..ways];
+        let head = &mut self.heads[set_index];
+        // One slot back around the ring.
+        let before = |i: usize| if i == 0 { ways - 1 } else { i - 1 };
+        // A set fills from its last slot backwards, so until its first slot
+        // is taken its lines are the slots from its head on.
+        let found = if set[0] == NO_LINE {
+            set[*head..].iter().position(|&l| l == line).map(|at| *head + at)
         } else {
-            ways
+            set.iter().position(|&l| l == line)
         };
-        lines[..keep].rotate_right(1);
-        lines[0] = line;
-        self.stats.misses += 1;
-        false
+        match found {
+            // A miss: the slot just behind the head holds the least
+            // recently used line (or nothing yet). The new line replaces
+            // it and becomes the head; the rest keep their order.
+            None => {
+                *head = before(*head);
+                set[*head] = line;
+                false
+            }
+            // A hit: the lines from the head up to this one move one slot
+            // further from the head, and this one takes the head's slot.
+            Some(mut at) => {
+                while at != *head {
+                    set[at] = set[before(at)];
+                    at = before(at);
+                }
+                set[at] = line;
+                true
+            }
+        }
+    }
+
+    /// The set `line` must live in: `line % sets`.
+    fn set_of(&self, line: u64) -> usize {
+        let set = match self.set_mask {
+            Some(mask) => line & mask,
+            None => line % self.sets,
+        };
+        set as usize
     }
 
     pub fn stats(&self) -> CacheStats {
-        self.stats
+        CacheStats { hits: self.touches - self.misses, misses: self.misses }
     }
 }
 // ANCHOR_END: cache
@@ -145,17 +199,31 @@ fn simulate_counted(
     progress: &ProgressBar,
 ) -> CacheStats {
     let mut cache = Cache::new(cfg);
-    let (outer, inner) = match traversal {
-        Traversal::RowOuter => (shape.rows, shape.cols),
-        Traversal::ColOuter => (shape.cols, shape.rows),
+    let (row_stride, col_stride) = storage.strides(shape);
+    let (outer, outer_stride, inner, inner_stride) = match traversal {
+        Traversal::RowOuter => (shape.rows, row_stride, shape.cols, col_stride),
+        Traversal::ColOuter => (shape.cols, col_stride, shape.rows, row_stride),
     };
+    // Each inner step moves the address by the same number of bytes: some
+    // whole lines and a remainder. Carrying the position within the line
+    // gives each address's line number without dividing per access.
+    let line_bytes = cfg.line_bytes;
+    let step = inner_stride * ELEM_BYTES;
+    let (step_lines, step_bytes) = (step / line_bytes, step % line_bytes);
     for i in 0..outer {
-        for j in 0..inner {
-            let (r, c) = match traversal {
-                Traversal::RowOuter => (i, j),
-                Traversal::ColOuter => (j, i),
-            };
-            cache.access(storage.offset(shape, r, c) * ELEM_BYTES);
+        let start = i * outer_stride * ELEM_BYTES;
+        let (mut line, mut byte) = (start / line_bytes, start % line_bytes);
+        for _ in 0..inner {
+            cache.touch(line);
+            line += step_lines;
+            // A step of whole lines (the usual crossing stride) has nothing to carry.
+            if step_bytes > 0 {
+                byte += step_bytes;
+                if byte >= line_bytes {
+                    byte -= line_bytes;
+                    line += 1;
+                }
+            }
         }
         progress.inc(inner);
     }
@@ -530,6 +598,92 @@ mod tests {
         s
     }
 
+    /// A plainly written set-associative LRU: one list per set, most recent
+    /// first. Slow and obviously right, to hold the fast [`Cache`] to.
+    struct ReferenceCache {
+        cfg: CacheConfig,
+        sets: Vec<Vec<u64>>,
+    }
+
+    impl ReferenceCache {
+        fn new(cfg: CacheConfig) -> Self {
+            ReferenceCache { cfg, sets: vec![Vec::new(); cfg.sets() as usize] }
+        }
+
+        fn access(&mut self, address: u64) -> bool {
+            let line = address / self.cfg.line_bytes;
+            let set = &mut self.sets[(line % self.cfg.sets()) as usize];
+            let hit = match set.iter().position(|&l| l == line) {
+                Some(p) => {
+                    set.remove(p);
+                    true
+                }
+                None => {
+                    set.truncate(self.cfg.ways as usize - 1);
+                    false
+                }
+            };
+            set.insert(0, line);
+            hit
+        }
+    }
+
+    /// The hits and misses of `simulate`, replayed element by element
+    /// through the reference cache in the loop nest's own order.
+    fn reference_simulate(shape: Shape, storage: StorageOrder, traversal: Traversal, cfg: CacheConfig) -> CacheStats {
+        let mut cache = ReferenceCache::new(cfg);
+        let mut stats = CacheStats::default();
+        let mut visit = |r, c| {
+            if cache.access(storage.offset(shape, r, c) * ELEM_BYTES) {
+                stats.hits += 1;
+            } else {
+                stats.misses += 1;
+            }
+        };
+        match traversal {
+            Traversal::RowOuter => (0..shape.rows).for_each(|r| (0..shape.cols).for_each(|c| visit(r, c))),
+            Traversal::ColOuter => (0..shape.cols).for_each(|c| (0..shape.rows).for_each(|r| visit(r, c))),
+        }
+        stats
+    }
+
+    /// Any valid cache: 1 to 6 sets of 1 to 6 ways, lines of 1 to 20
+    /// floats (so line sizes that are not powers of two, and strides that
+    /// are not whole lines, come up too).
+    fn any_cache() -> impl Strategy<Value = CacheConfig> {
+        (1u64..7, 1u64..7, 1u64..21).prop_map(|(sets, ways, floats)| CacheConfig {
+            lines: sets * ways,
+            line_bytes: floats * ELEM_BYTES,
+            ways,
+        })
+    }
+
+    fn any_storage() -> impl Strategy<Value = StorageOrder> {
+        prop_oneof![Just(StorageOrder::RowMajor), Just(StorageOrder::ColMajor)]
+    }
+
+    fn any_traversal() -> impl Strategy<Value = Traversal> {
+        prop_oneof![Just(Traversal::RowOuter), Just(Traversal::ColOuter)]
+    }
+
+    #[test]
+    fn simulate_matches_the_reference_on_the_chapter_caches() {
+        let odd = CacheConfig { lines: 12, line_bytes: 48, ways: 4 }; // 3 sets, 12-float lines
+        let two_way = CacheConfig { lines: 8, line_bytes: 64, ways: 2 };
+        // 64 lines fill up and wrap around on the larger shapes; 4096 never fill.
+        let (wraps, never_full) = (CacheConfig::fully_associative(64, 64), CacheConfig::fully_associative(4096, 64));
+        for cfg in [SOURCE_CACHE, TYPICAL_L1, odd, two_way, wraps, never_full] {
+            for shape in [Shape::new(8, 64), Shape::new(33, 65), Shape::new(100, 37), Shape::new(1, 500), Shape::new(300, 1)] {
+                for storage in [StorageOrder::RowMajor, StorageOrder::ColMajor] {
+                    for t in [Traversal::RowOuter, Traversal::ColOuter] {
+                        let fast = simulate(shape, storage, t, cfg);
+                        assert_eq!(fast, reference_simulate(shape, storage, t, cfg), "{shape} {storage} {t:?} {cfg:?}");
+                    }
+                }
+            }
+        }
+    }
+
     #[test]
     fn source_figures() {
         let e = Experiment::run(Shape::new(8, 64), SOURCE_CACHE);
@@ -588,6 +742,43 @@ mod tests {
                 expect.misses += r.misses;
             }
             prop_assert_eq!(c.stats(), expect);
+        }
+
+        /// The fast simulator counts exactly what the reference counts, for
+        /// any shape, storage, traversal and cache.
+        #[test]
+        fn simulate_matches_the_reference(
+            rows in 1u64..40,
+            cols in 1u64..40,
+            storage in any_storage(),
+            traversal in any_traversal(),
+            cfg in any_cache(),
+        ) {
+            let fast = simulate(Shape::new(rows, cols), storage, traversal, cfg);
+            prop_assert_eq!(fast, reference_simulate(Shape::new(rows, cols), storage, traversal, cfg));
+        }
+
+        /// Access by access, the fast cache and the reference agree on every
+        /// hit and miss, on sequences that repeat lines, come back to them
+        /// and wander off, so the repeat fast path, the hits deep in a set
+        /// and the evictions are all exercised.
+        #[test]
+        fn cache_agrees_with_the_reference_access_by_access(
+            cfg in any_cache(),
+            runs in proptest::collection::vec((0u64..40, 1usize..4), 0..300),
+        ) {
+            let (mut fast, mut plain) = (Cache::new(cfg), ReferenceCache::new(cfg));
+            let mut expect = CacheStats::default();
+            for (i, &(line, repeats)) in runs.iter().enumerate() {
+                for k in 0..repeats {
+                    // A different byte of the same line each time.
+                    let address = line * cfg.line_bytes + (k as u64 * ELEM_BYTES) % cfg.line_bytes;
+                    let hit = plain.access(address);
+                    prop_assert_eq!(fast.access(address), hit, "access {} of run {}", k, i);
+                    if hit { expect.hits += 1 } else { expect.misses += 1 }
+                }
+            }
+            prop_assert_eq!(fast.stats(), expect);
         }
 
         /// Traversal order never changes the sum.
