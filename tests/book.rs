@@ -215,7 +215,7 @@ fn the_readme_layout_matches_the_tree() {
         .flat_map(|row| row.split('|').nth(1).unwrap().split(", ").map(|p| p.trim().trim_matches('`').trim_end_matches('/').to_string()))
         .collect();
     let named = |p: &str| paths.iter().any(|x| x == p);
-    let ignored = ["target", "book-out", ".git", ".cuda-venv", ".device-bin"];
+    let ignored = ["target", "book-out", ".git", ".cuda-venv", ".device-bin", "mutants.out", "mutants.out.old"];
     for e in std::fs::read_dir(root()).unwrap().flatten() {
         let name = e.file_name().to_string_lossy().to_string();
         if !e.path().is_dir() || ignored.contains(&name.as_str()) {
