@@ -18,6 +18,18 @@ fn the_limits_are_cudas() {
     assert_eq!(MAX_THREADS_PER_BLOCK, 1024);
 }
 
+#[test]
+fn refusals_say_which_limit_in_one_line() {
+    let e = LaunchConfig::covering(Shape::new(1, MAX_GRID_X + 1), Dim2::new(1, 1)).unwrap_err();
+    assert_eq!(e.to_string(), "the grid needs 2147483648 blocks along x, more than CUDA's limit of 2147483647");
+    let e = LaunchConfig::covering(Shape::new(MAX_GRID_Y + 1, 1), Dim2::new(1, 1)).unwrap_err();
+    assert_eq!(e.to_string(), "the grid needs 65536 blocks along y, more than CUDA's limit of 65535");
+    assert_eq!(GeometryError::BlockTooLarge { threads: 2048 }.to_string(), "a block of 2048 threads exceeds CUDA's limit of 1024");
+    assert_eq!(GeometryError::ZeroExtent.to_string(), "a matrix dimension is zero");
+    assert_eq!(GeometryError::ZeroBlock.to_string(), "a block dimension is zero");
+    assert_eq!((Dim2::new(32, 8).to_string(), Shape::new(3, 5).to_string()), ("32x8".into(), "3x5".into()));
+}
+
 fn too_large(axis: char, blocks: u64, limit: u64) -> Result<LaunchConfig, GeometryError> {
     Err(GeometryError::GridTooLarge { axis, blocks, limit })
 }
@@ -172,7 +184,11 @@ fn the_tall_case_is_tall_along_the_axis_each_launch_maps_to_y() {
         assert_eq!(cfg.grid.y as u64, MAX_GRID_Y, "{block}");
         assert_eq!(cfg.rounds(s), 2, "{block}: {s}");
         assert!(LaunchConfig::covering(s, block).is_err(), "{block}: {s}");
-        assert_ne!(s.rows % block.y as u64, 0, "{block}: {s}");
+        // The second round reaches a full row of blocks and then a ragged
+        // one, so a kernel must handle both beyond the first pass.
+        let second_round = s.rows - MAX_GRID_Y * block.y as u64;
+        assert!(second_round > block.y as u64, "{block}: {s}");
+        assert_ne!(second_round % block.y as u64, 0, "{block}: {s}");
     }
 
     // Per diagonal: more diagonals, so more launches, than the limit.
