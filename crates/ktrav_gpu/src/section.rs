@@ -1,6 +1,47 @@
 //! The "On this GPU" section a chapter prints after its worked example:
 //! one line per cross-check, each ending in a coloured verdict, and tables
 //! of bandwidth measured side by side with a device copy.
+//!
+//! # Three ways to run a section
+//!
+//! * **Whole** (the default): every check of the chapter on its own shapes,
+//!   then its timing tables.
+//! * **Small** (set [`SMALL_ENV`], `KTRAV_GPU_SMALL=1`): every kernel of the
+//!   chapter, teaching kernels, every numbered version and the kernels that
+//!   are wrong on purpose, once each on [`small_shapes`] (at most a few
+//!   thousand elements: 1x1, 1xN, Nx1, a ragged shape and an aligned one),
+//!   with no timing loop. This is the mode to run under compute-sanitizer
+//!   (memcheck, racecheck, synccheck, initcheck): each tool finishes a
+//!   chapter in seconds.
+//! * **At a shape** (`--rows R --cols C --gpu` on a chapter's command line):
+//!   every kernel and version at the reader's shape, checked against the
+//!   host reference, then timed beside a device copy as in the whole run.
+//!
+//! # The run lines of the small mode
+//!
+//! In the small mode every launch prints one line that a log reader can
+//! parse, starting at the first column:
+//!
+//! ```text
+//! small-run chapter=k4_boundary_check kernel=add_v1_grid_stride role=version shape=37x61 grid=2x1 block=256x1 result=agrees
+//! small-run chapter=k4_boundary_check kernel=add_guard_x_only role=wrong shape=37x61 grid=2x8 block=32x8 result=shown wrong=61/2257
+//! small-summary chapter=k4_boundary_check runs=84 disagree=0
+//! ```
+//!
+//! Fields are `key=value`, separated by single spaces; no value holds a space.
+//! `chapter` is the chapter's crate name; `kernel` the `extern "C"` entry
+//! point launched; `role` is `teaching` (a kernel the chapter's text
+//! teaches), `version` (a numbered version of its ladder) or `wrong` (a
+//! kernel wrong on purpose, whose sanitizer findings are expected and
+//! shown, never judged); `shape` is rows x cols; `grid` and `block` are the
+//! launch's `gridDim` and `blockDim` (x by y); `result` is `agrees` or
+//! `DISAGREES` against the reference, and for `role=wrong` always `shown`,
+//! with `wrong=N/M` the cells that differed out of all. A kernel launched
+//! in several steps (one launch per diagonal) prints one line for the whole
+//! fill, its `grid` that of the first launch. More keys may be added at the
+//! end; readers ignore keys they do not know. The last line of the section
+//! is `small-summary` with the number of runs and how many disagreed; the
+//! process exits 1 when any did.
 
 use crate::runner::{open, Gpu};
 use anyhow::Result;
