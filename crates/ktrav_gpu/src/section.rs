@@ -383,3 +383,41 @@ fn finish(gpu: &Gpu, mut sec: GpuSection, checks: impl FnOnce(&Gpu, &mut GpuSect
     }
 }
 // ANCHOR_END: section
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ktrav::Dim2;
+
+    /// The shapes the module's docs promise: none over a few thousand
+    /// elements, a 1xN, an Nx1, one ragged on both axes against 32-wide
+    /// tiles, and 1x1.
+    #[test]
+    fn small_shapes_are_small_and_cover_the_edges() {
+        let shapes = small_shapes();
+        assert!(shapes.iter().all(|s| s.elements() <= 3072), "{shapes:?}");
+        assert!(shapes.contains(&Shape::new(1, 1)));
+        assert!(shapes.iter().any(|s| s.rows == 1 && s.cols > 1000));
+        assert!(shapes.iter().any(|s| s.cols == 1 && s.rows > 1000));
+        assert!(shapes.iter().any(|s| s.rows % 32 != 0 && s.cols % 32 != 0 && s.rows > 32 && s.cols > 32));
+    }
+
+    /// The line of the docs' example, field by field: a log reader splits
+    /// it on spaces and `=`.
+    #[test]
+    fn a_run_line_is_key_value_pairs() {
+        let cfg = LaunchConfig { grid: Dim2::new(2, 8), block: Dim2::new(32, 8) };
+        let line = run_line("k4_boundary_check", "fill_checked", Role::Teaching, Shape::new(37, 61), &cfg, "agrees");
+        assert_eq!(
+            line,
+            "small-run chapter=k4_boundary_check kernel=fill_checked role=teaching shape=37x61 grid=2x8 block=32x8 result=agrees"
+        );
+        let fields: Vec<(&str, &str)> = line.split(' ').skip(1).map(|f| f.split_once('=').unwrap()).collect();
+        let keys: Vec<&str> = fields.iter().map(|(k, _)| *k).collect();
+        assert_eq!(keys, ["chapter", "kernel", "role", "shape", "grid", "block", "result"]);
+        let doc = include_str!("section.rs");
+        let example = doc.lines().find(|l| l.starts_with("//! small-run ") && l.contains("role=version")).unwrap();
+        let doc_keys: Vec<&str> = example[4..].split(' ').skip(1).map(|f| f.split_once('=').unwrap().0).collect();
+        assert_eq!(doc_keys, keys, "the docs' example has the fields the code prints");
+    }
+}
