@@ -352,6 +352,35 @@ mod tests {
         assert_eq!(l.bytes(Shape::new(2, 3)), 6 * 12);
     }
 
+    /// On a GPU: a launch that fails leaves its work buffer zeroed again,
+    /// whatever it held, and a plan that breaks the version's block rule is
+    /// refused before anything is launched. Without one, says it was skipped.
+    #[test]
+    fn a_failed_launch_leaves_its_work_buffer_zeroed() {
+        let Ok(gpu) = crate::open() else {
+            eprintln!("skipped: no GPU");
+            return;
+        };
+        let fill = |_: Shape| -> Expected<i32> { Box::new(|_| 0) };
+        let l = ladder(&fill);
+        let shape = Shape::new(37, 61);
+        let v = &VERSIONS[0];
+        let mut plan = v.checked_plan(shape, 1).unwrap();
+        plan.work_words = 4;
+        // More dynamic shared memory than any block may have: the launch is
+        // refused by the driver, and the context stays usable.
+        plan.shared_bytes = 1 << 30;
+        let mut io = l.io(&gpu, shape).unwrap();
+        io.work = gpu.upload(&[7u64, 7, 7, 7]).unwrap();
+        assert!(l.launch(&gpu, v, &plan, &mut io).is_err());
+        assert_eq!(gpu.download(&io.work).unwrap(), [0; 4]);
+        let mut wrong = plan;
+        wrong.shared_bytes = 0;
+        wrong.cfg.block = Dim2::new(32, 8);
+        let e = l.launch(&gpu, v, &wrong, &mut io).unwrap_err().to_string();
+        assert!(e.contains("32x8 blocks") && e.contains("exactly"), "{e}");
+    }
+
     /// On a GPU: every version validated on every shape and run, then timed
     /// in one table with its timed output checked; a wrong expectation is
     /// caught in both. Without one, says it was skipped.
