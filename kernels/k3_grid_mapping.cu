@@ -40,9 +40,10 @@ extern "C" __global__ void copy_x_to_row(float* __restrict__ dst, const float* _
 // rows x cols matrix is one run of rows * cols floats, so x can walk the flat
 // index. Each version takes (dst, src, rows, cols) like the kernels above and is
 // launched 1D: blockDim = (256, 1), gridDim = (min(ceil(rows * cols / (256 * V)),
-// 132 * 8), 1) with V = 1, 4, 16 for v1, v2, v3 (132 * 8: 8 blocks per
-// multiprocessor on an H200; any grid of at least one block is correct, since
-// every thread strides by the whole grid). Indices are 64-bit.
+// SMs * BLOCKS_PER_SM), 1) with V = 1, 4, 16 for v1, v2, v3, SMs the device's
+// multiprocessor count and BLOCKS_PER_SM = 8 (ktrav::ladder::BLOCKS_PER_SM); any
+// grid of at least one block is correct, since every thread strides by the
+// whole grid. Indices are 64-bit.
 
 // v1: one 1D grid-stride loop over the flat index: no gridDim.y limit, no 2D index math, any number of elements.
 extern "C" __global__ void __launch_bounds__(256) copy_v1_grid_stride(float* __restrict__ dst, const float* __restrict__ src,

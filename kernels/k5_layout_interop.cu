@@ -73,8 +73,9 @@ extern "C" __global__ void add_col_major_x_cols(float* __restrict__ out, const f
 // out = a + b for row-major (or column-major: the flat index is the same)
 // buffers of rows * cols floats, taken to the copy's speed. Each takes
 // (out, a, b, rows, cols) like add_row_major and is launched 1D:
-// blockDim = (256, 1), gridDim = (min(ceil(rows * cols / (256 * V)), 132 * 8), 1)
-// with V = 1, 4, 16 for v1, v2, v3; any grid of at least one block is correct.
+// blockDim = (256, 1), gridDim = (min(ceil(rows * cols / (256 * V)), SMs * BLOCKS_PER_SM), 1)
+// with V = 1, 4, 16 for v1, v2, v3, SMs the device's multiprocessor count and
+// BLOCKS_PER_SM = 8 (ktrav::ladder::BLOCKS_PER_SM); any grid of at least one block is correct.
 
 // v1: one 1D grid-stride loop over the flat index: x walks the stride-1 axis, no gridDim.y limit, 64-bit indices.
 extern "C" __global__ void __launch_bounds__(256) add_v1_grid_stride(float* __restrict__ out, const float* __restrict__ a,

@@ -196,7 +196,8 @@ extern "C" __global__ void __launch_bounds__(32) lattice_v2_systolic_2rows(unsig
 // block to arrive builds n! and 1/n! for n < rows + cols - 1 into work (one warp,
 // prefix products by shuffles, one inverse by Fermat) and raises a flag;
 // every block then writes whole rows, each cell two multiplications, stores
-// coalesced. Launch: blockDim = (256, 1), gridDim = (min(rows, 132 * 8), 1);
+// coalesced. Launch: blockDim = (256, 1), gridDim = (min(rows, SMs * BLOCKS_PER_SM), 1),
+// SMs the device's multiprocessor count, BLOCKS_PER_SM = 8 (ktrav::ladder::BLOCKS_PER_SM);
 // (grid, rows, cols, work); work: 3 + 2 * (rows + cols - 1) u64, ZEROED ONCE
 // when allocated, left zeroed by each launch except the tables.
 

@@ -70,3 +70,80 @@ fn a_plan_that_breaks_its_block_rule_is_refused() {
     let e = wrong.checked_plan(Shape::new(64, 64), 132).unwrap_err().to_string();
     assert!(e.contains("64x1 blocks") && e.contains("exactly"), "{e}");
 }
+
+/// The comment block that opens a kernel file's ladder: from its
+/// `---- How fast can it go ----` line to the first version's comment, as
+/// one text without the comment markers.
+fn ladder_header(source: &str) -> Option<String> {
+    let start = source.find("---- How fast can it go ----")?;
+    let rest = &source[start..];
+    let end = rest.find("\n// v1").unwrap_or(rest.len());
+    Some(rest[..end].lines().map(|l| l.trim_start_matches('/').trim()).collect::<Vec<_>>().join(" "))
+}
+
+/// The blocks a ladder header states, as `(version, (x, y))`: each
+/// `(x, y)` pair of whole numbers belongs to the versions named since the
+/// previous one, as in "v1 and v2 are launched with blockDim = (32, 8), v3
+/// with (16, 16)".
+fn header_blocks(header: &str) -> Vec<(usize, (u32, u32))> {
+    let mut out = Vec::new();
+    let mut pending = Vec::new();
+    let words: Vec<&str> = header.split_whitespace().collect();
+    for (i, w) in words.iter().enumerate() {
+        let bare = w.trim_matches(|c: char| c == ',' || c == ';' || c == '.');
+        if let Some(n) = bare.strip_prefix('v').and_then(|n| n.parse::<usize>().ok()) {
+            pending.push(n);
+        } else if let Some(x) = w.strip_prefix('(').and_then(|x| x.strip_suffix(',')).and_then(|x| x.parse::<u32>().ok()) {
+            let y = words.get(i + 1).and_then(|y| y.split(')').next()).and_then(|y| y.parse::<u32>().ok());
+            if let Some(y) = y {
+                out.extend(pending.drain(..).map(|n| (n, (x, y))));
+            }
+        }
+    }
+    out
+}
+
+/// Where a ladder's header says which block its versions are launched
+/// with, every plan launches that block: K.2's says v1 and v2 take 32x8
+/// and v3 16x16 (at 32x8, v3 would write past its shared tile).
+#[test]
+fn a_ladder_header_states_the_blocks_the_plans_launch() {
+    let mut stated = 0;
+    for ch in CHAPTERS.iter().filter(|ch| !ch.versions.is_empty()) {
+        let Some(header) = ladder_header(ch.kernel_source.unwrap()) else { continue };
+        for (n, (x, y)) in header_blocks(&header) {
+            let v = ch.versions.get(n - 1).unwrap_or_else(|| panic!("kernels/{}.cu's header names v{n}, which it lacks", ch.id));
+            for shape in plan_shapes() {
+                let block = v.checked_plan(shape, 132).unwrap().cfg.block;
+                assert_eq!((block.x, block.y), (x, y), "kernels/{}.cu's header says v{n} takes ({x}, {y}); {shape}", ch.id);
+            }
+            stated += 1;
+        }
+    }
+    let k2 = CHAPTERS.iter().find(|ch| ch.id == "k2_transpose").unwrap();
+    let blocks = header_blocks(&ladder_header(k2.kernel_source.unwrap()).unwrap());
+    assert_eq!(blocks, [(1, (32, 8)), (2, (32, 8)), (3, (16, 16))]);
+    assert!(stated >= 3);
+}
+
+/// A grid cap is written in terms of the device: "SMs * BLOCKS_PER_SM",
+/// with the value the plans use, never a fixed multiprocessor count.
+#[test]
+fn grid_caps_are_written_as_the_plans_compute_them() {
+    let mut capped = 0;
+    for ch in CHAPTERS {
+        let Some(source) = ch.kernel_source else { continue };
+        assert!(!source.contains("132 *"), "kernels/{}.cu writes a grid cap for one card", ch.id);
+        if source.contains("SMs * BLOCKS_PER_SM") {
+            capped += 1;
+            let stated: Vec<u64> = source
+                .split("BLOCKS_PER_SM = ")
+                .skip(1)
+                .map(|rest| rest.split(|c: char| !c.is_ascii_digit()).next().unwrap().parse().unwrap())
+                .collect();
+            assert!(!stated.is_empty(), "kernels/{}.cu caps grids at SMs * BLOCKS_PER_SM but never says how many", ch.id);
+            assert!(stated.iter().all(|&n| n == ktrav::ladder::BLOCKS_PER_SM), "kernels/{}.cu: {stated:?}", ch.id);
+        }
+    }
+    assert!(capped >= 3, "K.3, K.5 and K.7 cap their grid-stride grids");
+}

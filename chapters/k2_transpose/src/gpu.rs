@@ -8,6 +8,7 @@ use anyhow::{Context, Result};
 use ktrav::compare::{compare, compare_with, test_value};
 use ktrav::ladder;
 use ktrav_gpu::ladder::{Expected, Io, Ladder, Row, Yardstick};
+use ktrav_gpu::section::{small_shapes, Role};
 use ktrav_gpu::{Args, DeviceBuffer, Gpu, GpuSection, PushKernelArg};
 use ktrav::{BlockOrder, Shape};
 
@@ -49,9 +50,36 @@ fn transpose_on_gpu(gpu: &Gpu, launch: &TransposeLaunch, input: &[f32], shape: S
     Ok((gpu.download(&out)?, ms))
 }
 
-/// The chapter's "On this GPU" section, its [`ktrav::Chapter`]'s GPU hook.
+/// The chapter's "On this GPU" section, its [`ktrav::Chapter`]'s GPU hook:
+/// the whole section, or the small-shape mode (`ktrav_gpu::section`).
 pub fn section() -> ktrav::SectionOutcome {
-    ktrav_gpu::section::section_of(&crate::CHAPTER, checks)
+    ktrav_gpu::section::section_modes(&crate::CHAPTER, checks, small)
+}
+
+/// The small-shape mode: both teaching kernels against the simulator's
+/// tiled transpose, and every version against the plain transpose, once on
+/// each small shape.
+pub fn small(gpu: &Gpu, sec: &mut GpuSection) -> Result<()> {
+    for shape in small_shapes() {
+        let input = numbered(shape);
+        for layout in LAYOUTS {
+            let sim = tiled_transpose(&input, TILE, layout, &BlockOrder::Forward)?;
+            let launch = transpose_launch(layout, shape, TILE)?;
+            let (out, _) = transpose_on_gpu(gpu, &launch, input.as_slice(), shape)?;
+            sec.run(launch.kernel(), Role::Teaching, shape, &launch.cfg, &compare(&out, sim.output.as_slice()));
+        }
+    }
+    ladder(&transposed(), small_shapes()).validate(gpu, sec)
+}
+
+/// The section at a reader's shape (`--gpu`): both teaching kernels and
+/// every version against the plain transpose, then timed beside a copy.
+pub fn at_shape(shape: Shape) -> ktrav::SectionOutcome {
+    let expected = transposed();
+    let ladder = ladder(&expected, vec![shape]);
+    ktrav_gpu::section::section_at(&crate::CHAPTER, shape, |sms| ladder.device_bytes(shape, sms), |gpu, sec| {
+        ladder.at_shape(gpu, sec, shape, Yardstick::Copy, teaching_rows(shape)?)
+    })
 }
 
 /// Every cross-check of the chapter on the GPU.
@@ -96,26 +124,41 @@ fn version_args<'a>(args: &mut Args<'a>, io: &'a mut Io<f32>) {
 /// against the plain transpose with the output poisoned first; then all of
 /// them, and the two teaching kernels, timed beside a copy in one run.
 fn how_fast(gpu: &Gpu, sec: &mut GpuSection) -> Result<()> {
-    let expected = |shape: Shape| -> Expected<f32> { Box::new(move |j| test_value(transposed_from(shape, j as u64))) };
-    let ladder = Ladder {
+    let expected = transposed();
+    let ladder = ladder(&expected, ladder::shapes(sec.large()));
+    ladder.validate(gpu, sec)?;
+    let shape = LADDER_SHAPE;
+    let rows = teaching_rows(shape)?;
+    ladder.time(gpu, sec, shape, &format!("{shape} floats, how fast can it go"), Yardstick::Copy, rows)
+}
+
+/// The plain transpose every version is checked against.
+fn transposed() -> impl Fn(Shape) -> Expected<f32> {
+    |shape: Shape| -> Expected<f32> { Box::new(move |j| test_value(transposed_from(shape, j as u64))) }
+}
+
+/// The chapter's ladder on `shapes`.
+fn ladder(expected: &dyn Fn(Shape) -> Expected<f32>, shapes: Vec<Shape>) -> Ladder<'_, f32> {
+    Ladder {
         chapter: &crate::CHAPTER,
         push: version_args,
         inputs: 1,
-        expected: &expected,
+        expected,
         against: "each version on every shape, against the plain transpose (output poisoned first)",
-        shapes: ladder::shapes(sec.large()),
+        shapes,
         runs: &[""],
         repeats: 20,
         check_timed: None,
-    };
-    ladder.validate(gpu, sec)?;
-    let shape = LADDER_SHAPE;
-    let teaching = LAYOUTS.map(|layout| -> Result<Row<'_, f32>> {
+    }
+}
+
+/// Both teaching kernels as rows of a ladder's table on `shape`.
+fn teaching_rows<'f>(shape: Shape) -> Result<Vec<Row<'f, f32>>> {
+    let teaching = LAYOUTS.map(|layout| -> Result<Row<'f, f32>> {
         let launch = transpose_launch(layout, shape, TILE)?;
         Ok(Row::new(launch.kernel(), move |gpu, io| launch_transpose(gpu, &launch, &mut io.out, &io.inputs[0], shape)))
     });
-    let rows = teaching.into_iter().collect::<Result<Vec<_>>>()?;
-    ladder.time(gpu, sec, shape, &format!("{shape} floats, how fast can it go"), Yardstick::Copy, rows)
+    teaching.into_iter().collect()
 }
 // ANCHOR_END: ladder
 

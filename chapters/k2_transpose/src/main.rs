@@ -1,18 +1,20 @@
 //! `cargo run -p k2_transpose`: prints the K.2 worked example, then the GPU
 //! section (`KTRAV_GPU_LARGE=1` adds a 46341 x 46341 matrix there). With
 //! `--rows`, `--cols` or `--tile` it checks the tiled transpose on that
-//! shape and traces both tiles' shared-memory banks there.
+//! shape and traces both tiles' shared-memory banks there; `--gpu` with
+//! `--rows`/`--cols` runs every kernel and version on the GPU at that shape.
 //!
 //! `check FILE.cu` checks a student's own kernel against the chapter's
 //! lab exercise (`ktrav::lab`).
 
-use clap::Parser;
+use clap::{ArgGroup, Parser};
 use k2_transpose::{experiment_report, validate, CHAPTER, MAX_ELEMENTS};
 use ktrav::cli::{self, size_in};
 use ktrav::Shape;
 
 #[derive(Parser, Debug)]
-#[command(args_conflicts_with_subcommands = true, disable_help_subcommand = true, allow_negative_numbers = true, about = "Appendix K.2: a tiled transpose, bank conflicts and boundary checks")]
+#[command(args_conflicts_with_subcommands = true, disable_help_subcommand = true, allow_negative_numbers = true, about = "Appendix K.2: a tiled transpose, bank conflicts and boundary checks",
+    group(ArgGroup::new("shape").multiple(true).args(["rows", "cols"])))]
 struct Args {
     #[command(subcommand)]
     lab: Option<ktrav_gpu::check::LabCommand>,
@@ -25,6 +27,9 @@ struct Args {
     /// Tile width, also the block's side (at most 32, since a block holds 1024 threads)
     #[arg(long, default_value = "32", value_parser = size_in(1 << 16))]
     tile: u64,
+    /// Run every kernel and version on the GPU at this shape, checked against the plain transpose, then timed beside a device copy
+    #[arg(long, requires = "shape", conflicts_with = "tile")]
+    gpu: bool,
 }
 
 fn main() {
@@ -37,6 +42,9 @@ fn main() {
         return;
     }
     let shape = Shape::new(args.rows, args.cols);
+    if args.gpu {
+        cli::run_on_gpu(shape, k2_transpose::gpu::at_shape);
+    }
     cli::check_limit("matrix elements", shape.checked_elements(), MAX_ELEMENTS);
     let tile = args.tile as u32; // size_in caps it at 2^16
     cli::or_exit(validate(shape, tile));

@@ -8,6 +8,7 @@ use anyhow::{Context, Result};
 use ktrav::compare::{compare, test_value};
 use ktrav::ladder;
 use ktrav_gpu::ladder::{Expected, Io, Ladder, Row, Yardstick};
+use ktrav_gpu::section::{small_shapes, Role};
 use ktrav_gpu::{Args, DeviceBuffer, Gpu, GpuSection, PushKernelArg};
 use ktrav::{BlockOrder, Dim2, LaunchConfig, Shape};
 
@@ -36,9 +37,77 @@ fn copy_on_gpu(gpu: &Gpu, mapping: Mapping, cfg: &LaunchConfig, src: &[f32], sha
     Ok((gpu.download(&dst)?, ms))
 }
 
-/// The chapter's "On this GPU" section, its [`ktrav::Chapter`]'s GPU hook.
+/// The chapter's "On this GPU" section, its [`ktrav::Chapter`]'s GPU hook:
+/// the whole section, or the small-shape mode (`ktrav_gpu::section`).
 pub fn section() -> ktrav::SectionOutcome {
-    ktrav_gpu::section::section_of(&crate::CHAPTER, checks)
+    ktrav_gpu::section::section_modes(&crate::CHAPTER, checks, small)
+}
+
+/// The block the two mappings are launched with beside the versions.
+pub const TEACHING_BLOCK: Dim2 = Dim2::new(32, 8);
+
+/// The small-shape mode: both mappings against the simulated copy, and
+/// every version against its source, once on each small shape.
+pub fn small(gpu: &Gpu, sec: &mut GpuSection) -> Result<()> {
+    for shape in small_shapes() {
+        let src: Vec<f32> = (0..shape.elements()).map(test_value).collect();
+        for mapping in [Mapping::XToCol, Mapping::XToRow] {
+            let cfg = mapping.launch(shape, TEACHING_BLOCK)?;
+            let sim = simulate_copy(mapping, &src, shape, &cfg, &BlockOrder::Forward);
+            let (out, _) = copy_on_gpu(gpu, mapping, &cfg, &src, shape)?;
+            sec.run(mapping.kernel(), Role::Teaching, shape, &cfg, &compare(&out, &sim));
+        }
+    }
+    ladder(&copied(), small_shapes()).validate(gpu, sec)
+}
+
+/// The section at a reader's shape (`--gpu`): both mappings (each where
+/// its grid can cover the shape) and every version against the source,
+/// then timed beside a device copy.
+pub fn at_shape(shape: Shape) -> ktrav::SectionOutcome {
+    let expected = copied();
+    let ladder = ladder(&expected, vec![shape]);
+    ktrav_gpu::section::section_at(&crate::CHAPTER, shape, |sms| ladder.device_bytes(shape, sms), |gpu, sec| {
+        let rows = teaching_rows(sec, shape);
+        ladder.at_shape(gpu, sec, shape, Yardstick::Copy, rows)
+    })
+}
+
+/// The copy every version is checked against: its source.
+fn copied() -> impl Fn(Shape) -> Expected<f32> {
+    |_: Shape| -> Expected<f32> { Box::new(|i| test_value(i as u64)) }
+}
+
+/// The chapter's ladder on `shapes`.
+fn ladder(expected: &dyn Fn(Shape) -> Expected<f32>, shapes: Vec<Shape>) -> Ladder<'_, f32> {
+    Ladder {
+        chapter: &crate::CHAPTER,
+        push: version_args,
+        inputs: 1,
+        expected,
+        against: "each version on every shape, against its source (copy poisoned first)",
+        shapes,
+        runs: &[""],
+        repeats: 20,
+        check_timed: None,
+    }
+}
+
+/// Both mappings as rows of a ladder's table on `shape`; a mapping whose
+/// grid cannot cover the shape says so in a line instead.
+fn teaching_rows<'f>(sec: &mut GpuSection, shape: Shape) -> Vec<Row<'f, f32>> {
+    let block = TEACHING_BLOCK;
+    let mut rows = Vec::new();
+    for mapping in [Mapping::XToCol, Mapping::XToRow] {
+        match mapping.launch(shape, block) {
+            Ok(cfg) => {
+                let label = format!("{} ({block} blocks)", mapping.kernel());
+                rows.push(Row::new(label, move |gpu, io: &mut Io<f32>| launch_copy(gpu, mapping, &cfg, &mut io.out, &io.inputs[0], shape)));
+            }
+            Err(why) => sec.line(format!("  {shape} {}: not launchable with this mapping ({why})", mapping.kernel())),
+        }
+    }
+    rows
 }
 
 /// Every cross-check of the chapter on the GPU.
@@ -90,26 +159,11 @@ fn version_args<'a>(args: &mut Args<'a>, io: &'a mut Io<f32>) {
 /// against its source, the copy poisoned first; then all of them, and the
 /// chapter's two mappings, timed beside a device copy in one run.
 fn how_fast(gpu: &Gpu, sec: &mut GpuSection) -> Result<()> {
-    let expected = |_: Shape| -> Expected<f32> { Box::new(|i| test_value(i as u64)) };
-    let ladder = Ladder {
-        chapter: &crate::CHAPTER,
-        push: version_args,
-        inputs: 1,
-        expected: &expected,
-        against: "each version on every shape, against its source (copy poisoned first)",
-        shapes: ladder::shapes(sec.large()),
-        runs: &[""],
-        repeats: 20,
-        check_timed: None,
-    };
+    let expected = copied();
+    let ladder = ladder(&expected, ladder::shapes(sec.large()));
     ladder.validate(gpu, sec)?;
-    let (shape, block) = (LADDER_SHAPE, Dim2::new(32, 8));
-    let mut rows = Vec::new();
-    for mapping in [Mapping::XToCol, Mapping::XToRow] {
-        let cfg = mapping.launch(shape, block)?;
-        let label = format!("{} ({block} blocks)", mapping.kernel());
-        rows.push(Row::new(label, move |gpu, io| launch_copy(gpu, mapping, &cfg, &mut io.out, &io.inputs[0], shape)));
-    }
+    let shape = LADDER_SHAPE;
+    let rows = teaching_rows(sec, shape);
     ladder.time(gpu, sec, shape, &format!("{shape} floats, how fast can it go"), Yardstick::Copy, rows)
 }
 // ANCHOR_END: ladder

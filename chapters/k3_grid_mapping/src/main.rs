@@ -1,18 +1,20 @@
 //! `cargo run -p k3_grid_mapping`: prints the K.3 worked example, then the
 //! GPU section. With `--rows`, `--cols`, `--block-x` or `--block-y` it
 //! builds the launch for that shape under both mappings, proves the
-//! coverage and counts sectors.
+//! coverage and counts sectors; `--gpu` with `--rows`/`--cols` runs every
+//! kernel and version on the GPU at that shape.
 //!
 //! `check FILE.cu` checks a student's own kernel against the chapter's
 //! lab exercise (`ktrav::lab`).
 
-use clap::Parser;
+use clap::{ArgGroup, Parser};
 use k3_grid_mapping::{experiment_report, validate, CHAPTER, MAX_ELEMENTS};
 use ktrav::cli::{self, size_in};
 use ktrav::{Dim2, Shape};
 
 #[derive(Parser, Debug)]
-#[command(args_conflicts_with_subcommands = true, disable_help_subcommand = true, allow_negative_numbers = true, about = "Appendix K.3: mapping matrix coordinates onto CUDA grids")]
+#[command(args_conflicts_with_subcommands = true, disable_help_subcommand = true, allow_negative_numbers = true, about = "Appendix K.3: mapping matrix coordinates onto CUDA grids",
+    group(ArgGroup::new("shape").multiple(true).args(["rows", "cols"])))]
 struct Args {
     #[command(subcommand)]
     lab: Option<ktrav_gpu::check::LabCommand>,
@@ -28,6 +30,9 @@ struct Args {
     /// Threads per block along y (x times y at most 1024)
     #[arg(long, default_value = "8", value_parser = size_in(1024))]
     block_y: u64,
+    /// Run every kernel and version on the GPU at this shape, checked against the source, then timed beside a device copy
+    #[arg(long, requires = "shape", conflicts_with_all = ["block_x", "block_y"])]
+    gpu: bool,
 }
 
 fn main() {
@@ -40,6 +45,9 @@ fn main() {
         return;
     }
     let shape = Shape::new(args.rows, args.cols);
+    if args.gpu {
+        cli::run_on_gpu(shape, k3_grid_mapping::gpu::at_shape);
+    }
     cli::check_limit("matrix elements", shape.checked_elements(), MAX_ELEMENTS);
     // size_in caps both block sides at 1024, so they fit in u32.
     let block = Dim2::new(args.block_x as u32, args.block_y as u32);

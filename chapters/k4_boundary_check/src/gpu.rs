@@ -16,6 +16,7 @@ use crate::{
 };
 use anyhow::{Context, Result};
 use ktrav::compare::{compare, compare_with, Agreement, POISON_WORD};
+use ktrav_gpu::section::{small_shapes, Role};
 use ktrav_gpu::{DeviceBuffer, Gpu, GpuSection, Kernel, PushKernelArg};
 use ktrav::report::{median, pct_places};
 use ktrav::{BlockOrder, Dim2, Shape};
@@ -180,9 +181,115 @@ fn repeat_and_compare(
     Ok((exact, first_bad, times))
 }
 
-/// The chapter's "On this GPU" section, its [`ktrav::Chapter`]'s GPU hook.
+/// The chapter's "On this GPU" section, its [`ktrav::Chapter`]'s GPU hook:
+/// the whole section, or the small-shape mode (`ktrav_gpu::section`).
 pub fn section() -> ktrav::SectionOutcome {
-    ktrav_gpu::section::section_of(&crate::CHAPTER, checks)
+    ktrav_gpu::section::section_modes(&crate::CHAPTER, checks, small)
+}
+
+/// The block of the small-shape mode and of `--gpu` (K.3's 32x8).
+pub const GPU_BLOCK: Dim2 = Dim2::new(32, 8);
+
+/// The value a kernel must leave in matrix cell `(row, col)`.
+type CellReference = fn(u64, u64) -> f32;
+
+/// The four kernels: name, whether it reads `a` and `b`, what every matrix
+/// cell must hold, and whether it is wrong on purpose.
+const KERNELS: [(&str, bool, CellReference, bool); 4] = [
+    ("fill_checked", false, marker, false),
+    ("add_checked", true, sum_ab, false),
+    ("fill_row_only_checked", false, marker, true),
+    ("add_row_only_checked", true, sum_ab, true),
+];
+
+fn sum_ab(row: u64, col: u64) -> f32 {
+    add_a(row, col) + add_b(row, col)
+}
+
+/// The small-shape mode: all four kernels once on each small shape, on
+/// buffers of exactly the matrix, with no padding, so that a memory checker
+/// sees the one-axis kernels' stray accesses for what they are: past the
+/// end of the allocation. The two guarded kernels are checked cell by cell;
+/// the two one-axis ones are wrong on purpose and their wrong cells shown.
+/// Their strays reach at most `threads_x - cols` elements past the end,
+/// which stays inside the allocation's 256-byte rounding on every small
+/// shape (a test says so), so no other buffer is touched.
+pub fn small(gpu: &Gpu, sec: &mut GpuSection) -> Result<()> {
+    for shape in small_shapes() {
+        let plan = LaunchPlan { padding_rows: 0, ..launch_plan(shape, GPU_BLOCK)? };
+        let n = shape.elements();
+        let init = vec![f32::from_bits(POISON_WORD); n as usize];
+        let cells = |f: fn(u64, u64) -> f32| (0..n).map(|i| f(i / shape.cols, i % shape.cols)).collect::<Vec<f32>>();
+        let (a, b) = (gpu.upload(&cells(add_a))?, gpu.upload(&cells(add_b))?);
+        let mut out = gpu.poisoned::<f32>(n as usize)?;
+        for (name, reads, reference, wrong) in KERNELS {
+            let f = gpu.function(FILE, name)?;
+            let inputs: &[&DeviceBuffer<f32>] = if reads { &[&a, &b] } else { &[] };
+            let (buf, _) = launch(gpu, &plan, &init, &f, &mut out, inputs)?;
+            let agreement = compare_with(&buf, |i| reference(i as u64 / shape.cols, i as u64 % shape.cols));
+            if wrong {
+                sec.run_shown(name, shape, &plan.cfg, (agreement.unwritten + agreement.mismatched) as u64, n);
+            } else {
+                sec.run(name, Role::Teaching, shape, &plan.cfg, &agreement);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Device memory [`at_shape`] takes: the padded output and both padded
+/// inputs, and the two buffers of the copy it is timed beside.
+pub fn device_bytes(shape: Shape) -> Option<u64> {
+    let plan = launch_plan(shape, GPU_BLOCK).ok()?;
+    plan.buffer_len().checked_mul(3 * 4)?.checked_add(shape.checked_elements()?.checked_mul(2 * 4)?)
+}
+
+/// The section at a reader's shape (`--gpu`), with [`GPU_BLOCK`] blocks:
+/// the two guarded kernels checked cell by cell, the two one-axis ones
+/// (wrong on purpose, into allocated padding as in the whole section)
+/// shown, then all four timed beside a device copy.
+pub fn at_shape(shape: Shape) -> ktrav::SectionOutcome {
+    ktrav_gpu::section::section_at(&crate::CHAPTER, shape, |_| device_bytes(shape), |gpu, sec| {
+        let plan = launch_plan(shape, GPU_BLOCK).with_context(|| format!("no launch of {GPU_BLOCK} blocks covers {shape}"))?;
+        let init = initial_buffer(&plan);
+        let (len, cells) = (plan.buffer_len(), shape.elements());
+        let padded = |f: fn(u64, u64) -> f32| -> Vec<f32> {
+            (0..len).map(|i| if i < cells { f(i / shape.cols, i % shape.cols) } else { SENTINEL }).collect()
+        };
+        let (a, b) = (gpu.upload(&padded(add_a))?, gpu.upload(&padded(add_b))?);
+        let mut out = gpu.poisoned::<f32>(len as usize)?;
+        let mut functions = Vec::new();
+        for (name, reads, reference, wrong) in KERNELS {
+            let f = gpu.function(FILE, name)?;
+            let inputs: &[&DeviceBuffer<f32>] = if reads { &[&a, &b] } else { &[] };
+            let (buf, ms) = launch(gpu, &plan, &init, &f, &mut out, inputs)?;
+            let agreement = compare_with(&buf[..cells as usize], |i| reference(i as u64 / shape.cols, i as u64 % shape.cols));
+            let label = format!("  {shape} {name}, {GPU_BLOCK} blocks, grid {}", plan.cfg.grid);
+            if wrong {
+                let bad = agreement.unwritten + agreement.mismatched;
+                sec.line(format!("{label} (wrong on purpose): {bad} of {cells} cells wrong (shown, not judged)"));
+            } else {
+                sec.check(&label, &agreement, Some(ms));
+            }
+            functions.push((name, reads, f));
+        }
+        let table = sec.bandwidth(gpu, &format!("{shape} floats, {GPU_BLOCK} blocks"), cells as usize * 4, 20)?;
+        for (name, reads, f) in &functions {
+            let inputs: &[&DeviceBuffer<f32>] = if *reads { &[&a, &b] } else { &[] };
+            let bytes = cells * 4 * (1 + 2 * *reads as u64);
+            table.row(sec, name, bytes, || {
+                let (rows, cols) = (shape.rows, shape.cols);
+                let mut args = gpu.args(f);
+                args.arg(&mut out);
+                for input in inputs {
+                    args.arg(*input);
+                }
+                args.arg(&rows).arg(&cols);
+                gpu.launch(args, &plan.cfg, 0)
+            })?;
+        }
+        Ok(())
+    })
 }
 
 /// Every cross-check of the chapter on the GPU.
@@ -379,6 +486,19 @@ mod tests {
         // Padding cell 41 is hit by the last row's second stray only.
         assert_eq!(writers(41, shape, 12).collect::<Vec<_>>(), vec![(3, 11)]);
         assert_eq!(writers(42, shape, 12).count(), 0);
+    }
+
+    /// The small-shape mode's unpadded buffers: every stray of the one-axis
+    /// kernels lands inside the 256-byte rounding of the allocation.
+    #[test]
+    fn small_strays_stay_inside_the_allocations_rounding() {
+        for shape in small_shapes() {
+            let plan = launch_plan(shape, GPU_BLOCK).unwrap();
+            let bytes = shape.elements() * 4;
+            let reach = (shape.elements() + plan.overflow()) * 4;
+            assert!(reach <= bytes.next_multiple_of(256), "{shape}: strays reach {reach} bytes of {bytes}");
+        }
+        assert!(small_shapes().iter().any(|&s| launch_plan(s, GPU_BLOCK).unwrap().overflow() > 0));
     }
 
     /// The padding of every case holds every stray store, and the large

@@ -1,7 +1,9 @@
 //! `cargo run -p k4_boundary_check`: prints the K.4 worked example, the
 //! addition run and the block-order distribution, then (on a GPU) runs the
 //! three kernels many times and sets the real outcomes beside the simulated
-//! ones. With shape or block flags it reruns the experiment on another launch.
+//! ones. With shape or block flags it reruns the experiment on another launch;
+//! `--gpu` with `--rows`/`--cols` runs the four kernels on the GPU at that
+//! shape instead.
 //!
 //! `check FILE.cu` checks a student's own kernel against the chapter's
 //! lab exercise (`ktrav::lab`).
@@ -26,6 +28,9 @@ struct Args {
     /// First seed of the shuffles (at most 18446744073709551615)
     #[arg(long, default_value_t = 0, value_parser = cli::seed, requires = "launch")]
     seed: u64,
+    /// Run the four kernels on the GPU at the --rows/--cols shape (32x8 blocks), checked cell by cell, then timed beside a device copy
+    #[arg(long, requires = "launch", conflicts_with_all = ["block_x", "block_y", "shuffles", "seed"])]
+    gpu: bool,
 }
 
 /// Any of these runs a custom experiment instead of the chapter's report.
@@ -67,6 +72,9 @@ fn main() {
         return;
     };
     let shape = Shape::new(launch.rows, launch.cols);
+    if args.gpu {
+        cli::run_on_gpu(shape, k4_boundary_check::gpu::at_shape);
+    }
     let plan = cli::or_exit(experiment_plan(shape, Dim2::new(launch.block_x as u32, launch.block_y as u32)));
     cli::check_limit("simulated thread bodies", experiment_work(&plan, args.shuffles), MAX_SIMULATED_THREADS);
     cli::print(&experiment_report(&plan, args.shuffles, args.seed));

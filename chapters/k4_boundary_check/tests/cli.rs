@@ -76,3 +76,21 @@ fn check_refuses_bad_input_in_one_line() {
 fn check_without_a_gpu_says_it_could_not_check() {
     ktrav::testing::assert_check_could_not_check(BIN, &k4_boundary_check::CHAPTER);
 }
+
+/// `--gpu` at a reader's shape: without a GPU, the one line; every shape or
+/// flag it cannot run refused in one line before any GPU is probed.
+#[test]
+fn gpu_at_a_shape_refuses_what_it_cannot_run() {
+    let refused: &[(&[&str], &str)] = &[
+        (&["--gpu"], "needs --rows"),
+        (&["--rows", "0", "--gpu"], "0 is not positive"),
+        (&["--cols", "-3", "--gpu"], "-3 is not positive"),
+        // The markers row * 1000 + col stay unique and exact only below 1000 columns.
+        (&["--cols", "1000", "--gpu"], "limit of 999"),
+        (&["--rows", "4097", "--gpu"], "limit of 4096"),
+        (&["--rows", "64", "--gpu", "--block-x", "16"], "cannot be used with"),
+        (&["--rows", "64", "--gpu", "--shuffles", "3"], "cannot be used with"),
+        (&["--rows", "64", "--gpu", "--seed", "3"], "cannot be used with"),
+    ];
+    ktrav::testing::assert_gpu_at_shape(BIN, &["--rows", "4000", "--cols", "999", "--gpu"], refused);
+}

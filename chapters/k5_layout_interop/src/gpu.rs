@@ -13,6 +13,7 @@ use ktrav::compare::{compare, compare_with, test_value};
 use ktrav::ladder;
 use ktrav_gpu::blas::{Blas, Sgemm, Transpose};
 use ktrav_gpu::ladder::{Expected, Io, Ladder, Row, Yardstick};
+use ktrav_gpu::section::{small_shapes, Role};
 use ktrav_gpu::{median_ms, Args, DeviceBuffer, Gpu, GpuSection, Kernel, PushKernelArg};
 use ktrav::{BlockOrder, Dim2, Matrix, Shape, StorageOrder};
 
@@ -56,9 +57,73 @@ fn describe(kernel: Pairing) -> String {
     format!("{} ({} data, x walks {}s)", kernel.kernel_name(), kernel.order, kernel.x_walks)
 }
 
-/// The chapter's "On this GPU" section, its [`ktrav::Chapter`]'s GPU hook.
+/// The chapter's "On this GPU" section, its [`ktrav::Chapter`]'s GPU hook:
+/// the whole section, or the small-shape mode (`ktrav_gpu::section`).
 pub fn section() -> ktrav::SectionOutcome {
-    ktrav_gpu::section::section_of(&crate::CHAPTER, checks)
+    ktrav_gpu::section::section_modes(&crate::CHAPTER, checks, small)
+}
+
+/// The small-shape mode: the four pairings against the simulator, and every
+/// version against a + b, once on each small shape. cuBLAS is not run:
+/// its kernels are not the book's.
+pub fn small(gpu: &Gpu, sec: &mut GpuSection) -> Result<()> {
+    for shape in small_shapes() {
+        let a_rm = Matrix::from_fn(shape, StorageOrder::RowMajor, layout_marker);
+        let b_rm = Matrix::from_fn(shape, StorageOrder::RowMajor, addend);
+        for kernel in PAIRINGS {
+            let (a, b) = (convert_logical(&a_rm, kernel.order), convert_logical(&b_rm, kernel.order));
+            let sim = add_mapped(kernel, a.as_slice(), b.as_slice(), shape, LARGE_BLOCK, &BlockOrder::Forward, f32::NAN);
+            let (dev_a, dev_b) = (gpu.upload(a.as_slice())?, gpu.upload(b.as_slice())?);
+            let mut out = gpu.poisoned::<f32>(sim.len())?;
+            let f = gpu.function(FILE, kernel.kernel_name())?;
+            add_on_gpu(gpu, &f, kernel, &dev_a, &dev_b, &mut out, shape, LARGE_BLOCK)?;
+            let cfg = launch_plan(kernel, shape, LARGE_BLOCK)?;
+            sec.run(kernel.kernel_name(), Role::Teaching, shape, &cfg, &compare(&gpu.download(&out)?, &sim));
+        }
+    }
+    ladder(&summed(), small_shapes()).validate(gpu, sec)
+}
+
+/// The section at a reader's shape (`--gpu`): the four pairings (the sum is
+/// element by element, so every layout's output is a + b at every offset)
+/// and every version, then timed beside a device copy.
+pub fn at_shape(shape: Shape) -> ktrav::SectionOutcome {
+    let expected = summed();
+    let ladder = ladder(&expected, vec![shape]);
+    ktrav_gpu::section::section_at(&crate::CHAPTER, shape, |sms| ladder.device_bytes(shape, sms), |gpu, sec| {
+        let mut rows = Vec::new();
+        for kernel in PAIRINGS {
+            let f = gpu.function(FILE, kernel.kernel_name())?;
+            rows.push(Row::new(describe(kernel), move |gpu, io: &mut Io<f32>| {
+                let (a, b) = (&io.inputs[0], &io.inputs[1]);
+                add_on_gpu(gpu, &f, kernel, a, b, &mut io.out, shape, LARGE_BLOCK)
+            }));
+        }
+        ladder.at_shape(gpu, sec, shape, Yardstick::Copy, rows)
+    })
+}
+
+/// a + b on the host: input 1 starts where input 0 ends, b[i] = test_value(n + i).
+fn summed() -> impl Fn(Shape) -> Expected<f32> {
+    |shape: Shape| -> Expected<f32> {
+        let n = shape.elements();
+        Box::new(move |i| test_value(i as u64) + test_value(n + i as u64))
+    }
+}
+
+/// The chapter's ladder on `shapes`.
+fn ladder(expected: &dyn Fn(Shape) -> Expected<f32>, shapes: Vec<Shape>) -> Ladder<'_, f32> {
+    Ladder {
+        chapter: &crate::CHAPTER,
+        push: version_args,
+        inputs: 2,
+        expected,
+        against: "each version on every shape, against a + b on the host (output poisoned first)",
+        shapes,
+        runs: &[""],
+        repeats: 20,
+        check_timed: None,
+    }
 }
 
 /// Every cross-check of the chapter on the GPU.
@@ -83,22 +148,8 @@ fn version_args<'a>(args: &mut Args<'a>, io: &'a mut Io<f32>) {
 /// against the host's a + b, the output poisoned first; then all of them,
 /// and the chapter's row-major pairing, timed beside a copy in one run.
 fn how_fast(gpu: &Gpu, sec: &mut GpuSection) -> Result<()> {
-    // Input 1 starts where input 0 ends: b[i] = test_value(n + i).
-    let expected = |shape: Shape| -> Expected<f32> {
-        let n = shape.elements();
-        Box::new(move |i| test_value(i as u64) + test_value(n + i as u64))
-    };
-    let ladder = Ladder {
-        chapter: &crate::CHAPTER,
-        push: version_args,
-        inputs: 2,
-        expected: &expected,
-        against: "each version on every shape, against a + b on the host (output poisoned first)",
-        shapes: ladder::shapes(sec.large()),
-        runs: &[""],
-        repeats: 20,
-        check_timed: None,
-    };
+    let expected = summed();
+    let ladder = ladder(&expected, ladder::shapes(sec.large()));
     ladder.validate(gpu, sec)?;
     let shape = LADDER_SHAPE;
     let teaching = PAIRINGS[0];

@@ -1,7 +1,9 @@
 //! `cargo run -p k5_layout_interop`: prints the K.5 worked example, the twin
 //! kernels and the cuBLAS-convention GEMM, then (on a GPU) launches the
 //! addition kernels and calls cuBLAS itself. `--rows/--cols` rerun the layout
-//! part on another shape, `--m/--n/--k` the GEMM part.
+//! part on another shape, `--m/--n/--k` the GEMM part; `--gpu` with
+//! `--rows`/`--cols` runs every addition kernel and version on the GPU at
+//! that shape.
 //!
 //! `check FILE.cu` checks a student's own kernel against the chapter's
 //! lab exercise (`ktrav::lab`).
@@ -23,6 +25,9 @@ struct Args {
     layout: Option<Layout>,
     #[command(flatten)]
     gemm: Option<Gemm>,
+    /// Run every addition kernel and version on the GPU at the --rows/--cols shape, checked against a + b, then timed beside a device copy
+    #[arg(long, requires = "layout", conflicts_with_all = ["m", "n", "k"])]
+    gpu: bool,
 }
 
 /// Either of these reruns the strides, walks and conversions on another shape.
@@ -62,6 +67,9 @@ fn main() {
         return;
     }
     let shape = args.layout.map(|l| Shape::new(l.rows, l.cols));
+    if let (true, Some(shape)) = (args.gpu, shape) {
+        cli::run_on_gpu(shape, k5_layout_interop::gpu::at_shape);
+    }
     if let Some(shape) = shape {
         cli::check_limit("matrix elements", shape.checked_elements(), MAX_LAYOUT_ELEMENTS);
     }

@@ -66,3 +66,18 @@ fn check_refuses_bad_input_in_one_line() {
 fn check_without_a_gpu_says_it_could_not_check() {
     ktrav::testing::assert_check_could_not_check(BIN, &k5_layout_interop::CHAPTER);
 }
+
+/// `--gpu` at a reader's shape: without a GPU, the one line; every shape or
+/// flag it cannot run refused in one line before any GPU is probed.
+#[test]
+fn gpu_at_a_shape_refuses_what_it_cannot_run() {
+    let refused: &[(&[&str], &str)] = &[
+        (&["--gpu"], "needs --rows or --cols"),
+        (&["--rows", "0", "--gpu"], "0 is not positive"),
+        (&["--cols", "-3", "--gpu"], "-3 is not positive"),
+        (&["--rows", "4097", "--gpu"], "limit of 4096"),
+        (&["--rows", "64", "--gpu", "--m", "4"], "cannot be used with"),
+        (&["--rows", "64", "--gpu", "--k", "4"], "cannot be used with"),
+    ];
+    ktrav::testing::assert_gpu_at_shape(BIN, &["--rows", "4096", "--cols", "3000", "--gpu"], refused);
+}

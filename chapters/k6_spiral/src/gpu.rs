@@ -10,6 +10,7 @@ use anyhow::{Context, Result};
 use ktrav::compare::{compare, compare_with, test_value};
 use ktrav::ladder;
 use ktrav_gpu::ladder::{Expected, Io, Ladder, Row, Yardstick};
+use ktrav_gpu::section::{small_shapes, Role};
 use ktrav_gpu::{Args, DeviceBuffer, Gpu, GpuSection, PushKernelArg};
 use ktrav::{BlockOrder, Dim2, LaunchConfig, Shape};
 
@@ -71,9 +72,82 @@ fn launch_once(
     gpu.launch(args, cfg, 0).with_context(|| format!("{} on a {shape} matrix", kernel.name()))
 }
 
-/// The chapter's "On this GPU" section, its [`ktrav::Chapter`]'s GPU hook.
+/// The chapter's "On this GPU" section, its [`ktrav::Chapter`]'s GPU hook:
+/// the whole section, or the small-shape mode (`ktrav_gpu::section`).
 pub fn section() -> ktrav::SectionOutcome {
-    ktrav_gpu::section::section_of(&crate::CHAPTER, checks)
+    ktrav_gpu::section::section_modes(&crate::CHAPTER, checks, small)
+}
+
+/// The block the teaching kernels are launched with beside the versions.
+pub const TEACHING_BLOCK: Dim2 = Dim2::new(32, 8);
+
+/// The small-shape mode: both teaching kernels against the simulator, and
+/// every version against the inverse closed form, once on each small shape.
+pub fn small(gpu: &Gpu, sec: &mut GpuSection) -> Result<()> {
+    for shape in small_shapes() {
+        let input = test_input(shape.elements());
+        let cfg = plan(shape, TEACHING_BLOCK).with_context(|| format!("the launch over {shape}"))?;
+        let dev_in = gpu.upload(&input)?;
+        let mut out = gpu.poisoned::<f32>(input.len())?;
+        for kernel in KERNELS {
+            let sim = simulate(kernel, &input, shape, TEACHING_BLOCK, &BlockOrder::Forward)
+                .with_context(|| format!("simulating {} on {shape}", kernel.name()))?;
+            launch_once(gpu, kernel, &mut out, &dev_in, shape, &cfg)?;
+            sec.run(kernel.name(), Role::Teaching, shape, &cfg, &compare(&gpu.download(&out)?, &sim));
+        }
+    }
+    let gathered = gathered();
+    ladder(&gathered, small_shapes()).validate(gpu, sec)
+}
+
+/// The section at a reader's shape (`--gpu`): both teaching kernels (where
+/// one pass of [`TEACHING_BLOCK`] blocks covers the shape) and every
+/// version, checked against the inverse closed form, then timed beside a
+/// copy.
+pub fn at_shape(shape: Shape) -> ktrav::SectionOutcome {
+    let gathered = gathered();
+    let ladder = ladder(&gathered, vec![shape]);
+    ktrav_gpu::section::section_at(&crate::CHAPTER, shape, |sms| ladder.device_bytes(shape, sms), |gpu, sec| {
+        let rows = match plan(shape, TEACHING_BLOCK) {
+            Ok(cfg) => teaching_rows(shape, cfg),
+            Err(why) => {
+                sec.line(format!("  the teaching kernels cannot cover {shape} with {TEACHING_BLOCK} blocks in one pass ({why})"));
+                vec![]
+            }
+        };
+        ladder.at_shape(gpu, sec, shape, Yardstick::Copy, rows)
+    })
+}
+
+/// Both teaching kernels as rows of a ladder's table, launched on `cfg`.
+fn teaching_rows<'f>(shape: Shape, cfg: LaunchConfig) -> Vec<Row<'f, f32>> {
+    KERNELS
+        .map(|kernel| {
+            let label = format!("{} ({TEACHING_BLOCK} blocks)", kernel.name());
+            Row::new(label, move |gpu, io: &mut Io<f32>| launch_once(gpu, kernel, &mut io.out, &io.inputs[0], shape, &cfg))
+        })
+        .into_iter()
+        .collect()
+}
+
+/// The reference every version is checked against: `out[rank] = in[position(rank)]`.
+fn gathered() -> impl Fn(Shape) -> Expected<f32> {
+    |shape: Shape| -> Expected<f32> { Box::new(move |j| expected(j as u64, shape)) }
+}
+
+/// The chapter's ladder on `shapes`.
+fn ladder(gathered: &dyn Fn(Shape) -> Expected<f32>, shapes: Vec<Shape>) -> Ladder<'_, f32> {
+    Ladder {
+        chapter: &crate::CHAPTER,
+        push: version_args,
+        inputs: 1,
+        expected: gathered,
+        against: "each version on every shape, against out[rank] = in[position(rank)] (output poisoned first)",
+        shapes,
+        runs: &[""],
+        repeats: 20,
+        check_timed: None,
+    }
 }
 
 /// Every cross-check of the chapter on the GPU.
@@ -121,32 +195,15 @@ fn version_args<'a>(args: &mut Args<'a>, io: &'a mut Io<f32>) {
 /// by this crate's tests), the output poisoned first; then all of them and
 /// both teaching kernels timed beside a copy, at 4096^2 and 8192^2.
 fn how_fast(gpu: &Gpu, sec: &mut GpuSection) -> Result<()> {
-    let gathered = |shape: Shape| -> Expected<f32> { Box::new(move |j| expected(j as u64, shape)) };
+    let gathered = gathered();
     let mut shapes = ladder::shapes(sec.large());
     // The source's four kernel cases and the rings that collapse to a line.
     shapes.extend(SOURCE_KERNEL_CASES.into_iter().chain(crate::COLLAPSED_RING_SHAPES));
-    let ladder = Ladder {
-        chapter: &crate::CHAPTER,
-        push: version_args,
-        inputs: 1,
-        expected: &gathered,
-        against: "each version on every shape, against out[rank] = in[position(rank)] (output poisoned first)",
-        shapes,
-        runs: &[""],
-        repeats: 20,
-        check_timed: None,
-    };
+    let ladder = ladder(&gathered, shapes);
     ladder.validate(gpu, sec)?;
-    let block = Dim2::new(32, 8);
     for shape in LADDER_SHAPES {
-        let cfg = plan(shape, block).with_context(|| format!("the launch over {shape}"))?;
-        let rows = KERNELS
-            .map(|kernel| {
-                let label = format!("{} ({block} blocks)", kernel.name());
-                Row::new(label, move |gpu, io: &mut Io<f32>| launch_once(gpu, kernel, &mut io.out, &io.inputs[0], shape, &cfg))
-            })
-            .into_iter()
-            .collect();
+        let cfg = plan(shape, TEACHING_BLOCK).with_context(|| format!("the launch over {shape}"))?;
+        let rows = teaching_rows(shape, cfg);
         ladder.time(gpu, sec, shape, &format!("{shape} floats, how fast can it go"), Yardstick::Copy, rows)?;
     }
     Ok(())

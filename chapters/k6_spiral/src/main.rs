@@ -2,7 +2,8 @@
 //! book adds to it (the inverse closed form, the gather kernel, coalescing),
 //! then launches both kernels on the GPU if there is one (`gpu::checks`).
 //! With `--rows`/`--cols` (and optionally `--block-x`/`--block-y`) it checks
-//! both closed forms and both kernels on that shape instead.
+//! both closed forms and both kernels on that shape instead; with `--gpu`
+//! as well, it runs every kernel and version on the GPU at that shape.
 //!
 //! `check FILE.cu` checks a student's own kernel against the chapter's
 //! lab exercise (`ktrav::lab`).
@@ -41,6 +42,9 @@ struct Args {
     /// Threads per block along y, the row axis (at most 1024, and block-x times block-y at most 1024)
     #[arg(long, default_value = "4", value_parser = size_in(1024), requires = "shape")]
     block_y: u64,
+    /// Run every kernel and version on the GPU at this shape, checked against the inverse closed form, then timed beside a device copy
+    #[arg(long, requires = "shape", conflicts_with_all = ["block_x", "block_y"])]
+    gpu: bool,
 }
 
 fn main() {
@@ -53,6 +57,9 @@ fn main() {
         return;
     }
     let shape = Shape::new(args.rows.unwrap_or(9), args.cols.unwrap_or(6));
+    if args.gpu {
+        cli::run_on_gpu(shape, k6_spiral::gpu::at_shape);
+    }
     cli::check_limit("matrix elements", shape.checked_elements(), MAX_ELEMENTS);
     let block = Dim2::new(args.block_x as u32, args.block_y as u32);
     let work = cli::or_exit(shape_report_work(shape, block));

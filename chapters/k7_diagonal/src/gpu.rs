@@ -13,6 +13,7 @@ use crate::{
 use anyhow::{Context, Result};
 use ktrav::compare::{compare, Agreement};
 use ktrav_gpu::ladder::{Expected, Io, Ladder, Row, Yardstick};
+use ktrav_gpu::section::{small_shapes, Role};
 use ktrav_gpu::{Args, DeviceBuffer, Gpu, GpuSection, Kernel, PushKernelArg};
 use ktrav::report;
 use ktrav::{BlockOrder, Dim2, Shape};
@@ -106,9 +107,108 @@ fn verdict(sec: &mut GpuSection, label: &str, agreement: &Agreement, fill: &Fill
     sec.verdict(label, &detail, agreement.ok() && launches_ok && sim_is_dp, Some(fill.kernel_ms));
 }
 
-/// The chapter's "On this GPU" section, its [`ktrav::Chapter`]'s GPU hook.
+/// The chapter's "On this GPU" section, its [`ktrav::Chapter`]'s GPU hook:
+/// the whole section, or the small-shape mode (`ktrav_gpu::section`).
 pub fn section() -> ktrav::SectionOutcome {
-    ktrav_gpu::section::section_of(&crate::CHAPTER, checks)
+    ktrav_gpu::section::section_modes(&crate::CHAPTER, checks, small)
+}
+
+/// The small-shape mode: the per-diagonal and tiled fills against the
+/// simulator and the single launch (wrong on purpose, its wrong cells
+/// shown) on [`SMALL_PER_DIAGONAL`], and every version twice on one work
+/// buffer against the scalar DP on each small shape.
+pub fn small(gpu: &Gpu, sec: &mut GpuSection) -> Result<()> {
+    for shape in SMALL_PER_DIAGONAL {
+        let (sim, _) = simulate_wavefront(shape, SOURCE_BLOCK_X, &BlockOrder::Forward)?;
+        let fill = wavefront_on_gpu(gpu, shape, SOURCE_BLOCK_X)?;
+        let first = wavefront_plan(shape, SOURCE_BLOCK_X)?[0].cfg;
+        sec.run("lattice_wavefront", Role::Teaching, shape, &first, &compare(&fill.table, &sim));
+
+        let (sim, _) = simulate_tiled(shape, SOURCE_TILE, &BlockOrder::Forward, Interleaving::LockStep)?;
+        let fill = tiled_on_gpu(gpu, shape, SOURCE_TILE)?;
+        let first = tiled_plan(shape, SOURCE_TILE)?[0].cfg;
+        sec.run("lattice_tiled", Role::Teaching, shape, &first, &compare(&fill.table, &sim));
+
+        let block = SINGLE_LAUNCH_TABLES[0].1;
+        let (table, _) = single_launch_on_gpu(gpu, shape, block)?;
+        let a = compare(&table, &scalar_dp(shape));
+        let cfg = single_launch_plan(shape, block)?.cfg;
+        sec.run_shown("lattice_single_launch", shape, &cfg, (a.unwritten + a.mismatched) as u64, shape.elements());
+    }
+    ladder(&dp(), small_shapes()).validate(gpu, sec)
+}
+
+/// The small shapes of the per-diagonal fills and the single launch: the
+/// small-shape mode's own, with its line and column cut to 200, since a
+/// per-diagonal fill makes one launch (and one wait) per diagonal.
+pub const SMALL_PER_DIAGONAL: [Shape; 5] =
+    [Shape::new(1, 1), Shape::new(1, 200), Shape::new(200, 1), Shape::new(37, 61), Shape::new(48, 64)];
+
+/// The section at a reader's shape (`--gpu`): the per-diagonal and tiled
+/// fills and every version (twice on one work buffer) against the scalar
+/// DP, the single launch's wrong cells shown, then every fill timed against
+/// the per-diagonal launches issued back to back.
+pub fn at_shape(shape: Shape) -> ktrav::SectionOutcome {
+    let expected = dp();
+    let ladder = ladder(&expected, vec![shape]);
+    let (_, block_x, tile) = LARGE_TABLES[0];
+    ktrav_gpu::section::section_at(&crate::CHAPTER, shape, |sms| ladder.device_bytes(shape, sms), |gpu, sec| {
+        let reference = scalar_dp(shape);
+        let fill = wavefront_on_gpu(gpu, shape, block_x)?;
+        let label = format!("  {shape} lattice_wavefront, block_dim_x={block_x}");
+        verdict(sec, &label, &compare(&fill.table, &reference), &fill, diagonal_count(shape), true);
+        let tiles = Shape::new(shape.rows.div_ceil(tile as u64), shape.cols.div_ceil(tile as u64));
+        let fill = tiled_on_gpu(gpu, shape, tile)?;
+        let label = format!("  {shape} lattice_tiled, {tile}x{tile} tiles");
+        verdict(sec, &label, &compare(&fill.table, &reference), &fill, diagonal_count(tiles), true);
+        let block = SINGLE_LAUNCH_TABLES[1].1;
+        let (table, _) = single_launch_on_gpu(gpu, shape, block)?;
+        let a = compare(&table, &reference);
+        drop(reference);
+        sec.line(format!(
+            "  {shape} lattice_single_launch (wrong on purpose), {block} blocks: {} of {} cells wrong (shown, not judged)",
+            a.unwritten + a.mismatched,
+            shape.elements()
+        ));
+        let (baseline, tiled) = back_to_back_rows(shape, block_x, tile)?;
+        ladder.at_shape(gpu, sec, shape, Yardstick::Named(baseline), vec![tiled])
+    })
+}
+
+/// The scalar DP every version is checked against.
+fn dp() -> impl Fn(Shape) -> Expected<u64> {
+    |shape: Shape| -> Expected<u64> {
+        let reference = scalar_dp(shape);
+        Box::new(move |i| reference[i])
+    }
+}
+
+/// The chapter's ladder on `shapes`, each version run twice on one work buffer.
+fn ladder(expected: &dyn Fn(Shape) -> Expected<u64>, shapes: Vec<Shape>) -> Ladder<'_, u64> {
+    Ladder {
+        chapter: &crate::CHAPTER,
+        push: version_args,
+        inputs: 0,
+        expected,
+        against: "each version on every table, twice on one work buffer, against the scalar DP (table poisoned first)",
+        shapes,
+        runs: &["", ", again"],
+        repeats: 5,
+        check_timed: Some("the scalar DP"),
+    }
+}
+
+/// The per-diagonal and the per-tile-diagonal plans of `shape`, each queued
+/// back to back as a row of a timing table.
+fn back_to_back_rows<'f>(shape: Shape, block_x: u32, tile: u32) -> Result<(Row<'f, u64>, Row<'f, u64>)> {
+    let (per_diagonal, per_tile_diagonal) = (wavefront_plan(shape, block_x)?, tiled_plan(shape, tile)?);
+    let label = format!("lattice_wavefront, {} launches back to back", per_diagonal.len());
+    let baseline =
+        Row::new(label, move |gpu, io: &mut Io<u64>| back_to_back(gpu, "lattice_wavefront", &per_diagonal, &mut io.out, shape));
+    let label = format!("lattice_tiled ({tile}x{tile} tiles), {} launches back to back", per_tile_diagonal.len());
+    let tiled =
+        Row::new(label, move |gpu, io: &mut Io<u64>| back_to_back(gpu, "lattice_tiled", &per_tile_diagonal, &mut io.out, shape));
+    Ok((baseline, tiled))
 }
 
 /// Every cross-check of the chapter on the GPU.

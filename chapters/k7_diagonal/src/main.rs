@@ -2,7 +2,8 @@
 //! book adds to it (exact counts, the single-launch failure, the tiled
 //! wavefront), then fills the table on the GPU if there is one
 //! (`gpu::checks`). With `--rows`/`--cols` it runs every version on that
-//! shape in the simulator.
+//! shape in the simulator; with `--gpu` as well, it runs every kernel and
+//! version on the GPU at that shape.
 //!
 //! `check FILE.cu` checks a student's own kernel against the chapter's
 //! lab exercise (`ktrav::lab`).
@@ -44,6 +45,9 @@ struct Args {
     /// Seed of the shuffled block order every launch runs in (at most 18446744073709551615)
     #[arg(long, default_value = "1", value_parser = cli::seed, requires = "shape")]
     seed: u64,
+    /// Run every kernel and version on the GPU at this shape, checked against the scalar DP, then timed against the per-diagonal launches
+    #[arg(long, requires = "shape", conflicts_with_all = ["block_x", "tile", "seed"])]
+    gpu: bool,
 }
 
 fn main() {
@@ -56,6 +60,9 @@ fn main() {
         return;
     }
     let shape = Shape::new(args.rows.unwrap_or(9), args.cols.unwrap_or(6));
+    if args.gpu {
+        cli::run_on_gpu(shape, k7_diagonal::gpu::at_shape);
+    }
     cli::check_limit("table cells", shape.checked_elements(), MAX_CELLS);
     let (block_x, tile) = (args.block_x as u32, args.tile as u32);
     let work = cli::or_exit(ShapeWork::of(shape, block_x, tile, 1)).total();

@@ -247,3 +247,38 @@ fn the_fast_plans_size_their_work_buffers() {
     let v3 = crate::lattice_v3_plan(shape, 132).unwrap();
     assert_eq!((v3.cfg.grid.x, v3.cfg.block.x, v3.work_words), (1056, 256, 3 + 2 * 8191));
 }
+
+/// Every single-launch version states what it assumes of its block, and a
+/// plan that breaks it is refused before a launch: v1 and v2 work warp by
+/// warp (whole warps), v3's first warp builds the tables alone (at least
+/// one warp), v4 and v5 step as exactly one warp. Every plan meets its rule.
+#[test]
+fn the_single_launch_versions_refuse_blocks_they_are_not_written_for() {
+    use ktrav::ladder::{BlockRule, PlanError};
+    let rules: Vec<BlockRule> = crate::VERSIONS.iter().map(|v| v.block).collect();
+    let one_warp = BlockRule::Exactly(ktrav::Dim2::new(32, 1));
+    assert_eq!(rules, [BlockRule::WholeWarps, BlockRule::WholeWarps, BlockRule::AtLeastOneWarp, one_warp, one_warp]);
+    // (version, a block its kernel is not written for)
+    let broken = [(0, 48), (1, 16), (2, 16), (3, 64), (4, 64)];
+    for (i, threads) in broken {
+        let mut v = crate::VERSIONS[i];
+        let shape = Shape::new(100, 100);
+        v.checked_plan(shape, 132).unwrap_or_else(|e| panic!("{}: {e}", v.kernel));
+        v.plan = match i {
+            0 => |s, sms| crate::lattice_v1_plan(s, sms).map(|p| with_block(p, 48)),
+            1 => |s, sms| crate::lattice_v2_plan(s, sms).map(|p| with_block(p, 16)),
+            2 => |s, sms| crate::lattice_v3_plan(s, sms).map(|p| with_block(p, 16)),
+            3 => |s, sms| crate::lattice_v4_plan(s, sms).map(|p| with_block(p, 64)),
+            _ => |s, sms| crate::lattice_v5_plan(s, sms).map(|p| with_block(p, 64)),
+        };
+        match v.checked_plan(shape, 132) {
+            Err(PlanError::Block { block, .. }) => assert_eq!(block, ktrav::Dim2::new(threads, 1), "{}", v.kernel),
+            other => panic!("{} with {threads} threads: {other:?}", v.kernel),
+        }
+    }
+}
+
+fn with_block(mut p: ktrav::ladder::Plan, threads: u32) -> ktrav::ladder::Plan {
+    p.cfg.block = ktrav::Dim2::new(threads, 1);
+    p
+}

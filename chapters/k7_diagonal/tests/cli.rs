@@ -74,3 +74,21 @@ fn check_refuses_bad_input_in_one_line() {
 fn check_without_a_gpu_says_it_could_not_check() {
     ktrav::testing::assert_check_could_not_check(BIN, &k7_diagonal::CHAPTER);
 }
+
+/// `--gpu` at a reader's shape: without a GPU, the one line; every shape or
+/// flag it cannot run refused in one line before any GPU is probed.
+#[test]
+fn gpu_at_a_shape_refuses_what_it_cannot_run() {
+    let refused: &[(&[&str], &str)] = &[
+        (&["--gpu"], "needs --rows or --cols"),
+        (&["--rows", "0", "--gpu"], "0 is not positive"),
+        (&["--cols", "-3", "--gpu"], "-3 is not positive"),
+        (&["--rows", "4194305", "--gpu"], "larger than the limit of 4194304"),
+        (&["--rows", "4194304", "--cols", "4194304", "--gpu"], "matrix elements on the GPU"),
+        (&["--rows", "40000", "--cols", "30000", "--gpu"], "limit of 1073741824"),
+        (&["--rows", "64", "--gpu", "--block-x", "16"], "cannot be used with"),
+        (&["--rows", "64", "--gpu", "--tile", "16"], "cannot be used with"),
+        (&["--rows", "64", "--gpu", "--seed", "3"], "cannot be used with"),
+    ];
+    ktrav::testing::assert_gpu_at_shape(BIN, &["--rows", "5000", "--cols", "3000", "--gpu"], refused);
+}

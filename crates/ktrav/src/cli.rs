@@ -110,6 +110,18 @@ pub fn check_limit(what: &str, needed: Option<u64>, limit: u64) {
     }
 }
 
+/// What a chapter binary does with `--gpu` at a reader's shape: refuses in
+/// one line (exit 2) a shape of more elements than the host can hold the
+/// reference of, before anything is allocated or any GPU probed; otherwise
+/// runs `section` and prints it, exiting as the default run does (1 if a
+/// check disagreed, 0 otherwise or when there is no GPU, in one line).
+pub fn run_on_gpu(shape: crate::Shape, section: impl FnOnce(crate::Shape) -> crate::SectionOutcome) -> ! {
+    check_limit("matrix elements on the GPU", shape.checked_elements(), crate::section::MAX_GPU_ELEMENTS);
+    let outcome = section(shape);
+    print(&outcome.text());
+    std::process::exit(outcome.exit_code())
+}
+
 /// Writes `text` to stdout. When the reader has gone away (a closed pipe,
 /// as in `k7_diagonal | head -1`) the program stops quietly with code 0,
 /// like any Unix tool.

@@ -19,6 +19,18 @@ pub const LARGE_ENV: &str = "KTRAV_GPU_LARGE";
 /// matter and the timings mean nothing.
 pub const QUICK_ENV: &str = "KTRAV_GPU_QUICK";
 
+/// Set this variable (to anything) to run a chapter's GPU section in its
+/// small-shape mode: every kernel and version once on a few shapes of at
+/// most a few thousand elements, no timing, one parseable line per launch
+/// (see `ktrav_gpu::section`). This is the mode to run under
+/// compute-sanitizer.
+pub const SMALL_ENV: &str = "KTRAV_GPU_SMALL";
+
+/// The most elements `--gpu` runs a chapter's kernels on at a reader's
+/// shape: the host keeps the reference and a downloaded copy of that many
+/// (16 GB for K.7's 64-bit cells).
+pub const MAX_GPU_ELEMENTS: u64 = 1 << 30;
+
 /// What became of a chapter's GPU section.
 pub enum SectionOutcome {
     /// No usable GPU, and why.

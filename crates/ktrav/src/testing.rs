@@ -67,6 +67,21 @@ pub fn no_gpu_line() -> String {
     format!("GPU section skipped: {} is set.\n", crate::section::DISABLE_ENV)
 }
 
+/// Asserts what `--gpu` at a reader's shape does on a machine without a GPU:
+/// `args` (a shape and `--gpu`) print the one line saying the GPU section
+/// was skipped and nothing else, exit 0; every case of `refused` is refused
+/// in one line naming the problem (its second item) before any GPU is
+/// probed, as [`assert_usage_errors`] checks.
+pub fn assert_gpu_at_shape(path: &str, args: &[&str], refused: &[(&[&str], &str)]) {
+    assert_eq!(stdout_of(path, args), no_gpu_line(), "{args:?}");
+    let cases: Vec<&[&str]> = refused.iter().map(|(args, _)| *args).collect();
+    assert_usage_errors(path, &cases);
+    for (args, says) in refused {
+        let err = String::from_utf8(run_binary(path, args).stderr).expect("stderr is UTF-8");
+        assert!(err.contains(says), "{args:?} should say {says:?}: {err}");
+    }
+}
+
 /// Asserts what a chapter binary with kernels prints when run with no
 /// arguments on a machine without a GPU: its report `parts` (plain text,
 /// separated by one blank line), then the one line saying the GPU section

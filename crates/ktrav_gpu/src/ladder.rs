@@ -7,7 +7,7 @@
 //! and which shapes and rows it wants.
 
 use crate::runner::{Args, DeviceBuffer, Gpu};
-use crate::section::{median_ms, GpuSection};
+use crate::section::{median_ms, GpuSection, Role};
 use anyhow::{Context, Result};
 use cudarc::driver::{DeviceRepr, ValidAsZeroBits};
 use ktrav::compare::{compare_with, test_input};
@@ -120,13 +120,93 @@ impl<T: DeviceRepr + ValidAsZeroBits + Copy + Send + Sync> Ladder<'_, T> {
         gpu.zeros::<u64>(plan.work_words.max(1) as usize)
     }
 
-    /// Launches `v` as `plan` says on `io` and waits; returns its time.
+    /// Launches `v` as `plan` says on `io` and waits; returns its time. A
+    /// plan whose block breaks the version's [`ktrav::ladder::BlockRule`] is
+    /// refused before the launch. After a launch that fails, the work
+    /// buffer is zeroed again: a kernel stopped part-way leaves its flags
+    /// and counters set, and the next launch on that buffer would find its
+    /// work already claimed and silently write nothing.
     pub fn launch(&self, gpu: &Gpu, v: &Version, plan: &Plan, io: &mut Io<T>) -> Result<f32> {
-        let f = gpu.function(self.chapter.id, v.kernel)?;
         let shape = io.shape;
+        anyhow::ensure!(
+            v.block.allows(plan.cfg.block),
+            "{} on {shape}: {}",
+            v.kernel,
+            ktrav::ladder::PlanError::Block { kernel: v.kernel, block: plan.cfg.block, rule: v.block }
+        );
+        let f = gpu.function(self.chapter.id, v.kernel)?;
         let mut args = gpu.args(&f);
         (self.push)(&mut args, io);
-        gpu.launch(args, &plan.cfg, plan.shared_bytes).with_context(|| format!("{} on {shape}", v.kernel))
+        let launched = gpu.launch(args, &plan.cfg, plan.shared_bytes).with_context(|| format!("{} on {shape}", v.kernel));
+        if launched.is_err() && plan.work_words > 0 {
+            // Best effort: after a fault the context may refuse this too, and
+            // the launch's own error is the one worth reporting.
+            let _ = gpu.zero(&mut io.work);
+        }
+        launched
+    }
+
+    /// Device memory a run at `shape` takes at its peak: the output, the
+    /// inputs and the largest work buffer of any version, plus the two
+    /// buffers of the copy the table is set beside. `None` when a count
+    /// overflows or a version has no plan there.
+    pub fn device_bytes(&self, shape: Shape, sms: u32) -> Option<u64> {
+        let n = shape.checked_elements()?;
+        let out = n.checked_mul(std::mem::size_of::<T>() as u64)?;
+        let inputs = n.checked_mul(4 * self.inputs as u64)?;
+        let work = self.chapter.versions.iter().map(|v| (v.plan)(shape, sms).ok().map(|p| p.work_words.max(1) * 8)).try_fold(
+            8u64,
+            |m, w| w.map(|w| m.max(w)),
+        )?;
+        out.checked_mul(3)?.checked_add(inputs)?.checked_add(work)
+    }
+
+    /// The run at a reader's shape (`--gpu`): every version and every row
+    /// (the chapter's own kernels) launched once on `shape` and compared
+    /// with the expected output, then all of them timed beside the
+    /// yardstick in one table, every timed output checked too.
+    pub fn at_shape(
+        &self,
+        gpu: &Gpu,
+        sec: &mut GpuSection,
+        shape: Shape,
+        yardstick: Yardstick<'_, T>,
+        mut rows: Vec<Row<'_, T>>,
+    ) -> Result<()> {
+        let sms = gpu.multiprocessors()?;
+        let expected = (self.expected)(shape);
+        {
+            let mut io = self.io(gpu, shape)?;
+            sec.line(format!("the chapter's kernels at {shape}, {}:", self.against));
+            for row in &mut rows {
+                gpu.poison(&mut io.out)?;
+                let ms = (row.time)(gpu, &mut io)?;
+                sec.check(&format!("  {shape} {}", row.label), &compare_with(&gpu.download(&io.out)?, &expected), Some(ms));
+            }
+            for v in self.chapter.versions {
+                let plan = v.checked_plan(shape, sms)?;
+                io.work = Self::work(gpu, &plan)?;
+                for run in self.runs {
+                    gpu.poison(&mut io.out)?;
+                    let ms = self.launch(gpu, v, &plan, &mut io)?;
+                    let agreement = compare_with(&gpu.download(&io.out)?, &expected);
+                    sec.check(&format!("  {shape} {}, grid {}{run}", v.kernel, plan.cfg.grid), &agreement, Some(ms));
+                }
+            }
+        }
+        drop(expected);
+        let checked = Ladder {
+            chapter: self.chapter,
+            push: self.push,
+            inputs: self.inputs,
+            expected: self.expected,
+            against: self.against,
+            shapes: vec![shape],
+            runs: self.runs,
+            repeats: self.repeats,
+            check_timed: Some(self.check_timed.unwrap_or("the reference")),
+        };
+        checked.time(gpu, sec, shape, &format!("{shape}, every kernel and version"), yardstick, rows)
     }
 
     /// Every version on every shape of [`Ladder::shapes`], the output
@@ -145,11 +225,16 @@ impl<T: DeviceRepr + ValidAsZeroBits + Copy + Send + Sync> Ladder<'_, T> {
             for v in self.chapter.versions {
                 let plan = v.checked_plan(shape, sms)?;
                 io.work = Self::work(gpu, &plan)?;
-                for run in self.runs {
+                for (i, run) in self.runs.iter().enumerate() {
                     gpu.poison(&mut io.out)?;
                     let ms = self.launch(gpu, v, &plan, &mut io)?;
                     let agreement = compare_with(&gpu.download(&io.out)?, &expected);
-                    sec.check(&format!("  {shape} {}, grid {}{run}", v.kernel, plan.cfg.grid), &agreement, Some(ms));
+                    if sec.small() {
+                        let pass = if self.runs.len() > 1 { format!(" run={}", i + 1) } else { String::new() };
+                        sec.run_with(v.kernel, Role::Version, shape, &plan.cfg, &agreement, &pass);
+                    } else {
+                        sec.check(&format!("  {shape} {}, grid {}{run}", v.kernel, plan.cfg.grid), &agreement, Some(ms));
+                    }
                 }
             }
         }
@@ -265,6 +350,35 @@ mod tests {
         assert_eq!(l.bytes(Shape::new(2, 3)), 6 * 4);
         l.inputs = 2;
         assert_eq!(l.bytes(Shape::new(2, 3)), 6 * 12);
+    }
+
+    /// On a GPU: a launch that fails leaves its work buffer zeroed again,
+    /// whatever it held, and a plan that breaks the version's block rule is
+    /// refused before anything is launched. Without one, says it was skipped.
+    #[test]
+    fn a_failed_launch_leaves_its_work_buffer_zeroed() {
+        let Ok(gpu) = crate::open() else {
+            eprintln!("skipped: no GPU");
+            return;
+        };
+        let fill = |_: Shape| -> Expected<i32> { Box::new(|_| 0) };
+        let l = ladder(&fill);
+        let shape = Shape::new(37, 61);
+        let v = &VERSIONS[0];
+        let mut plan = v.checked_plan(shape, 1).unwrap();
+        plan.work_words = 4;
+        // More dynamic shared memory than any block may have: the launch is
+        // refused by the driver, and the context stays usable.
+        plan.shared_bytes = 1 << 30;
+        let mut io = l.io(&gpu, shape).unwrap();
+        io.work = gpu.upload(&[7u64, 7, 7, 7]).unwrap();
+        assert!(l.launch(&gpu, v, &plan, &mut io).is_err());
+        assert_eq!(gpu.download(&io.work).unwrap(), [0; 4]);
+        let mut wrong = plan;
+        wrong.shared_bytes = 0;
+        wrong.cfg.block = Dim2::new(32, 8);
+        let e = l.launch(&gpu, v, &wrong, &mut io).unwrap_err().to_string();
+        assert!(e.contains("32x8 blocks") && e.contains("exactly"), "{e}");
     }
 
     /// On a GPU: every version validated on every shape and run, then timed

@@ -9,7 +9,9 @@
 //! * [`nvrtc`]: compiling CUDA C++ at run time (lab checks, older GPUs);
 //! * [`runner`]: the [`Gpu`] every chapter launches through;
 //! * [`blas`]: cuBLAS's sgemm, for K.5;
-//! * [`section`]: the "On this GPU" report and its bandwidth tables;
+//! * [`section`]: the "On this GPU" report and its bandwidth tables, in its
+//!   three modes: whole, small shapes for the sanitizers (`KTRAV_GPU_SMALL=1`)
+//!   and at a reader's shape (`--gpu`);
 //! * [`ladder`]: every chapter's numbered versions, validated then timed;
 //! * [`record`]: where a measurement record was made;
 //! * [`check`]: `check FILE.cu`, the lab checker on a GPU;

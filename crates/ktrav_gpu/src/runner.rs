@@ -199,6 +199,11 @@ impl Gpu {
         self.stream.alloc_zeros::<T>(len).with_context(|| format!("device allocation of {len} elements failed"))
     }
 
+    /// Sets every element of `buf` to zero again.
+    pub fn zero<T: DeviceRepr + ValidAsZeroBits>(&self, buf: &mut DeviceBuffer<T>) -> Result<()> {
+        self.stream.memset_zeros(buf).context("zeroing a device buffer failed")
+    }
+
     /// Overwrites every 32-bit word of `buf` with [`POISON_WORD`].
     pub fn poison<T: DeviceRepr>(&self, buf: &mut DeviceBuffer<T>) -> Result<()> {
         let size = std::mem::size_of::<T>();

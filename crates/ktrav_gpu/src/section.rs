@@ -1,6 +1,47 @@
 //! The "On this GPU" section a chapter prints after its worked example:
 //! one line per cross-check, each ending in a coloured verdict, and tables
 //! of bandwidth measured side by side with a device copy.
+//!
+//! # Three ways to run a section
+//!
+//! * **Whole** (the default): every check of the chapter on its own shapes,
+//!   then its timing tables.
+//! * **Small** (set [`SMALL_ENV`], `KTRAV_GPU_SMALL=1`): every kernel of the
+//!   chapter, teaching kernels, every numbered version and the kernels that
+//!   are wrong on purpose, once each on [`small_shapes`] (at most a few
+//!   thousand elements: 1x1, 1xN, Nx1, a ragged shape and an aligned one),
+//!   with no timing loop. This is the mode to run under compute-sanitizer
+//!   (memcheck, racecheck, synccheck, initcheck): each tool finishes a
+//!   chapter in seconds.
+//! * **At a shape** (`--rows R --cols C --gpu` on a chapter's command line):
+//!   every kernel and version at the reader's shape, checked against the
+//!   host reference, then timed beside a device copy as in the whole run.
+//!
+//! # The run lines of the small mode
+//!
+//! In the small mode every launch prints one line that a log reader can
+//! parse, starting at the first column:
+//!
+//! ```text
+//! small-run chapter=k4_boundary_check kernel=add_v1_grid_stride role=version shape=37x61 grid=2x1 block=256x1 result=agrees
+//! small-run chapter=k4_boundary_check kernel=add_guard_x_only role=wrong shape=37x61 grid=2x8 block=32x8 result=shown wrong=61/2257
+//! small-summary chapter=k4_boundary_check runs=84 disagree=0
+//! ```
+//!
+//! Fields are `key=value`, separated by single spaces; no value holds a space.
+//! `chapter` is the chapter's crate name; `kernel` the `extern "C"` entry
+//! point launched; `role` is `teaching` (a kernel the chapter's text
+//! teaches), `version` (a numbered version of its ladder) or `wrong` (a
+//! kernel wrong on purpose, whose sanitizer findings are expected and
+//! shown, never judged); `shape` is rows x cols; `grid` and `block` are the
+//! launch's `gridDim` and `blockDim` (x by y); `result` is `agrees` or
+//! `DISAGREES` against the reference, and for `role=wrong` always `shown`,
+//! with `wrong=N/M` the cells that differed out of all. A kernel launched
+//! in several steps (one launch per diagonal) prints one line for the whole
+//! fill, its `grid` that of the first launch. More keys may be added at the
+//! end; readers ignore keys they do not know. The last line of the section
+//! is `small-summary` with the number of runs and how many disagreed; the
+//! process exits 1 when any did.
 
 use crate::runner::{open, Gpu};
 use anyhow::Result;
@@ -8,7 +49,49 @@ use ktrav::compare::Agreement;
 use ktrav::measured;
 use ktrav::report::{self, Report};
 use ktrav::section::{SectionOutcome, LARGE_ENV, QUICK_ENV};
-use ktrav::Chapter;
+pub use ktrav::section::{MAX_GPU_ELEMENTS, SMALL_ENV};
+use ktrav::{Chapter, LaunchConfig, Shape};
+
+/// The shapes of the small-shape mode: 1x1, one row and one column of 2000,
+/// a ragged 37x61 and an aligned 48x64, none over 3072 elements.
+pub fn small_shapes() -> Vec<Shape> {
+    vec![Shape::new(1, 1), Shape::new(1, 2000), Shape::new(2000, 1), Shape::new(37, 61), Shape::new(48, 64)]
+}
+
+/// What a launch of the small-shape mode is (the `role` of its line).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    /// A kernel the chapter's text teaches.
+    Teaching,
+    /// A numbered version of the chapter's ladder.
+    Version,
+    /// A kernel wrong on purpose: what it does is shown, never judged.
+    Wrong,
+}
+
+impl Role {
+    pub fn word(self) -> &'static str {
+        match self {
+            Role::Teaching => "teaching",
+            Role::Version => "version",
+            Role::Wrong => "wrong",
+        }
+    }
+}
+
+/// One `small-run` line (see the module's docs).
+pub fn run_line(chapter: &str, kernel: &str, role: Role, shape: Shape, cfg: &LaunchConfig, result: &str) -> String {
+    let (g, b) = (cfg.grid, cfg.block);
+    let shape = format!("{}x{}", shape.rows, shape.cols);
+    format!(
+        "small-run chapter={chapter} kernel={kernel} role={} shape={shape} grid={}x{} block={}x{} result={result}",
+        role.word(),
+        g.x,
+        g.y,
+        b.x,
+        b.y
+    )
+}
 
 /// How many timed repeats to make of `wanted`: one under [`QUICK_ENV`].
 pub fn repeats(wanted: usize) -> usize {
@@ -29,6 +112,12 @@ pub struct GpuSection {
     failures: usize,
     large: bool,
     record: measured::Section,
+    /// The chapter's crate name, for the small mode's lines.
+    id: String,
+    /// Whether this is the small-shape mode, and its runs and disagreements.
+    small: bool,
+    runs: usize,
+    runs_disagreeing: usize,
 }
 
 impl GpuSection {
@@ -36,7 +125,43 @@ impl GpuSection {
         let mut report = Report::new();
         report.heading(&format!("On this GPU: {}", gpu.info.describe()));
         let record = measured::Section { chapter: chapter.to_string(), checks: vec![], lines: vec![], tables: vec![] };
-        GpuSection { report, failures: 0, large, record }
+        GpuSection { report, failures: 0, large, record, id: String::new(), small: false, runs: 0, runs_disagreeing: 0 }
+    }
+
+    /// Whether this is the small-shape mode (see the module's docs): one
+    /// launch per kernel and shape, no timing.
+    pub fn small(&self) -> bool {
+        self.small
+    }
+
+    /// One launch of the small-shape mode checked against its reference:
+    /// its `small-run` line, counted in the verdicts.
+    pub fn run(&mut self, kernel: &str, role: Role, shape: Shape, cfg: &LaunchConfig, agreement: &Agreement) {
+        self.run_with(kernel, role, shape, cfg, agreement, "");
+    }
+
+    /// [`GpuSection::run`] with more `key=value` fields at the end of the
+    /// line (`extra` starts with a space, or is empty).
+    pub fn run_with(&mut self, kernel: &str, role: Role, shape: Shape, cfg: &LaunchConfig, agreement: &Agreement, extra: &str) {
+        let ok = agreement.ok();
+        self.runs += 1;
+        if !ok {
+            self.failures += 1;
+            self.runs_disagreeing += 1;
+        }
+        let result = if ok { "agrees" } else { "DISAGREES" };
+        self.report.line(format!("{}{extra}", run_line(&self.id, kernel, role, shape, cfg, result)));
+        let label = format!("{shape} {kernel} ({})", role.word());
+        self.record.checks.push(measured::Check { label, detail: agreement.describe(), ok });
+    }
+
+    /// One launch of a kernel wrong on purpose in the small-shape mode:
+    /// `wrong` of `of` cells differed, shown and never judged.
+    pub fn run_shown(&mut self, kernel: &str, shape: Shape, cfg: &LaunchConfig, wrong: u64, of: u64) {
+        self.runs += 1;
+        let line = run_line(&self.id, kernel, Role::Wrong, shape, cfg, "shown");
+        self.report.line(format!("{line} wrong={wrong}/{of}"));
+        self.record.lines.push(format!("{shape} {kernel} (wrong on purpose): {wrong} of {of} cells wrong"));
     }
 
     /// Whether the checks on shapes past 2^31 elements were asked for.
@@ -171,18 +296,7 @@ pub fn section(checks: impl FnOnce(&Gpu, &mut GpuSection) -> Result<()>) -> Sect
 
 /// [`section`], with the chapter's name kept in the section's record.
 pub fn section_named(chapter: &str, checks: impl FnOnce(&Gpu, &mut GpuSection) -> Result<()>) -> SectionOutcome {
-    let gpu = match open() {
-        Ok(gpu) => gpu,
-        Err(reason) => return SectionOutcome::Skipped(reason.0),
-    };
-    let mut sec = GpuSection::new(&gpu, chapter, std::env::var_os(LARGE_ENV).is_some());
-    match checks(&gpu, &mut sec) {
-        Ok(()) => SectionOutcome::Ran { text: sec.report.into_string(), failures: sec.failures, record: sec.record },
-        Err(e) => {
-            sec.line(format!("  {}: {e:#}", report::flag(false, "CUDA error")));
-            SectionOutcome::Failed(sec.report.into_string())
-        }
-    }
+    run_section(chapter, "", false, checks)
 }
 
 /// A chapter's section: [`section_named`] with the chapter's heading, which
@@ -190,4 +304,120 @@ pub fn section_named(chapter: &str, checks: impl FnOnce(&Gpu, &mut GpuSection) -
 pub fn section_of(chapter: &Chapter, checks: GpuChecks) -> SectionOutcome {
     section_named(&chapter.heading(), checks)
 }
+
+/// A chapter's section in the mode the environment asks for: `whole` (the
+/// default), or `small` when [`SMALL_ENV`] is set, which ends with the
+/// `small-summary` line.
+pub fn section_modes(chapter: &Chapter, whole: GpuChecks, small: GpuChecks) -> SectionOutcome {
+    if std::env::var_os(SMALL_ENV).is_none() {
+        return section_of(chapter, whole);
+    }
+    run_section(&chapter.heading(), chapter.id, true, |gpu, sec| {
+        sec.line(format!(
+            "small shapes ({}), every kernel and version once, no timing:",
+            ktrav::report::join(small_shapes(), ", ")
+        ));
+        small(gpu, sec)?;
+        let (id, runs, disagree) = (sec.id.clone(), sec.runs, sec.runs_disagreeing);
+        sec.line(format!("small-summary chapter={id} runs={runs} disagree={disagree}"));
+        Ok(())
+    })
+}
+
+/// The section at a reader's shape (`--gpu`): opens the GPU (one line if
+/// there is none), refuses in one line with exit code 2 a shape whose
+/// buffers, `needed(sms)` bytes, do not fit in the free device memory, and
+/// then runs `checks`.
+pub fn section_at(
+    chapter: &Chapter,
+    shape: Shape,
+    needed: impl FnOnce(u32) -> Option<u64>,
+    checks: impl FnOnce(&Gpu, &mut GpuSection) -> Result<()>,
+) -> SectionOutcome {
+    let gpu = match open() {
+        Ok(gpu) => gpu,
+        Err(reason) => return SectionOutcome::Skipped(reason.0),
+    };
+    let fits = gpu.multiprocessors().and_then(|sms| Ok((needed(sms), gpu.free_memory()? as u64)));
+    match fits {
+        Ok((Some(needed), free)) if needed <= free => {}
+        Ok((Some(needed), free)) => ktrav::cli::fail(&format!(
+            "the {shape} run needs {needed} bytes ({:.2} GB) of device memory, and {free} bytes ({:.2} GB) are free",
+            needed as f64 / 1e9,
+            free as f64 / 1e9
+        )),
+        Ok((None, _)) => ktrav::cli::fail(&format!("the {shape} run needs more device memory than 64 bits can count")),
+        Err(e) => ktrav::cli::fail(&format!("reading the device's free memory failed: {e:#}")),
+    }
+    let mut sec = GpuSection::new(&gpu, &chapter.heading(), std::env::var_os(LARGE_ENV).is_some());
+    sec.id = chapter.id.to_string();
+    sec.line(format!("every kernel and version at {shape}, checked, then timed:"));
+    finish(&gpu, sec, checks)
+}
+
+/// Opens the GPU and runs `checks` in one mode.
+fn run_section(
+    heading: &str,
+    id: &str,
+    small: bool,
+    checks: impl FnOnce(&Gpu, &mut GpuSection) -> Result<()>,
+) -> SectionOutcome {
+    let gpu = match open() {
+        Ok(gpu) => gpu,
+        Err(reason) => return SectionOutcome::Skipped(reason.0),
+    };
+    let mut sec = GpuSection::new(&gpu, heading, std::env::var_os(LARGE_ENV).is_some());
+    sec.id = id.to_string();
+    sec.small = small;
+    finish(&gpu, sec, checks)
+}
+
+/// Runs `checks` and turns the section into its outcome.
+fn finish(gpu: &Gpu, mut sec: GpuSection, checks: impl FnOnce(&Gpu, &mut GpuSection) -> Result<()>) -> SectionOutcome {
+    match checks(gpu, &mut sec) {
+        Ok(()) => SectionOutcome::Ran { text: sec.report.into_string(), failures: sec.failures, record: sec.record },
+        Err(e) => {
+            sec.line(format!("  {}: {e:#}", report::flag(false, "CUDA error")));
+            SectionOutcome::Failed(sec.report.into_string())
+        }
+    }
+}
 // ANCHOR_END: section
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ktrav::Dim2;
+
+    /// The shapes the module's docs promise: none over a few thousand
+    /// elements, a 1xN, an Nx1, one ragged on both axes against 32-wide
+    /// tiles, and 1x1.
+    #[test]
+    fn small_shapes_are_small_and_cover_the_edges() {
+        let shapes = small_shapes();
+        assert!(shapes.iter().all(|s| s.elements() <= 3072), "{shapes:?}");
+        assert!(shapes.contains(&Shape::new(1, 1)));
+        assert!(shapes.iter().any(|s| s.rows == 1 && s.cols > 1000));
+        assert!(shapes.iter().any(|s| s.cols == 1 && s.rows > 1000));
+        assert!(shapes.iter().any(|s| s.rows % 32 != 0 && s.cols % 32 != 0 && s.rows > 32 && s.cols > 32));
+    }
+
+    /// The line of the docs' example, field by field: a log reader splits
+    /// it on spaces and `=`.
+    #[test]
+    fn a_run_line_is_key_value_pairs() {
+        let cfg = LaunchConfig { grid: Dim2::new(2, 8), block: Dim2::new(32, 8) };
+        let line = run_line("k4_boundary_check", "fill_checked", Role::Teaching, Shape::new(37, 61), &cfg, "agrees");
+        assert_eq!(
+            line,
+            "small-run chapter=k4_boundary_check kernel=fill_checked role=teaching shape=37x61 grid=2x8 block=32x8 result=agrees"
+        );
+        let fields: Vec<(&str, &str)> = line.split(' ').skip(1).map(|f| f.split_once('=').unwrap()).collect();
+        let keys: Vec<&str> = fields.iter().map(|(k, _)| *k).collect();
+        assert_eq!(keys, ["chapter", "kernel", "role", "shape", "grid", "block", "result"]);
+        let doc = include_str!("section.rs");
+        let example = doc.lines().find(|l| l.starts_with("//! small-run ") && l.contains("role=version")).unwrap();
+        let doc_keys: Vec<&str> = example[4..].split(' ').skip(1).map(|f| f.split_once('=').unwrap().0).collect();
+        assert_eq!(doc_keys, keys, "the docs' example has the fields the code prints");
+    }
+}
