@@ -5,7 +5,6 @@
 //
 // Check it with: cargo run --release -p k3_grid_mapping -- check find_the_bug.cu --exercise copy-find-the-bug
 // expect: copy-find-the-bug: unwritten (only on matrices taller than wide)
-// expect: copy: unwritten (only on matrices taller than wide)
 
 extern "C" __global__ void copy_x_to_col(float* __restrict__ dst, const float* __restrict__ src,
                                          size_t rows, size_t cols) {

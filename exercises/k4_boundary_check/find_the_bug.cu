@@ -6,7 +6,6 @@
 //
 // Check it with: cargo run --release -p k4_boundary_check -- check find_the_bug.cu --exercise guard-find-the-bug
 // expect: guard-find-the-bug: out of bounds (only on matrices wider than a block)
-// expect: guard: out of bounds (only on matrices wider than a block)
 
 extern "C" __global__ void fill_checked(float* __restrict__ out, size_t rows, size_t cols) {
     const size_t row = (size_t)blockIdx.y * blockDim.y + threadIdx.y;

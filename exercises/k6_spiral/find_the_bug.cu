@@ -7,7 +7,6 @@
 //
 // Check it with: cargo run --release -p k6_spiral -- check find_the_bug.cu --exercise spiral-find-the-bug
 // expect: spiral-find-the-bug: wrong (only on matrices wider than tall with an odd number of rows)
-// expect: spiral-gather: wrong (only on matrices wider than tall with an odd number of rows)
 
 // ring_of: distance from (row, col) to the nearest edge.
 __device__ __forceinline__ long long ring_of(long long row, long long col, long long rows, long long cols) {
