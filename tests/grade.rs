@@ -314,6 +314,27 @@ fn make_room_writes_a_well_formed_room() {
     assert!(!synthetic("k3-no-extern-c.cu").contains("extern \"C\" __global__ void copy_x_to_col"));
     assert!(synthetic("k2-include-cuda-runtime.cu").starts_with("#include <cuda_runtime.h>"));
     assert!(synthetic("k4-include-cstdio.cu").starts_with("#include <cstdio>"));
+    // Every find-the-bug exercise has its starter in the room, expected to
+    // fail, and the starter fixed, expected to pass; the fixes carry no
+    // expect line of their own.
+    for ch in appendix_k::CHAPTERS {
+        for ex in ch.exercises.iter().filter(|e| e.starter == "find_the_bug.cu") {
+            let e = ktrav_grade::exercise::ExerciseRef::new(ch.section, ch.id, ex.id);
+            let of = |folder: &str, verdict: &dyn Fn(&str) -> bool| {
+                rows.iter().any(|r| r.1 == e && r.0.strip_prefix(&room).unwrap().starts_with(folder) && r.2.as_deref().is_some_and(verdict))
+            };
+            assert!(of("exercises", &|v| v != "pass"), "the find-the-bug starter of {e} is not in the room, failing");
+            assert!(of("fixes", &|v| v == "pass"), "no fixed find-the-bug starter of {e}");
+        }
+    }
+    let fixed = |name: &str| std::fs::read_to_string(room.join("fixes").join(name)).unwrap();
+    assert!(fixed("k6-spiral-find-the-bug-long-long-params.cu").contains("long long rows, long long cols"));
+    assert!(fixed("k3-copy-find-the-bug.cu").starts_with("#include <cuda_runtime.h>"));
+    assert!(fixed("k5-col-major-find-the-bug.cu").starts_with("#include <cstdio>"));
+    for f in std::fs::read_dir(room.join("fixes")).unwrap() {
+        let f = f.unwrap().path();
+        assert!(!std::fs::read_to_string(&f).unwrap().contains("// expect: "), "{} keeps an expect line", f.display());
+    }
     // The same folder made twice is the same folder.
     let again = d.path().join("again");
     assert!(Command::new("bash").arg(root.join("scripts/make-room")).arg(&again).output().unwrap().status.success());

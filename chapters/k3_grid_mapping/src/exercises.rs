@@ -1,7 +1,9 @@
-//! The K.3 lab exercise `copy` on the simulator track: a 2D copy whose
-//! launch spreads x over the columns (block 32 x 8). The twins mirror
-//! `exercises/k3_grid_mapping/`; `cargo test -p k3_grid_mapping exercises`
-//! runs them under 5 block orders times 3 thread orders.
+//! The K.3 lab exercises on the simulator track: a 2D copy whose launch
+//! spreads x over the columns (block 32 x 8), written by the student
+//! (`copy`) or given with a bug that the source's cases do not show
+//! (`copy-find-the-bug`). The twins mirror `exercises/k3_grid_mapping/`;
+//! `cargo test -p k3_grid_mapping exercises` runs them under 5 block orders
+//! times 3 thread orders.
 
 use ktrav::lab::simtrack::{check_twin, Ctx, Mem, Twin, Twins};
 use ktrav::lab::{input_value, Arg, Elem, Exercise, Launch};
@@ -23,8 +25,18 @@ pub const COPY_EXERCISE: Exercise = Exercise {
     twins: Twins { starter: STARTER, solution: SOLUTION, wrong: WRONG },
 };
 
+/// `copy-find-the-bug`: a copy that passes the source's four cases; the
+/// student finds the shape where it does not, and fixes it.
+pub const FIND_THE_BUG_EXERCISE: Exercise = Exercise {
+    id: "copy-find-the-bug",
+    title: "find the bug: a copy that passes the source's cases",
+    starter: "find_the_bug.cu",
+    twins: Twins { starter: FIND_THE_BUG, solution: SOLUTION, wrong: &[] },
+    ..COPY_EXERCISE
+};
+
 /// The chapter's exercises, its `Chapter` value's `exercises`.
-pub const EXERCISES: &[Exercise] = &[COPY_EXERCISE];
+pub const EXERCISES: &[Exercise] = &[COPY_EXERCISE, FIND_THE_BUG_EXERCISE];
 
 // ANCHOR: starter
 pub fn copy_starter(ctx: &Ctx, _step: usize, _shared: &mut [f32], mem: &mut Mem) {
@@ -85,9 +97,31 @@ pub const WRONG: &[(Twin, &str)] = &[
 ];
 // ANCHOR_END: wrong
 
+// ANCHOR: find_the_bug
+/// `find_the_bug.cu`: x walks whichever axis is longer. The grid is sized
+/// for x over the columns, whatever the kernel decides.
+pub fn longer_axis_on_x(ctx: &Ctx, _step: usize, _shared: &mut [f32], mem: &mut Mem) {
+    let (x, y) = (ctx.t.global_x(), ctx.t.global_y());
+    let tall = ctx.rows > ctx.cols;
+    let (row, col) = if tall { (x, y) } else { (y, x) };
+    if row < ctx.rows && col < ctx.cols {
+        let i = (row * ctx.cols + col) as i64;
+        mem.write_f32(i, mem.input(0, i));
+    }
+}
+
+/// Its fix is the solution: x walks the columns on every shape.
+pub const FIND_THE_BUG: Twin = Twin { name: "find the bug", body: longer_axis_on_x, ..STARTER };
+// ANCHOR_END: find_the_bug
+
 /// What the exercise page shows: the simulated check of a wrong twin.
 pub fn shown() -> String {
     check_twin(&COPY_EXERCISE, &WRONG[0].0).render()
+}
+
+/// What the find-the-bug answer shows: the simulated check of its kernel.
+pub fn find_the_bug_shown() -> String {
+    check_twin(&FIND_THE_BUG_EXERCISE, &FIND_THE_BUG).render()
 }
 
 #[cfg(test)]
@@ -99,6 +133,42 @@ mod tests {
     fn every_solution_passes_and_every_starter_and_wrong_twin_fails() {
         for ex in EXERCISES {
             assert_track(ex);
+        }
+    }
+
+    /// Where the find-the-bug copy fails: on a matrix taller than wide
+    /// whose rows outnumber the threads the grid lays along x, a grid sized
+    /// for x over the columns.
+    fn find_the_bug_fails_on(shape: Shape) -> bool {
+        let (cfg, _) = ktrav::lab::launches(&FIND_THE_BUG_EXERCISE, shape).unwrap()[0];
+        shape.rows > shape.cols && shape.rows > cfg.grid.x as u64 * cfg.block.x as u64
+    }
+
+    #[test]
+    fn find_the_bug_passes_the_source_and_fails_on_tall_shapes_only() {
+        let c = check_twin(&FIND_THE_BUG_EXERCISE, &FIND_THE_BUG);
+        for l in &c.lines {
+            assert_eq!(l.failure.is_some(), find_the_bug_fails_on(l.shape), "{}", l.label);
+        }
+        assert!(c.lines.iter().filter(|l| l.label.starts_with("the source's")).all(|l| l.failure.is_none()));
+        assert_eq!(c.kinds(), ["unwritten"]);
+        assert!(!c.passed());
+    }
+
+    /// The GPU's public battery: every source shape passes and some other
+    /// shape fails, as the starter's `expect:` line says. The shapes of up
+    /// to a few million elements are run through the simulator once each.
+    #[test]
+    fn find_the_bug_fails_some_shape_of_the_public_battery() {
+        let battery = ktrav::lab::battery(&FIND_THE_BUG_EXERCISE, false);
+        assert!(battery.iter().any(|c| find_the_bug_fails_on(c.shape)));
+        let once = ktrav::lab::simtrack::Schedule { blocks: ktrav::BlockOrder::Forward, threads: ktrav::ThreadOrder::Forward };
+        for c in battery.iter().filter(|c| c.shape.elements() <= 1 << 21) {
+            let v = ktrav::lab::simtrack::run(&FIND_THE_BUG_EXERCISE, &FIND_THE_BUG, c.shape, &once);
+            assert_eq!(!v.passed(), find_the_bug_fails_on(c.shape), "{}: {v:?}", c.label);
+            if !v.passed() {
+                assert_eq!(v.kinds(), ["unwritten"], "{}", c.label);
+            }
         }
     }
 

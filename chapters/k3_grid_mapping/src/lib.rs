@@ -511,6 +511,7 @@ pub fn shown_outputs() -> Vec<(&'static str, String)> {
     vec![
         ("k3_grid_mapping.txt", worked_example()),
         ("k3_grid_mapping-exercise.txt", exercises::shown()),
+        ("k3_grid_mapping-find-the-bug.txt", exercises::find_the_bug_shown()),
         ("k3_grid_mapping-versions.txt", CHAPTER.ladder_text()),
     ]
 }

@@ -37,8 +37,18 @@ pub const ADD_EXERCISE: Exercise = Exercise {
     ..GUARD_EXERCISE
 };
 
+/// `guard-find-the-bug`: a fill that passes the source's 4x10; the student
+/// finds the shape where it does not, and fixes it.
+pub const FIND_THE_BUG_EXERCISE: Exercise = Exercise {
+    id: "guard-find-the-bug",
+    title: "find the bug: a fill that passes the source's 4x10",
+    starter: "find_the_bug.cu",
+    twins: Twins { starter: FIND_THE_BUG, solution: SOLUTION, wrong: &[] },
+    ..GUARD_EXERCISE
+};
+
 /// The chapter's exercises, its `Chapter` value's `exercises`.
-pub const EXERCISES: &[Exercise] = &[GUARD_EXERCISE, ADD_EXERCISE];
+pub const EXERCISES: &[Exercise] = &[GUARD_EXERCISE, ADD_EXERCISE, FIND_THE_BUG_EXERCISE];
 
 // ANCHOR: starter
 pub fn guard_starter(ctx: &Ctx, _step: usize, _shared: &mut [f32], mem: &mut Mem) {
@@ -113,6 +123,25 @@ pub fn add_one_axis_guard(ctx: &Ctx, _step: usize, _shared: &mut [f32], mem: &mu
 pub const ADD_WRONG: &[(Twin, &str)] = &[(Twin { name: "add_one_axis_guard", body: add_one_axis_guard, ..STARTER }, "out of bounds")];
 // ANCHOR_END: add_wrong
 
+// ANCHOR: find_the_bug
+/// `find_the_bug.cu`: the column half of the guard tests `threadIdx.x`, the
+/// column inside the block, instead of the column in the matrix.
+pub fn block_column_guard(ctx: &Ctx, _step: usize, _shared: &mut [f32], mem: &mut Mem) {
+    let (row, col) = (ctx.t.global_y(), ctx.t.global_x());
+    if row < ctx.rows && (ctx.t.thread_idx.x as u64) < ctx.cols {
+        mem.write_f32((row * ctx.cols + col) as i64, (row * 1000 + col) as f32);
+    }
+}
+
+/// Its fix is the solution: `col < cols`.
+pub const FIND_THE_BUG: Twin = Twin { name: "find the bug", body: block_column_guard, ..STARTER };
+// ANCHOR_END: find_the_bug
+
+/// What the find-the-bug answer shows: the simulated check of its kernel.
+pub fn find_the_bug_shown() -> String {
+    check_twin(&FIND_THE_BUG_EXERCISE, &FIND_THE_BUG).render()
+}
+
 /// What the exercise page shows: the simulated check of a wrong twin.
 pub fn shown() -> String {
     check_twin(&GUARD_EXERCISE, &WRONG[0].0).render()
@@ -132,6 +161,44 @@ mod tests {
     fn every_solution_passes_and_every_starter_and_wrong_twin_fails() {
         for ex in EXERCISES {
             assert_track(ex);
+        }
+    }
+
+    /// Where the find-the-bug fill fails: where the matrix is wider than
+    /// one block (so `threadIdx.x < cols` holds for every thread) and its
+    /// last block sticks out past the columns.
+    fn find_the_bug_fails_on(shape: Shape) -> bool {
+        let (cfg, _) = ktrav::lab::launches(&FIND_THE_BUG_EXERCISE, shape).unwrap()[0];
+        let bx = cfg.block.x as u64;
+        shape.cols > bx && shape.cols % bx != 0
+    }
+
+    #[test]
+    fn find_the_bug_passes_the_source_and_fails_on_wide_ragged_shapes_only() {
+        let c = check_twin(&FIND_THE_BUG_EXERCISE, &FIND_THE_BUG);
+        for l in &c.lines {
+            assert_eq!(l.failure.is_some(), find_the_bug_fails_on(l.shape), "{}", l.label);
+            // The last row's strays always land past the end of the output.
+            if let Some((_, v)) = &l.failure {
+                assert!(v.kinds().contains(&"out of bounds"), "{}: {v:?}", l.label);
+            }
+        }
+        assert!(c.lines.iter().filter(|l| l.label.starts_with("the source's")).all(|l| l.failure.is_none()));
+        assert!(!c.passed());
+    }
+
+    /// The GPU's public battery: the source's shape passes and some other
+    /// shape fails with writes out of bounds, as the starter's `expect:`
+    /// line says, under any block order.
+    #[test]
+    fn find_the_bug_fails_some_shape_of_the_public_battery() {
+        let battery = ktrav::lab::battery(&FIND_THE_BUG_EXERCISE, false);
+        assert!(battery.iter().any(|c| find_the_bug_fails_on(c.shape)));
+        let once = ktrav::lab::simtrack::Schedule { blocks: ktrav::BlockOrder::Reverse, threads: ktrav::ThreadOrder::Forward };
+        for c in battery.iter().filter(|c| c.shape.elements() <= 1 << 21) {
+            let v = ktrav::lab::simtrack::run(&FIND_THE_BUG_EXERCISE, &FIND_THE_BUG, c.shape, &once);
+            assert_eq!(!v.passed(), find_the_bug_fails_on(c.shape), "{}: {v:?}", c.label);
+            assert!(v.passed() || v.kinds().contains(&"out of bounds"), "{}: {v:?}", c.label);
         }
     }
 

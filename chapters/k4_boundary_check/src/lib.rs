@@ -675,6 +675,7 @@ pub fn shown_outputs() -> Vec<(&'static str, String)> {
         ("k4_boundary_check-orders.txt", orders_report()),
         ("k4_boundary_check-exercise.txt", exercises::shown()),
         ("k4_boundary_check-add-exercise.txt", exercises::add_shown()),
+        ("k4_boundary_check-find-the-bug.txt", exercises::find_the_bug_shown()),
     ]
 }
 

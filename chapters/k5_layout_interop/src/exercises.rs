@@ -25,8 +25,19 @@ pub const COL_MAJOR_ADD_EXERCISE: Exercise = Exercise {
     twins: Twins { starter: STARTER, solution: SOLUTION, wrong: WRONG },
 };
 
+/// `col-major-find-the-bug`: an addition that passes the source's 4x6 and
+/// the warp table's 64x96; the student finds the shape where it does not,
+/// and fixes it.
+pub const FIND_THE_BUG_EXERCISE: Exercise = Exercise {
+    id: "col-major-find-the-bug",
+    title: "find the bug: a column-major addition that passes the source's shapes",
+    starter: "find_the_bug.cu",
+    twins: Twins { starter: FIND_THE_BUG, solution: FIXED, wrong: &[] },
+    ..COL_MAJOR_ADD_EXERCISE
+};
+
 /// The chapter's exercises, its `Chapter` value's `exercises`.
-pub const EXERCISES: &[Exercise] = &[COL_MAJOR_ADD_EXERCISE];
+pub const EXERCISES: &[Exercise] = &[COL_MAJOR_ADD_EXERCISE, FIND_THE_BUG_EXERCISE];
 
 // ANCHOR: starter
 pub fn add_starter(ctx: &Ctx, _step: usize, _shared: &mut [f32], mem: &mut Mem) {
@@ -77,6 +88,47 @@ pub const WRONG: &[(Twin, &str)] = &[
 ];
 // ANCHOR_END: wrong
 
+// ANCHOR: find_the_bug
+/// The addition of `find_the_bug.cu`: a block found wholly inside the
+/// matrix skips the guard.
+fn add_unless_inside(ctx: &Ctx, inside: bool, mem: &mut Mem) {
+    let (row, col) = (ctx.t.global_x(), ctx.t.global_y()); // x walks the rows
+    if inside || (row < ctx.rows && col < ctx.cols) {
+        let i = (col * ctx.rows + row) as i64; // column-major
+        mem.write_f32(i, mem.input(0, i) + mem.input(1, i));
+    }
+}
+
+/// Whether this thread's block lies wholly inside, x's extent compared with
+/// `x_extent` and y's with `y_extent`.
+fn block_inside(ctx: &Ctx, x_extent: u64, y_extent: u64) -> bool {
+    let t = ctx.t;
+    (t.block_idx.x as u64 + 1) * t.block_dim.x as u64 <= x_extent && (t.block_idx.y as u64 + 1) * t.block_dim.y as u64 <= y_extent
+}
+
+/// `find_the_bug.cu`: the blocks of x measured against the columns, those
+/// of y against the rows.
+pub fn inside_as_if_row_major(ctx: &Ctx, _step: usize, _shared: &mut [f32], mem: &mut Mem) {
+    add_unless_inside(ctx, block_inside(ctx, ctx.cols, ctx.rows), mem)
+}
+
+pub const FIND_THE_BUG: Twin = Twin { name: "find the bug", body: inside_as_if_row_major, ..STARTER };
+// ANCHOR_END: find_the_bug
+
+// ANCHOR: find_the_bug_fixed
+/// The fix: x's blocks against the rows, the axis x walks.
+pub fn inside_fixed(ctx: &Ctx, _step: usize, _shared: &mut [f32], mem: &mut Mem) {
+    add_unless_inside(ctx, block_inside(ctx, ctx.rows, ctx.cols), mem)
+}
+
+pub const FIXED: Twin = Twin { name: "find the bug, fixed", body: inside_fixed, ..STARTER };
+// ANCHOR_END: find_the_bug_fixed
+
+/// What the find-the-bug answer shows: the simulated check of its kernel.
+pub fn find_the_bug_shown() -> String {
+    check_twin(&FIND_THE_BUG_EXERCISE, &FIND_THE_BUG).render()
+}
+
 /// What the exercise page shows: the simulated check of a wrong twin.
 pub fn shown() -> String {
     check_twin(&COL_MAJOR_ADD_EXERCISE, &WRONG[1].0).render()
@@ -91,6 +143,45 @@ mod tests {
     fn every_solution_passes_and_every_starter_and_wrong_twin_fails() {
         for ex in EXERCISES {
             assert_track(ex);
+        }
+    }
+
+    /// Where the find-the-bug addition fails: the block in the first block
+    /// row of x (taken as inside because x's first block fits the columns)
+    /// whose y sticks out past the last column is taken as inside when the
+    /// rows reach past it (a matrix taller than wide); its strays store past
+    /// the end. Every other stray lands on a slot whose sum it stores.
+    fn find_the_bug_fails_on(shape: Shape) -> bool {
+        let (cfg, _) = ktrav::lab::launches(&FIND_THE_BUG_EXERCISE, shape).unwrap()[0];
+        let (bx, by) = (cfg.block.x as u64, cfg.block.y as u64);
+        shape.cols >= bx && shape.cols % by != 0 && shape.rows >= shape.cols.div_ceil(by) * by
+    }
+
+    #[test]
+    fn find_the_bug_passes_the_source_and_fails_on_tall_shapes_only() {
+        let c = check_twin(&FIND_THE_BUG_EXERCISE, &FIND_THE_BUG);
+        for l in &c.lines {
+            assert_eq!(l.failure.is_some(), find_the_bug_fails_on(l.shape), "{}", l.label);
+            assert!(l.failure.is_none() || l.shape.rows > l.shape.cols, "{}", l.label);
+        }
+        assert!(c.lines.iter().filter(|l| l.label.starts_with("the source's")).all(|l| l.failure.is_none()));
+        assert_eq!(c.kinds(), ["out of bounds"]);
+        // The fix passes (the simulator track's own assertion, spelled out).
+        assert!(check_twin(&FIND_THE_BUG_EXERCISE, &FIXED).passed());
+    }
+
+    /// The GPU's public battery: the source's shapes pass and some other
+    /// shape writes out of bounds, as the starter's `expect:` line says.
+    #[test]
+    fn find_the_bug_fails_some_shape_of_the_public_battery() {
+        let battery = ktrav::lab::battery(&FIND_THE_BUG_EXERCISE, false);
+        assert!(battery.iter().any(|c| find_the_bug_fails_on(c.shape)));
+        let once = ktrav::lab::simtrack::Schedule { blocks: ktrav::BlockOrder::Forward, threads: ktrav::ThreadOrder::Forward };
+        for c in battery.iter().filter(|c| c.shape.elements() <= 1 << 21) {
+            let v = ktrav::lab::simtrack::run(&FIND_THE_BUG_EXERCISE, &FIND_THE_BUG, c.shape, &once);
+            assert_eq!(!v.passed(), find_the_bug_fails_on(c.shape), "{}: {v:?}", c.label);
+            assert!(v.passed() || v.kinds() == ["out of bounds"], "{}: {v:?}", c.label);
+            assert!(ktrav::lab::simtrack::run(&FIND_THE_BUG_EXERCISE, &FIXED, c.shape, &once).passed(), "{}", c.label);
         }
     }
 

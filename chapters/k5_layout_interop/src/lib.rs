@@ -721,6 +721,7 @@ pub fn shown_outputs() -> Vec<(&'static str, String)> {
         ("k5_layout_interop-twins.txt", twins_report()),
         ("k5_layout_interop-gemm.txt", gemm_report(GEMM_M, GEMM_N, GEMM_K)),
         ("k5_layout_interop-exercise.txt", exercises::shown()),
+        ("k5_layout_interop-find-the-bug.txt", exercises::find_the_bug_shown()),
         ("k5_layout_interop-versions.txt", CHAPTER.ladder_text()),
     ]
 }

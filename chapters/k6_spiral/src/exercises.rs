@@ -32,8 +32,18 @@ pub const SPIRAL_GATHER_EXERCISE: Exercise = Exercise {
     twins: Twins { starter: STARTER, solution: SOLUTION, wrong: WRONG },
 };
 
+/// `spiral-find-the-bug`: a gather that passes the source's four kernel
+/// cases; the student finds the shape where it does not, and fixes it.
+pub const FIND_THE_BUG_EXERCISE: Exercise = Exercise {
+    id: "spiral-find-the-bug",
+    title: "find the bug: a spiral gather that passes the source's cases",
+    starter: "find_the_bug.cu",
+    twins: Twins { starter: FIND_THE_BUG, solution: FIXED, wrong: &[] },
+    ..SPIRAL_GATHER_EXERCISE
+};
+
 /// The chapter's exercises, its `Chapter` value's `exercises`.
-pub const EXERCISES: &[Exercise] = &[SPIRAL_GATHER_EXERCISE];
+pub const EXERCISES: &[Exercise] = &[SPIRAL_GATHER_EXERCISE, FIND_THE_BUG_EXERCISE];
 
 // ANCHOR: starter
 pub fn gather_starter(ctx: &Ctx, _step: usize, _shared: &mut [f32], mem: &mut Mem) {
@@ -93,6 +103,57 @@ pub fn wrong_side_order(ctx: &Ctx, _step: usize, _shared: &mut [f32], mem: &mut 
 pub const WRONG: &[(Twin, &str)] = &[(Twin { name: "wrong_side_order", body: wrong_side_order, ..STARTER }, "wrong")];
 // ANCHOR_END: wrong
 
+// ANCHOR: find_the_bug
+/// The gather of `find_the_bug.cu`, with `centre` placing rank `offset`
+/// along a collapsed ring (top, left, bottom, right) that is one line of
+/// cells; a full ring is the chapter's four sides.
+fn gather_with_centre(ctx: &Ctx, mem: &mut Mem, centre: fn(u64, [u64; 4]) -> (u64, u64)) {
+    let (row, col) = (ctx.t.global_y(), ctx.t.global_x());
+    let (rows, cols) = (ctx.rows, ctx.cols);
+    if row >= rows || col >= cols {
+        return;
+    }
+    let to = row * cols + col;
+    let k = ring_containing(to, rows, cols);
+    let offset = to - ring_start(k, rows, cols);
+    let (top, left, bottom, right) = (k, k, rows - 1 - k, cols - 1 - k);
+    let (r, c) = if right == left || bottom == top { centre(offset, [top, left, bottom, right]) } else { spiral_position(to, rows, cols) };
+    mem.write_f32(to as i64, mem.input(0, (r * cols + c) as i64));
+}
+
+/// `find_the_bug.cu`: the line walked from the ring's top-right corner,
+/// down a lone column or leftwards along a lone row.
+pub fn centre_from_top_right(offset: u64, [top, left, bottom, right]: [u64; 4]) -> (u64, u64) {
+    let (width, height) = (right - left + 1, bottom - top + 1);
+    (top + if width == 1 { offset } else { 0 }, right - if height == 1 { offset } else { 0 })
+}
+
+pub fn find_the_bug(ctx: &Ctx, _step: usize, _shared: &mut [f32], mem: &mut Mem) {
+    gather_with_centre(ctx, mem, centre_from_top_right)
+}
+
+pub const FIND_THE_BUG: Twin = Twin { name: "find the bug", body: find_the_bug, ..STARTER };
+// ANCHOR_END: find_the_bug
+
+// ANCHOR: find_the_bug_fixed
+/// The fix: a lone row is entered at its left end, like any top side.
+pub fn centre_from_top_left(offset: u64, [top, left, bottom, right]: [u64; 4]) -> (u64, u64) {
+    let (width, height) = (right - left + 1, bottom - top + 1);
+    (top + if width == 1 { offset } else { 0 }, left + if height == 1 { offset } else { 0 })
+}
+
+pub fn find_the_bug_fixed(ctx: &Ctx, _step: usize, _shared: &mut [f32], mem: &mut Mem) {
+    gather_with_centre(ctx, mem, centre_from_top_left)
+}
+
+pub const FIXED: Twin = Twin { name: "find the bug, fixed", body: find_the_bug_fixed, ..STARTER };
+// ANCHOR_END: find_the_bug_fixed
+
+/// What the find-the-bug answer shows: the simulated check of its kernel.
+pub fn find_the_bug_shown() -> String {
+    check_twin(&FIND_THE_BUG_EXERCISE, &FIND_THE_BUG).render()
+}
+
 /// What the exercise page shows: the simulated check of a wrong twin.
 pub fn shown() -> String {
     check_twin(&SPIRAL_GATHER_EXERCISE, &WRONG[0].0).render()
@@ -107,6 +168,58 @@ mod tests {
     fn every_solution_passes_and_every_starter_and_wrong_twin_fails() {
         for ex in EXERCISES {
             assert_track(ex);
+        }
+    }
+
+    /// Where the find-the-bug gather fails: where the collapsed centre is a
+    /// lone row of two cells or more, that is, a matrix wider than tall
+    /// with an odd number of rows, the smaller side.
+    fn find_the_bug_fails_on(shape: Shape) -> bool {
+        shape.rows < shape.cols && shape.rows % 2 == 1
+    }
+
+    #[test]
+    fn find_the_bug_passes_the_source_and_fails_where_the_centre_is_a_lone_row() {
+        let c = check_twin(&FIND_THE_BUG_EXERCISE, &FIND_THE_BUG);
+        for l in &c.lines {
+            assert_eq!(l.failure.is_some(), find_the_bug_fails_on(l.shape), "{}", l.label);
+        }
+        assert!(c.lines.iter().filter(|l| l.label.starts_with("the source's")).all(|l| l.failure.is_none()));
+        // The source does have a collapsed centre: a lone column.
+        assert!(crate::SOURCE_KERNEL_CASES.iter().any(|s| s.rows > s.cols && s.cols % 2 == 1));
+        assert_eq!(c.kinds(), ["wrong"]);
+        assert!(!c.passed());
+    }
+
+    /// The centre walked both ways agrees with the chapter's inverse on a
+    /// lone column and a single cell, and only the fix does on a lone row.
+    #[test]
+    fn the_centre_walks_agree_except_along_a_lone_row() {
+        for shape in [Shape::new(7, 5), Shape::new(5, 5), Shape::new(1, 1), Shape::new(5, 7), Shape::new(1, 6)] {
+            let k = crate::last_ring(shape.rows, shape.cols);
+            let ring = [k, k, shape.rows - 1 - k, shape.cols - 1 - k];
+            let start = ring_start(k, shape.rows, shape.cols);
+            for offset in 0..shape.elements() - start {
+                let want = spiral_position(start + offset, shape.rows, shape.cols);
+                assert_eq!(centre_from_top_left(offset, ring), want, "{shape}, offset {offset}");
+                let lone_row = ring[2] == ring[0] && ring[3] > ring[1];
+                assert_eq!(centre_from_top_right(offset, ring) == want, !lone_row || 2 * offset == ring[3] - ring[1], "{shape}, offset {offset}");
+            }
+        }
+    }
+
+    /// The GPU's public battery: the source's shapes pass and some other
+    /// shape is wrong, as the starter's `expect:` line says.
+    #[test]
+    fn find_the_bug_fails_some_shape_of_the_public_battery() {
+        let battery = ktrav::lab::battery(&FIND_THE_BUG_EXERCISE, false);
+        assert!(battery.iter().any(|c| find_the_bug_fails_on(c.shape)));
+        let once = ktrav::lab::simtrack::Schedule { blocks: ktrav::BlockOrder::Forward, threads: ktrav::ThreadOrder::Forward };
+        for c in battery.iter().filter(|c| c.shape.elements() <= 1 << 21) {
+            let v = ktrav::lab::simtrack::run(&FIND_THE_BUG_EXERCISE, &FIND_THE_BUG, c.shape, &once);
+            assert_eq!(!v.passed(), find_the_bug_fails_on(c.shape), "{}: {v:?}", c.label);
+            assert!(v.passed() || v.kinds() == ["wrong"], "{}: {v:?}", c.label);
+            assert!(ktrav::lab::simtrack::run(&FIND_THE_BUG_EXERCISE, &FIXED, c.shape, &once).passed(), "{}", c.label);
         }
     }
 

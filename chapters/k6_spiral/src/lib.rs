@@ -584,6 +584,7 @@ pub fn shown_outputs() -> Vec<(&'static str, String)> {
         ("k6_spiral.txt", worked_example()),
         ("k6_spiral-beyond.txt", beyond_the_source()),
         ("k6_spiral-exercise.txt", exercises::shown()),
+        ("k6_spiral-find-the-bug.txt", exercises::find_the_bug_shown()),
         ("k6_spiral-versions.txt", CHAPTER.ladder_text()),
     ]
 }

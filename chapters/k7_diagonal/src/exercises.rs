@@ -30,8 +30,18 @@ pub const WAVEFRONT_EXERCISE: Exercise = Exercise {
     twins: Twins { starter: STARTER, solution: SOLUTION, wrong: WRONG },
 };
 
+/// `wavefront-find-the-bug`: a wavefront step that matches the source's
+/// five tables; the student finds the shape where it does not, and fixes it.
+pub const FIND_THE_BUG_EXERCISE: Exercise = Exercise {
+    id: "wavefront-find-the-bug",
+    title: "find the bug: a wavefront step that matches the source's tables",
+    starter: "find_the_bug.cu",
+    twins: Twins { starter: FIND_THE_BUG, solution: SOLUTION, wrong: &[] },
+    ..WAVEFRONT_EXERCISE
+};
+
 /// The chapter's exercises, its `Chapter` value's `exercises`.
-pub const EXERCISES: &[Exercise] = &[WAVEFRONT_EXERCISE];
+pub const EXERCISES: &[Exercise] = &[WAVEFRONT_EXERCISE, FIND_THE_BUG_EXERCISE];
 
 /// The first and last rows of diagonal `d` in a rows x cols table.
 pub fn row_min(d: i64, cols: i64) -> i64 {
@@ -102,6 +112,30 @@ pub const WRONG: &[(Twin, &str)] = &[
 ];
 // ANCHOR_END: wrong
 
+// ANCHOR: find_the_bug
+/// `find_the_bug.cu`: the two neighbours added as plain 64-bit integers,
+/// which wrap at 2^64, not at the modulus.
+pub fn unreduced_sum(ctx: &Ctx, _step: usize, _shared: &mut [f32], mem: &mut Mem) {
+    let (rows, cols, d) = (ctx.rows as i64, ctx.cols as i64, ctx.diagonal);
+    let row = row_min(d, cols) + ctx.t.global_x() as i64;
+    if row > row_max(d, rows) {
+        return;
+    }
+    let col = d - row;
+    let at = row * cols + col;
+    let value = if row == 0 || col == 0 { 1 } else { mem.read_u64(at - cols).wrapping_add(mem.read_u64(at - 1)) };
+    mem.write_u64(at, value);
+}
+
+/// Its fix is the solution: `add_mod` of the two neighbours.
+pub const FIND_THE_BUG: Twin = Twin { name: "find the bug", body: unreduced_sum, ..STARTER };
+// ANCHOR_END: find_the_bug
+
+/// What the find-the-bug answer shows: the simulated check of its kernel.
+pub fn find_the_bug_shown() -> String {
+    check_twin(&FIND_THE_BUG_EXERCISE, &FIND_THE_BUG).render()
+}
+
 /// What the exercise page shows: the simulated check of a wrong twin.
 pub fn shown() -> String {
     check_twin(&WAVEFRONT_EXERCISE, &WRONG[0].0).render()
@@ -116,6 +150,48 @@ mod tests {
     fn every_solution_passes_and_every_starter_and_wrong_twin_fails() {
         for ex in EXERCISES {
             assert_track(ex);
+        }
+    }
+
+    /// Where the find-the-bug step fails: where some count, C(r + c, r),
+    /// reaches the modulus. The largest is the far corner's.
+    fn find_the_bug_fails_on(shape: Shape) -> bool {
+        let (n, k) = (shape.rows + shape.cols - 2, (shape.rows - 1).min(shape.cols - 1));
+        // C(n, i) grows with i up to k <= n / 2: stop once it reaches the modulus.
+        let mut c: u128 = 1;
+        for i in 0..k as u128 {
+            c = c * (n as u128 - i) / (i + 1);
+            if c >= crate::MODULUS as u128 {
+                return true;
+            }
+        }
+        false
+    }
+
+    #[test]
+    fn find_the_bug_passes_the_source_and_fails_where_the_counts_pass_the_modulus() {
+        let c = check_twin(&FIND_THE_BUG_EXERCISE, &FIND_THE_BUG);
+        for l in &c.lines {
+            assert_eq!(l.failure.is_some(), find_the_bug_fails_on(l.shape), "{}", l.label);
+        }
+        assert!(c.lines.iter().filter(|l| l.label.starts_with("the source's")).all(|l| l.failure.is_none()));
+        assert_eq!(c.kinds(), ["wrong"]);
+        assert!(!c.passed());
+        // The predicate is the table's: C(64, 32) is below the modulus, C(66, 33) past it.
+        assert!(!find_the_bug_fails_on(Shape::new(33, 33)) && find_the_bug_fails_on(Shape::new(34, 34)));
+    }
+
+    /// The GPU's public battery: the source's shapes pass and some other
+    /// shape is wrong, as the starter's `expect:` line says.
+    #[test]
+    fn find_the_bug_fails_some_shape_of_the_public_battery() {
+        let battery = ktrav::lab::battery(&FIND_THE_BUG_EXERCISE, false);
+        assert!(battery.iter().any(|c| find_the_bug_fails_on(c.shape)));
+        let once = ktrav::lab::simtrack::Schedule { blocks: ktrav::BlockOrder::Forward, threads: ktrav::ThreadOrder::Forward };
+        for c in battery.iter().filter(|c| c.shape.elements() <= 1 << 18) {
+            let v = ktrav::lab::simtrack::run(&FIND_THE_BUG_EXERCISE, &FIND_THE_BUG, c.shape, &once);
+            assert_eq!(!v.passed(), find_the_bug_fails_on(c.shape), "{}: {v:?}", c.label);
+            assert!(v.passed() || v.kinds() == ["wrong"], "{}: {v:?}", c.label);
         }
     }
 

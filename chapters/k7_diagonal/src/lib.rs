@@ -812,6 +812,7 @@ pub fn shown_outputs() -> Vec<(&'static str, String)> {
         ("k7_diagonal-single-launch.txt", single_launch_report()),
         ("k7_diagonal-tiled.txt", tiled_report()),
         ("k7_diagonal-exercise.txt", exercises::shown()),
+        ("k7_diagonal-find-the-bug.txt", exercises::find_the_bug_shown()),
         ("k7_diagonal-versions.txt", CHAPTER.ladder_text()),
     ]
 }
