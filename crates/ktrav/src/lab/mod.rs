@@ -14,15 +14,20 @@
 //! [`COULD_NOT_CHECK`] when there is no GPU or no NVRTC to check with.
 
 pub mod expect;
+pub mod printed;
 pub mod simtrack;
+pub mod timing;
 pub mod twin;
+
+pub use printed::Printed;
+pub use timing::Timing;
 
 use crate::compare::{compare_with, test_value, POISON_WORD};
 pub use crate::compare::GUARD_WORDS;
 use crate::geometry::{ceil_div, Dim2, LaunchConfig, Shape, MAX_GRID_Y};
 use crate::report::{self, Report};
 use anyhow::{anyhow, Result};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// The exit code of a check that could not be made (no GPU, no NVRTC).
 pub const COULD_NOT_CHECK: i32 = 3;
@@ -203,7 +208,7 @@ pub fn launches(ex: &Exercise, shape: Shape) -> Result<Vec<(LaunchConfig, i64)>>
 }
 
 /// What became of one shape.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "verdict")]
 pub enum Verdict {
     Pass,
@@ -226,6 +231,12 @@ pub enum Verdict {
     NotRun,
     /// Not run here, and why (not a failure: the shape needs more memory).
     Skipped { reason: String },
+    /// The output is right, but the kernel wrote into input `input`:
+    /// `changed` elements differ from what was uploaded.
+    InputChanged { input: u8, changed: u64, first_changed: Option<u64> },
+    /// compute-sanitizer's `tool` (memcheck, racecheck) reported `errors`
+    /// errors running the kernel; `first` is its first report.
+    Sanitizer { tool: String, errors: u64, first: String },
 }
 
 impl Verdict {
@@ -255,6 +266,9 @@ impl Verdict {
             Verdict::LaunchFailed { .. } => vec!["launch error"],
             Verdict::Crashed { .. } => vec!["crashed"],
             Verdict::DidNotFinish { .. } => vec!["did not finish"],
+            Verdict::InputChanged { .. } => vec!["input changed"],
+            Verdict::Sanitizer { tool, .. } if tool == "racecheck" => vec!["race"],
+            Verdict::Sanitizer { .. } => vec!["memory error"],
         }
     }
 
@@ -290,6 +304,11 @@ impl Verdict {
             Verdict::DidNotFinish { seconds } => format!("did not finish within {seconds} s (the watchdog stopped it)"),
             Verdict::NotRun => "not run: an earlier shape left the device unusable".into(),
             Verdict::Skipped { reason } => format!("skipped: {reason}"),
+            Verdict::InputChanged { input, changed, first_changed } => {
+                let first = first_changed.map_or(String::new(), |i| format!(", first at index {i}"));
+                format!("{elements} elements, all match, but input {input} was written: {changed} elements changed{first}")
+            }
+            Verdict::Sanitizer { tool, errors, first } => format!("{tool} found {errors} errors, the first: {first}"),
         }
     }
 }
@@ -315,17 +334,6 @@ impl ShapeResult {
     }
 }
 
-/// Timings of the last phase (never asserted).
-#[derive(Clone, Debug, Serialize)]
-pub struct Timing {
-    pub rows: u64,
-    pub cols: u64,
-    pub repeats: usize,
-    pub copy_ms: f32,
-    pub yours_ms: f32,
-    pub chapter_ms: Option<f32>,
-}
-
 /// Everything a check found: what `--json` prints.
 #[derive(Clone, Debug, Serialize)]
 pub struct Record {
@@ -343,6 +351,16 @@ pub struct Record {
     pub compile_log: Option<String>,
     pub shapes: Vec<ShapeResult>,
     pub timing: Option<Timing>,
+    /// What the kernel printed (`printf`) on each shape where it printed
+    /// anything, capped.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub printed: Vec<Printed>,
+    /// Lines about the run as a whole: a MIG instance, a missing tool.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+    /// compute-sanitizer's verdicts (`--sanitize`), one per tool and shape.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub sanitize: Vec<ShapeResult>,
 }
 
 /// The student's file as text, or a one-line reason it is not a source.
@@ -385,16 +403,17 @@ pub fn render(r: &Record) -> String {
             report::flag(r.exit_code == 0, if r.exit_code == 0 { "pass" } else { "FAIL" })
         )),
     };
+    for p in &r.printed {
+        p.render(&mut out);
+    }
+    for s in &r.sanitize {
+        out.line(s.line());
+    }
+    for n in &r.notes {
+        out.line(format!("note: {n}"));
+    }
     if let Some(t) = &r.timing {
-        out.line(format!(
-            "timing on {}x{}, median of {} (timings vary run to run; never asserted):",
-            t.rows, t.cols, t.repeats
-        ));
-        out.line(format!("  device-to-device copy: {:.3} ms", t.copy_ms));
-        out.line(format!("  your kernel: {:.3} ms, {:.2}x the copy's time", t.yours_ms, t.yours_ms / t.copy_ms));
-        if let Some(c) = t.chapter_ms {
-            out.line(format!("  the chapter's kernel: {c:.3} ms, {:.2}x the copy's time", c / t.copy_ms));
-        }
+        t.render(&mut out);
     }
     out.into_string()
 }
@@ -417,6 +436,9 @@ impl Record {
             compile_log: None,
             shapes: Vec::new(),
             timing: None,
+            printed: Vec::new(),
+            notes: Vec::new(),
+            sanitize: Vec::new(),
         }
     }
 
@@ -430,7 +452,7 @@ impl Record {
 
     /// The outcome and exit code of the shapes checked so far.
     pub fn finish(&mut self) {
-        let ok = self.shapes.iter().all(|s| s.verdict.passed());
+        let ok = self.shapes.iter().chain(&self.sanitize).all(|s| s.verdict.passed());
         self.outcome = if ok { "pass" } else { "fail" }.into();
         self.exit_code = if ok { 0 } else { 1 };
     }
