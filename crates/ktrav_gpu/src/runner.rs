@@ -268,6 +268,23 @@ impl Gpu {
         start.elapsed_ms(&end).context("reading the events failed")
     }
 
+    /// Records an event, runs `work` (which queues device work), records a
+    /// second event and returns both without waiting: the caller waits as it
+    /// likes (a watchdog polling [`Gpu::finish_within`], say), outside the
+    /// timed span, then reads [`Span::ms`].
+    pub fn span(&self, work: impl FnOnce() -> Result<()>) -> Result<Span> {
+        let timing = Some(sys::CUevent_flags::CU_EVENT_DEFAULT);
+        let start = self.stream.record_event(timing).context("recording an event failed")?;
+        work()?;
+        let end = self.stream.record_event(timing).context("recording an event failed")?;
+        Ok(Span { start, end })
+    }
+
+    /// Queues a device-to-device copy of `src` into `dst`, without waiting.
+    pub fn enqueue_copy<T: DeviceRepr>(&self, src: &DeviceBuffer<T>, dst: &mut DeviceBuffer<T>) -> Result<()> {
+        self.stream.memcpy_dtod(src, dst).context("device-to-device copy failed")
+    }
+
     /// Time in milliseconds of one device-to-device copy of `src` into `dst`.
     pub fn copy_ms<T: DeviceRepr>(&self, src: &DeviceBuffer<T>, dst: &mut DeviceBuffer<T>) -> Result<f32> {
         self.timed(|| self.stream.memcpy_dtod(src, dst).context("device-to-device copy failed"))
@@ -327,6 +344,23 @@ impl Gpu {
         Ok(self.multiprocessors()? as f64 * self.clock_khz()? as f64 * 1e3 * lanes * 2.0 / 1e12)
     }
 
+    /// The L2 cache's size in bytes (`CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE`).
+    pub fn l2_bytes(&self) -> Result<u32> {
+        self.attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, "L2 cache size")
+    }
+
+    /// The device memory's peak clock in kHz
+    /// (`CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE`).
+    pub fn memory_clock_khz(&self) -> Result<u32> {
+        self.attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE, "memory clock rate")
+    }
+
+    /// The device memory's bus width in bits
+    /// (`CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH`).
+    pub fn memory_bus_bits(&self) -> Result<u32> {
+        self.attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH, "memory bus width")
+    }
+
     fn attribute(&self, attribute: sys::CUdevice_attribute, what: &str) -> Result<u32> {
         let v = self.ctx.attribute(attribute).with_context(|| format!("reading the device's {what} failed"))?;
         u32::try_from(v).map_err(|_| anyhow!("the device reported a {what} of {v}"))
@@ -338,6 +372,19 @@ impl Gpu {
     }
 }
 // ANCHOR_END: runner
+
+/// Two recorded events around queued work (from [`Gpu::span`]).
+pub struct Span {
+    start: cudarc::driver::CudaEvent,
+    end: cudarc::driver::CudaEvent,
+}
+
+impl Span {
+    /// Milliseconds between the events; the work must have finished.
+    pub fn ms(&self) -> Result<f32> {
+        self.start.elapsed_ms(&self.end).context("reading the events failed")
+    }
+}
 
 fn check(status: sys::CUresult, what: &str) -> Result<()> {
     if status == sys::CUresult::CUDA_SUCCESS {
