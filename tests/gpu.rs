@@ -260,10 +260,6 @@ fn lab_checks() -> (usize, usize, usize) {
     (passed, failed, skipped)
 }
 
-/// How far the check's timing of a solution may be from its chapter
-/// ladder's timing of the same kernel, as a fraction of the ladder's.
-const LADDER_AGREEMENT: f64 = 0.10;
-
 /// Where a chapter's ladder times an exercise's solution: the same kernel,
 /// launched the same way, on this shape. `Err` says why no ladder row is
 /// that kernel.
@@ -308,7 +304,7 @@ fn ladder_ms(record: &ktrav::measured::Section, kernel: &str, shape: ktrav::Shap
 
 /// The check's timing of every solution against its chapter ladder's timing
 /// of the same kernel on the same shape, both taken in this process: they
-/// must agree within [`LADDER_AGREEMENT`]. (passed, failed, skipped).
+/// must agree within [`check::timing::LADDER_AGREEMENT`]. (passed, failed, skipped).
 fn timings_agree_with_the_ladders(ladders: &[(&str, ktrav::measured::Section)]) -> (usize, usize, usize) {
     let gpu = match ktrav_gpu::open() {
         Ok(g) => g,
@@ -349,9 +345,9 @@ fn timings_agree_with_the_ladders(ladders: &[(&str, ktrav::measured::Section)]) 
                         t.yours_ms,
                         t.copy_ms,
                         off * 100.0,
-                        LADDER_AGREEMENT * 100.0
+                        check::timing::LADDER_AGREEMENT * 100.0
                     );
-                    if off <= LADDER_AGREEMENT && t.impossible.is_none() {
+                    if off <= check::timing::LADDER_AGREEMENT && t.impossible.is_none() {
                         println!("{name}: ok: {line}");
                         passed += 1;
                     } else {

@@ -157,3 +157,25 @@ fn every_starter_wrong_kernel_and_solution_compiles_with_nvrtc() {
         compile(&format!("kernels/{}.cu", ch.id), ktrav_gpu::kernels::find(ch.id).unwrap().source, &solutions);
     }
 }
+
+/// The lab page states the checker's own constants: how much of a kernel's
+/// output is kept, how many timed runs, the scratch buffer's size against
+/// the L2 cache, the sanitizer's largest shape, and how closely the check's
+/// timings must agree with the ladders'.
+#[test]
+fn the_lab_page_states_the_checkers_constants() {
+    use ktrav::lab::{printed, timing, TIMING_REPEATS};
+    use ktrav_gpu::check;
+    let page = std::fs::read_to_string(root().join("book/lab.md")).unwrap().split_whitespace().collect::<Vec<_>>().join(" ");
+    let times = ["", "once", "twice"][timing::FLUSH_FACTOR as usize];
+    for said in [
+        format!("the first {} lines, each cut at {} characters", printed::PRINTED_LINES, printed::PRINTED_LINE_CHARS),
+        format!("{TIMING_REPEATS} runs of each"),
+        format!("a scratch buffer {times} the size of the device's L2 cache"),
+        format!("at most {} elements", check::sanitize::MAX_ELEMENTS),
+        format!("within {:.0}%", check::timing::LADDER_AGREEMENT * 100.0),
+        format!("with its {} tools", check::sanitize::TOOLS.join(" and ")),
+    ] {
+        assert!(page.contains(&said), "book/lab.md does not say \"{said}\"");
+    }
+}

@@ -14,6 +14,11 @@ use ktrav::lab::{Exercise, TIMING_REPEATS};
 use ktrav::Shape;
 use std::time::Duration;
 
+/// How far the check's timing of a chapter's kernel may be from the
+/// chapter ladder's timing of the same kernel on the same shape, as a
+/// fraction of the ladder's: the GPU suite holds the two to it.
+pub const LADDER_AGREEMENT: f64 = 0.10;
+
 /// Bytes the kernel of `ex` moves on `shape`: (input bytes, output bytes).
 pub fn traffic(ex: &Exercise, shape: Shape) -> (u64, u64) {
     let n = shape.elements();
