@@ -99,6 +99,9 @@ fn print_record(record: &Record, json: bool) {
     }
 }
 
+/// The watchdog's limit for every shape after one that did not finish.
+pub const AFTER_A_HANG: Duration = Duration::from_secs(5);
+
 /// Compiles `source` for `gpu` and loads the kernel `ex` looks up: the one
 /// way both the check and its workers get a kernel. `Err` is one line.
 pub(crate) fn compile_and_load(gpu: &Gpu, ex: &Exercise, source: &str, name: &str) -> Result<Kernel, String> {
@@ -164,11 +167,19 @@ pub fn check(chapter: &Chapter, ex: &Exercise, args: &CheckArgs, source: &str) -
     let cases = battery(ex, args.large);
     match worker::launcher() {
         Some(launcher) => {
+            let mut limit = timeout;
             for case in &cases {
                 let task = Task::Shape { rows: case.shape.rows, cols: case.shape.cols };
-                let ran = worker::supervise(launcher, worker::job(chapter, ex, &name, source, task, timeout), &case.label, None, timeout);
+                let ran = worker::supervise(launcher, worker::job(chapter, ex, &name, source, task, limit), &case.label, None, limit);
                 keep_printed(&mut record, ran.printed.clone());
-                push(&mut record, case, ran.verdict(timeout));
+                let verdict = ran.verdict(limit);
+                if let Verdict::DidNotFinish { .. } = verdict {
+                    // A kernel that hung once likely hangs everywhere: the
+                    // rest of the battery gets less patience, so an endless
+                    // loop costs one full watchdog, not one per shape.
+                    limit = limit.min(AFTER_A_HANG);
+                }
+                push(&mut record, case, verdict);
             }
         }
         None => in_process(&mut record, &gpu, &function, ex, &cases, timeout, args.json),
