@@ -90,7 +90,7 @@ pub fn verdict(tool: &str, lines: &[String]) -> Option<Verdict> {
     let body = |l: &str| l.trim_start_matches('=').to_string();
     let errors = lines.iter().find_map(|l| {
         let rest = body(l);
-        let n = rest.trim().strip_prefix("ERROR SUMMARY:")?.trim().split_whitespace().next()?.parse::<u64>().ok()?;
+        let n = rest.trim().strip_prefix("ERROR SUMMARY:")?.split_whitespace().next()?.parse::<u64>().ok()?;
         Some(n)
     })?;
     if errors == 0 {
