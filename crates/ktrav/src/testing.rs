@@ -123,8 +123,14 @@ pub fn assert_check_usage_errors(path: &str, chapter: &crate::Chapter) {
             &["check", &starter, "--sanitize=memcheck,memcheck"],
             &["check", &starter, "--sanitize="],
             &["check", &starter, "--sanitize", "memcheck"],
+            // The worker a check starts for each shape, given no job it can read.
+            &["check-worker", "/no/such/job.json"],
+            &["check-worker", &root],
         ],
     );
+    let help = run_binary(path, &["--help"]);
+    let help = String::from_utf8_lossy(&help.stdout);
+    assert!(help.contains("check") && !help.contains("check-worker"), "the worker subcommand is not hidden:\n{help}");
     let _ = std::fs::remove_file(&binary);
     let out = run_binary(path, &["check"]);
     let err = String::from_utf8_lossy(&out.stderr);
