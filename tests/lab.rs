@@ -175,6 +175,8 @@ fn the_lab_page_states_the_checkers_constants() {
         format!("at most {} elements", check::sanitize::MAX_ELEMENTS),
         format!("within {:.0}%", check::timing::LADDER_AGREEMENT * 100.0),
         format!("with its {} tools", check::sanitize::TOOLS.join(" and ")),
+        format!("pip install --target /opt/sanitizer {}", check::sanitize::WHEEL),
+        format!("`{}` names", check::sanitize::PROGRAM_ENV),
         format!("each later shape gets at most {} seconds", check::AFTER_A_HANG.as_secs()),
     ] {
         assert!(page.contains(&said), "book/lab.md does not say \"{said}\"");

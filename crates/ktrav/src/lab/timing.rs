@@ -255,6 +255,16 @@ mod tests {
         fast.judge(4 << 20, 4 << 20);
         let why = fast.impossible.unwrap();
         assert!(why.starts_with("your kernel's fastest run, 0.0010 ms is impossible: moving 7340032 bytes"), "{why}");
+        let shown = |t: &Timing| {
+            let mut out = Report::new();
+            t.render(&mut out);
+            crate::report::plain(&out.into_string())
+        };
+        assert!(shown(&fast).contains("FAIL: your kernel's fastest run") && !shown(&fine).contains("FAIL"));
+        let mut sliced = fine.clone();
+        sliced.note = Some(MIG_NOTE.into());
+        assert!(shown(&sliced).contains(&format!("note: {MIG_NOTE}")) && !shown(&fine).contains("note:"));
+        assert!(shown(&fine).contains("the L2 cache (1 MB) flushed before each"), "{}", shown(&fine));
     }
 
     #[test]

@@ -42,9 +42,20 @@ pub fn parse_tools(s: &str) -> Result<Tools, String> {
     Ok(Tools(tools))
 }
 
-/// compute-sanitizer: on the `PATH`, else in a CUDA toolkit's `bin` folder
-/// (`$CUDA_HOME`, `$CUDA_PATH`, `/usr/local/cuda*`).
+/// Names the compute-sanitizer program to use, ahead of any other.
+pub const PROGRAM_ENV: &str = "KTRAV_COMPUTE_SANITIZER";
+
+/// The PyPI wheel that ships compute-sanitizer, of the pinned CUDA release.
+pub const WHEEL: &str = "nvidia-cuda-sanitizer-api==13.0.85";
+
+/// compute-sanitizer: the program [`PROGRAM_ENV`] names, else on the `PATH`,
+/// else in a CUDA toolkit's `bin` folder (`$CUDA_HOME`, `$CUDA_PATH`,
+/// `/usr/local/cuda*`), else from the [`WHEEL`] in the workspace's
+/// `.cuda-venv` (the one this was built in, or one in the current folder).
 pub fn locate() -> Option<PathBuf> {
+    if let Some(named) = std::env::var_os(PROGRAM_ENV).filter(|v| !v.is_empty()) {
+        return Some(PathBuf::from(named)).filter(|p| is_executable(p));
+    }
     let mut dirs: Vec<PathBuf> = std::env::var_os("PATH").map(|p| std::env::split_paths(&p).collect()).unwrap_or_default();
     for var in ["CUDA_HOME", "CUDA_PATH"] {
         if let Some(home) = std::env::var_os(var).filter(|v| !v.is_empty()) {
@@ -65,6 +76,15 @@ pub fn locate() -> Option<PathBuf> {
         dirs.push(home.join("bin"));
         dirs.push(home.join("compute-sanitizer"));
     }
+    let mut venvs = vec![Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.cuda-venv/lib")];
+    if let Ok(here) = std::env::current_dir() {
+        venvs.push(here.join(".cuda-venv/lib"));
+    }
+    for venv in venvs {
+        for py in std::fs::read_dir(venv).into_iter().flatten().flatten() {
+            dirs.push(py.path().join("site-packages/nvidia/cu13/bin"));
+        }
+    }
     dirs.into_iter().map(|d| d.join(PROGRAM)).find(|p| is_executable(p))
 }
 
@@ -75,7 +95,7 @@ fn is_executable(p: &Path) -> bool {
 
 /// The line a check prints when `--sanitize` finds no compute-sanitizer.
 pub fn missing() -> String {
-    format!("--sanitize: {PROGRAM} was not found on the PATH or in a CUDA folder, so no sanitizer ran")
+    format!("--sanitize: {PROGRAM} was not found ({PROGRAM_ENV}, the PATH, CUDA folders, .cuda-venv; pip install {WHEEL} provides it), so no sanitizer ran")
 }
 
 /// compute-sanitizer's arguments for `tool`, before the program it runs.
@@ -144,6 +164,6 @@ mod tests {
 
     #[test]
     fn a_missing_sanitizer_is_one_line() {
-        assert!(!missing().contains('\n') && missing().contains(PROGRAM));
+        assert!(!missing().contains('\n') && missing().contains(PROGRAM) && missing().contains(WHEEL));
     }
 }
