@@ -9,7 +9,7 @@
 //!   compute_80 PTX) serves every device of compute capability 8.0 and up;
 //! * **NVRTC**: below 8.0 (a T4 is 7.5) the fatbin has nothing the device
 //!   can run, so the file's embedded `.cu` source is compiled at run time
-//!   for the device's own architecture (see [`crate::nvrtc`]) and that PTX
+//!   for the device's own architecture (see [`crate::nvrtc`]) and that machine code
 //!   is loaded instead. Setting [`FORCE_NVRTC_ENV`] takes this path on any
 //!   device, to test it on a new one. A fatbin the driver refuses with
 //!   `CUDA_ERROR_NO_BINARY_FOR_GPU` also falls back to it.
@@ -148,29 +148,35 @@ impl Gpu {
     fn compile_embedded(&self, kernel: &kernels::EmbeddedKernel) -> Result<Arc<CudaModule>> {
         let name = format!("kernels/{}.cu", kernel.name);
         let compiled = self.compile(kernel.source, &name).map_err(|e| anyhow!("{name}: {e}"))?;
-        self.load_ptx(&compiled.ptx).with_context(|| format!("loading {name} as compiled by NVRTC failed"))
+        self.load_compiled(&compiled).with_context(|| format!("loading {name} as compiled by NVRTC failed"))
     }
 
-    /// Compiles CUDA source with NVRTC for this device's architecture (the
-    /// newest NVRTC supports that is not newer than the device). `Err` is
-    /// one line, or the compiler's log for a rejected source.
+    /// Compiles CUDA source with NVRTC for this device: machine code for
+    /// its own architecture, or PTX for the newest one NVRTC knows below
+    /// it (see [`nvrtc::Nvrtc::compile_for`]). `Err` is one line, or the
+    /// compiler's log for a rejected source.
     pub fn compile(&self, source: &str, name: &str) -> std::result::Result<nvrtc::Compiled, nvrtc::CompileFailure> {
         let nvrtc = nvrtc::locate().map_err(|why| nvrtc::CompileFailure::Failed(why.0))?;
-        let device = Arch::of(self.info.compute_capability);
-        let arch = nvrtc
-            .supported
-            .iter()
-            .copied()
-            .filter(|&n| n <= device.number())
-            .max()
-            .map(|n| Arch { major: n / 10, minor: n % 10 })
-            .unwrap_or(device);
-        nvrtc.compile(source, name, arch)
+        nvrtc.compile_for(source, name, Arch::of(self.info.compute_capability))
     }
 
     /// Loads PTX (from [`Gpu::compile`]) as a module of its own.
     pub fn load_ptx(&self, ptx: &str) -> Result<Arc<CudaModule>> {
         Ok(self.ctx.load_module(Ptx::from_src(ptx))?)
+    }
+
+    /// Loads what [`Gpu::compile`] produced: its machine code where it has
+    /// some, else its PTX.
+    pub fn load_compiled(&self, compiled: &nvrtc::Compiled) -> Result<Arc<CudaModule>> {
+        match &compiled.cubin {
+            Some(cubin) => Ok(self.ctx.load_module(Ptx::from_binary(cubin.clone()))?),
+            None => self.load_ptx(&compiled.ptx),
+        }
+    }
+
+    /// The context, for reading device attributes beside a kernel's.
+    pub(crate) fn context(&self) -> &Arc<CudaContext> {
+        &self.ctx
     }
 
     /// Copies a host slice to a new device buffer.

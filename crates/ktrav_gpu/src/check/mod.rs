@@ -106,7 +106,7 @@ pub const AFTER_A_HANG: Duration = Duration::from_secs(5);
 /// way both the check and its workers get a kernel. `Err` is one line.
 pub(crate) fn compile_and_load(gpu: &Gpu, ex: &Exercise, source: &str, name: &str) -> Result<Kernel, String> {
     let compiled = gpu.compile(source, name).map_err(|e| e.to_string())?;
-    gpu.load_ptx(&compiled.ptx)
+    gpu.load_compiled(&compiled)
         .and_then(|m| Ok(m.load_function(ex.kernel)?))
         .map_err(|e| format!("the compiled kernel did not load ({e:#})"))
 }
@@ -146,7 +146,7 @@ pub fn check(chapter: &Chapter, ex: &Exercise, args: &CheckArgs, source: &str) -
         }
     };
     record.compile_log = Some(compiled.log.clone());
-    record.compiler = Some(format!("{} for {}", nvrtc.describe(), compiled.arch.virtual_name()));
+    record.compiler = Some(format!("{} for {}; {}", nvrtc.describe(), compiled.code(), nvrtc.includes.describe()));
     if !has_entry(&compiled.ptx, ex.kernel) {
         return record.fail(&format!("the file has no kernel `extern \"C\" __global__ void {}(...)`", ex.kernel));
     }
@@ -359,7 +359,7 @@ mod tests {
             Err(_) => {
                 assert_eq!((r.outcome.as_str(), r.exit_code), ("could not check", COULD_NOT_CHECK));
                 assert!(r.reason.as_deref().unwrap().contains("the file compiles"), "{:?}", r.reason);
-                assert!(r.shapes.is_empty() && r.compiler.as_deref().unwrap().contains("for compute_80"));
+                assert!(r.shapes.is_empty() && r.compiler.as_deref().unwrap().contains("for sm_80 machine code"));
             }
         }
         let broken = check(&CHAPTER, &COPY, &args("broken.cu"), "extern \"C\" __global__ void test_copy() { nope; }");
