@@ -29,6 +29,15 @@ const LAB_ONE: &str = "--lab-one";
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
+    if let [_, flag, job] = args.as_slice() {
+        if flag == check::worker::WORKER_COMMAND {
+            check::worker::serve(&CHAPTERS, std::path::Path::new(job));
+        }
+    }
+    // The checks below run each shape in a worker: this binary again.
+    if let Ok(me) = std::env::current_exe() {
+        check::worker::isolate_with(me, &[check::worker::WORKER_COMMAND]);
+    }
     if let [_, flag, chapter, path, index] = args.as_slice() {
         if flag == LAB_ONE {
             lab_one(chapter, std::path::Path::new(path), index.parse().expect("an expect line's index"));
@@ -37,6 +46,7 @@ fn main() {
     }
     let (mut passed, mut failed, mut skipped) = (0, 0, 0);
     let mut sections = Vec::new();
+    let mut ladders = Vec::new();
     for ch in CHAPTERS {
         let Some(section) = ch.gpu_section else { continue };
         let name = ch.heading();
@@ -47,6 +57,7 @@ fn main() {
             }
             SectionOutcome::Ran { text, failures: 0, record } => {
                 println!("{name}: ok\n{}", ktrav::report::plain(&text));
+                ladders.push((ch.id, record.clone()));
                 sections.push(record);
                 passed += 1;
             }
@@ -57,6 +68,8 @@ fn main() {
         }
     }
     let (p, f, k) = lab_checks();
+    (passed, failed, skipped) = (passed + p, failed + f, skipped + k);
+    let (p, f, k) = timings_agree_with_the_ladders(&ladders);
     (passed, failed, skipped) = (passed + p, failed + f, skipped + k);
     if let Some(path) = std::env::var_os("KTRAV_RECORD") {
         match ktrav_gpu::open() {
@@ -108,7 +121,7 @@ fn in_child(chapter: &str, path: &std::path::Path, index: usize) -> Result<Strin
 const RACE_RUNS: usize = 5;
 
 fn lab_args(file: &std::path::Path, large: bool) -> check::CheckArgs {
-    check::CheckArgs { file: file.to_path_buf(), large, json: false, exercise: None, timeout: 120 }
+    check::CheckArgs { file: file.to_path_buf(), large, json: false, exercise: None, timeout: 120, sanitize: None }
 }
 
 /// The chapter whose id is `id` (an `exercises/` folder's name).
@@ -242,6 +255,111 @@ fn lab_checks() -> (usize, usize, usize) {
                 judge_expectation(ch, ex, &path, &source, &e, large)
             };
             report(name, outcome);
+        }
+    }
+    (passed, failed, skipped)
+}
+
+/// Where a chapter's ladder times an exercise's solution: the same kernel,
+/// launched the same way, on this shape. `Err` says why no ladder row is
+/// that kernel.
+fn ladder_pair(ch: &ktrav::Chapter, ex: &lab::Exercise) -> Result<ktrav::Shape, String> {
+    use lab::Launch;
+    match (ch.id, ex.id) {
+        // The teaching transpose of every tile layout, the padded one among
+        // them, with the exercise's (TILE, TILE) blocks and capped grid.
+        ("k2_transpose", _) => Ok(k2_transpose::gpu::LADDER_SHAPE),
+        // copy_x_to_col with (32, 8) blocks, the exercise's launch.
+        ("k3_grid_mapping", _) => Ok(k3_grid_mapping::gpu::LADDER_SHAPE),
+        ("k4_boundary_check", _) => Err("K.4 has no ladder: its section times the guarded kernels into padded buffers, not a table".into()),
+        ("k5_layout_interop", _) => Err(format!(
+            "K.5's ladder times the row-major add ({}), the exercise is the column-major one ({}): not the same kernel",
+            k5_layout_interop::PAIRINGS[0].kernel_name(),
+            ex.kernel
+        )),
+        // spiral_gather with (32, 8) blocks on the first ladder shape.
+        ("k6_spiral", _) => Ok(k6_spiral::gpu::LADDER_SHAPES[0]),
+        // The per-diagonal wavefront, the table's yardstick, with the
+        // exercise's block of threads.
+        ("k7_diagonal", _) => {
+            let (shape, block_x, _) = k7_diagonal::gpu::LARGE_TABLES[0];
+            match ex.launch {
+                Launch::PerDiagonal { block } if block == block_x => Ok(shape),
+                other => Err(format!("K.7's ladder launches {block_x}-thread blocks, the exercise {other:?}: not the same launch")),
+            }
+        }
+        (other, _) => Err(format!("{other} has no ladder")),
+    }
+}
+
+/// The ladder's median for `kernel` on `shape`: a row naming it (`kernel`,
+/// `kernel (32x8 blocks)`, `kernel, N launches ...`), or a named yardstick.
+fn ladder_ms(record: &ktrav::measured::Section, kernel: &str, shape: ktrav::Shape) -> Option<f64> {
+    let names = |label: &str| label == kernel || label.starts_with(&format!("{kernel} (")) || label.starts_with(&format!("{kernel}, "));
+    let on_shape = |title: &str| title.split(|c: char| !(c.is_ascii_digit() || c == 'x')).any(|w| w == shape.to_string());
+    record.tables.iter().filter(|t| on_shape(&t.title)).find_map(|t| {
+        t.rows.iter().find(|r| names(&r.label)).map(|r| r.ms).or_else(|| t.yardstick.as_deref().filter(|y| names(y)).map(|_| t.copy_ms))
+    })
+}
+
+/// The check's timing of every solution against its chapter ladder's timing
+/// of the same kernel on the same shape, both taken in this process: they
+/// must agree within [`check::timing::LADDER_AGREEMENT`]. (passed, failed, skipped).
+fn timings_agree_with_the_ladders(ladders: &[(&str, ktrav::measured::Section)]) -> (usize, usize, usize) {
+    let gpu = match ktrav_gpu::open() {
+        Ok(g) => g,
+        Err(why) => {
+            println!("check timings against the ladders: skipped: no GPU ({why})");
+            return (0, 0, 1);
+        }
+    };
+    let (mut passed, mut failed, mut skipped) = (0, 0, 0);
+    for ch in CHAPTERS {
+        for ex in ch.exercises {
+            let name = format!("check timing of {} {} against its ladder", ch.section, ex.id);
+            let shape = match ladder_pair(ch, ex) {
+                Ok(s) => s,
+                Err(why) => {
+                    println!("{name}: skipped: {why}");
+                    skipped += 1;
+                    continue;
+                }
+            };
+            let Some((_, record)) = ladders.iter().find(|(id, _)| *id == ch.id) else {
+                println!("{name}: FAILED: the chapter's section did not run, so there is no ladder timing");
+                failed += 1;
+                continue;
+            };
+            let Some(ladder) = ladder_ms(record, ex.kernel, shape) else {
+                println!("{name}: FAILED: no table on {shape} has a row for {}", ex.kernel);
+                failed += 1;
+                continue;
+            };
+            let timed = gpu.function(ch.id, ex.kernel).and_then(|f| check::time_on(&gpu, &f, ex, shape));
+            match timed {
+                Ok(t) => {
+                    let off = (t.yours_ms as f64 - ladder).abs() / ladder;
+                    let line = format!(
+                        "{} on {shape}: the check {:.4} ms (copy {:.4} ms), the ladder {ladder:.4} ms, {:.1}% apart (at most {:.0}%)",
+                        ex.kernel,
+                        t.yours_ms,
+                        t.copy_ms,
+                        off * 100.0,
+                        check::timing::LADDER_AGREEMENT * 100.0
+                    );
+                    if off <= check::timing::LADDER_AGREEMENT && t.impossible.is_none() {
+                        println!("{name}: ok: {line}");
+                        passed += 1;
+                    } else {
+                        println!("{name}: FAILED: {line}{}", t.impossible.map_or(String::new(), |w| format!("; {w}")));
+                        failed += 1;
+                    }
+                }
+                Err(e) => {
+                    println!("{name}: FAILED: {e:#}");
+                    failed += 1;
+                }
+            }
         }
     }
     (passed, failed, skipped)

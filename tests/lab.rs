@@ -162,3 +162,69 @@ fn every_starter_wrong_kernel_and_solution_compiles_with_nvrtc() {
         compile(&format!("kernels/{}.cu", ch.id), ktrav_gpu::kernels::find(ch.id).unwrap().source, &solutions);
     }
 }
+
+/// The lab page states the checker's own constants: how much of a kernel's
+/// output is kept, how many timed runs, the scratch buffer's size against
+/// the L2 cache, the sanitizer's largest shape, and how closely the check's
+/// timings must agree with the ladders'.
+#[test]
+fn the_lab_page_states_the_checkers_constants() {
+    use ktrav::lab::{printed, timing, TIMING_REPEATS};
+    use ktrav_gpu::check;
+    let page = std::fs::read_to_string(root().join("book/lab.md")).unwrap().split_whitespace().collect::<Vec<_>>().join(" ");
+    let times = ["", "once", "twice"][timing::FLUSH_FACTOR as usize];
+    for said in [
+        format!("the first {} lines, each cut at {} characters", printed::PRINTED_LINES, printed::PRINTED_LINE_CHARS),
+        format!("{TIMING_REPEATS} runs of each"),
+        format!("a scratch buffer {times} the size of the device's L2 cache"),
+        format!("at most {} elements", check::sanitize::MAX_ELEMENTS),
+        format!("within {:.0}%", check::timing::LADDER_AGREEMENT * 100.0),
+        format!("with its {} tools", check::sanitize::TOOLS.join(" and ")),
+        format!("pip install --target /opt/sanitizer {}", check::sanitize::WHEEL),
+        format!("`{}` names", check::sanitize::PROGRAM_ENV),
+        format!("each later shape gets at most {} seconds", check::AFTER_A_HANG.as_secs()),
+    ] {
+        assert!(page.contains(&said), "book/lab.md does not say \"{said}\"");
+    }
+}
+
+/// The first lines a student's file usually starts with, each of which
+/// nvcc accepts.
+const USUAL_FIRST_LINES: &[&str] = &[
+    "#include <cuda_runtime.h>",
+    "#include <cstdio>",
+    "#include <stdio.h>",
+    "#include <cstdint>",
+    "#include <stdint.h>",
+    "#include <math.h>",
+    "#include <cmath>",
+    "#include <cuda_fp16.h>",
+];
+
+/// What nvcc compiles, the checker compiles: each chapter's solution with
+/// each usual first line put in front compiles with NVRTC and still
+/// defines its exercises' kernels. `<cuda_fp16.h>` needs the CUDA include
+/// folder, which CI installs (scripts/install-nvcc).
+#[test]
+fn every_solution_compiles_after_each_usual_first_line() {
+    use ktrav_gpu::nvrtc;
+    let Some(nvrtc) = nvrtc::for_tests() else { return };
+    for ch in CHAPTERS.iter().filter(|ch| !ch.exercises.is_empty()) {
+        let solution = ktrav_gpu::kernels::find(ch.id).unwrap().source;
+        for line in USUAL_FIRST_LINES {
+            if line.contains("cuda_fp16") && nvrtc.includes.folder.is_none() {
+                assert!(std::env::var_os("CI").is_none(), "CI has the CUDA headers: {}", nvrtc.includes.describe());
+                continue;
+            }
+            let source = format!("{line}\n{solution}");
+            let name = format!("kernels/{}.cu after {line}", ch.id);
+            let compiled = match nvrtc.compile(&source, &name, nvrtc::DEFAULT_ARCH) {
+                Ok(c) => c,
+                Err(e) => panic!("{name} does not compile ({}): {e:?}", nvrtc.includes.describe()),
+            };
+            for ex in ch.exercises {
+                assert!(ktrav_gpu::check::has_entry(&compiled.ptx, ex.kernel), "{name} lost {}", ex.kernel);
+            }
+        }
+    }
+}

@@ -108,8 +108,9 @@ pub fn starter_path(chapter: &crate::Chapter, ex: &crate::Exercise) -> std::path
 
 /// Asserts that a chapter binary's `check` refuses bad input the way every
 /// flag does (one line, exit 2, before any work): no file, a missing file,
-/// a directory, a binary file, an unknown exercise, a zero timeout, `check`
-/// mixed with the chapter's own flags.
+/// a directory, a binary file, an unknown exercise, a zero timeout, a
+/// sanitizer tool that does not exist or is named twice, `check` mixed with
+/// the chapter's own flags.
 pub fn assert_check_usage_errors(path: &str, chapter: &crate::Chapter) {
     let ex = chapter.exercises.first().unwrap_or_else(|| panic!("{} has no exercise", chapter.id));
     let starter = starter_path(chapter, ex).to_string_lossy().into_owned();
@@ -133,8 +134,18 @@ pub fn assert_check_usage_errors(path: &str, chapter: &crate::Chapter) {
             &["check", &starter, "--timeout", "-5"],
             &["check", &starter, "--bogus"],
             &["check", &starter, "extra.cu"],
+            &["check", &starter, "--sanitize=bogus"],
+            &["check", &starter, "--sanitize=memcheck,memcheck"],
+            &["check", &starter, "--sanitize="],
+            &["check", &starter, "--sanitize", "memcheck"],
+            // The worker a check starts for each shape, given no job it can read.
+            &["check-worker", "/no/such/job.json"],
+            &["check-worker", &root],
         ],
     );
+    let help = run_binary(path, &["--help"]);
+    let help = String::from_utf8_lossy(&help.stdout);
+    assert!(help.contains("check") && !help.contains("check-worker"), "the worker subcommand is not hidden:\n{help}");
     let _ = std::fs::remove_file(&binary);
     let out = run_binary(path, &["check"]);
     let err = String::from_utf8_lossy(&out.stderr);
@@ -143,9 +154,10 @@ pub fn assert_check_usage_errors(path: &str, chapter: &crate::Chapter) {
 
 /// Asserts what `check` of each of the chapter's starters, against its
 /// exercise, does without a GPU (`KTRAV_NO_GPU` is set): exit
-/// [`crate::lab::COULD_NOT_CHECK`] and one `error: could not check: ...`
-/// line, with or without NVRTC on the machine; with `--json`, one record
-/// saying the same, for that exercise. Without `--exercise`, the check is
+/// [`crate::lab::COULD_NOT_CHECK`] and one `could not check: ...` line in
+/// the report, nothing on stderr, with or without NVRTC on the machine;
+/// with `--json`, one record saying the same, for that exercise, and the
+/// line once on stderr. Without `--exercise`, the check is
 /// of the chapter's first exercise.
 pub fn assert_check_could_not_check(path: &str, chapter: &crate::Chapter) {
     assert!(!chapter.exercises.is_empty(), "{} has no exercise", chapter.id);
@@ -158,14 +170,16 @@ pub fn assert_check_could_not_check(path: &str, chapter: &crate::Chapter) {
         let out = run_binary(path, &args);
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(crate::lab::COULD_NOT_CHECK), "{args:?}: {err}");
-        assert!(err.starts_with("error: could not check: ") && err.lines().count() == 1, "{args:?}: {err}");
+        assert!(err.trim().is_empty(), "{args:?}: the reason is printed twice, on stderr too: {err}");
         let printed = String::from_utf8_lossy(&out.stdout);
-        assert!(printed.contains("could not check: "), "{printed}");
+        assert_eq!(printed.matches("could not check: ").count(), 1, "{printed}");
         assert!(printed.contains(&format!("exercise '{}' ({})", ex.id, ex.kernel)), "{printed}");
         assert!(!printed.contains("result: "), "a check without a GPU claimed a result: {printed}");
         args.push("--json");
         let out = run_binary(path, &args);
         assert_eq!(out.status.code(), Some(crate::lab::COULD_NOT_CHECK), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.starts_with("error: could not check: ") && err.lines().count() == 1, "{args:?}: {err}");
         let record: serde_json::Value = serde_json::from_slice(&out.stdout).expect("--json prints one JSON record");
         assert_eq!(record["outcome"], "could not check", "{record}");
         assert_eq!((&record["exercise"], &record["section"]), (&ex.id.into(), &chapter.section.into()), "{record}");

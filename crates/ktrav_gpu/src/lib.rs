@@ -7,6 +7,7 @@
 //! * [`probe`]: is there a GPU? (never panics);
 //! * [`libs`]: finding the CUDA libraries, saying where it looked;
 //! * [`nvrtc`]: compiling CUDA C++ at run time (lab checks, older GPUs);
+//! * [`hints`]: why a student's kernel cannot be launched as it stands;
 //! * [`runner`]: the [`Gpu`] every chapter launches through;
 //! * [`blas`]: cuBLAS's sgemm, for K.5;
 //! * [`section`]: the "On this GPU" report and its bandwidth tables, in its
@@ -20,6 +21,7 @@
 pub mod blas;
 pub mod check;
 pub mod doctor;
+pub mod hints;
 pub mod kernels;
 pub mod ladder;
 pub mod libs;

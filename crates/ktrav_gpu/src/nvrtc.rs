@@ -10,11 +10,25 @@
 //! NVRTC is the 13.0 release, like nvcc: its PTX (ISA 9.0) loads on any
 //! CUDA 13.0 driver, where a newer NVRTC's PTX would be refused
 //! (`CUDA_ERROR_UNSUPPORTED_PTX_VERSION`).
+//!
+//! A compilation gives machine code (a cubin) for the device's own
+//! architecture, so the limits ptxas enforces are the ones nvcc would, and
+//! ptxas's report says each kernel's registers and shared memory; the PTX
+//! comes with it for the parameter check ([`crate::hints`]). Only a device
+//! newer than this NVRTC gets PTX alone, which the driver finishes.
+//!
+//! What a student's file usually includes compiles: NVRTC is given the CUDA
+//! include folder where one is installed ([`Includes`]) and small in-memory
+//! stand-ins for the C library headers (`<cstdio>`, `<cstdint>`, `<cmath>`,
+//! ...), which NVRTC does not ship.
 
 use crate::libs::{self, Lookup};
 use crate::probe::Unavailable;
 use cudarc::nvrtc::{result, sys};
 use std::ffi::CString;
+use std::path::{Path, PathBuf};
+
+mod headers;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::OnceLock;
 
@@ -62,15 +76,182 @@ pub struct Nvrtc {
     pub version: (i32, i32),
     /// The `sm_XY` numbers it can compile for (75, 80, ... 120 for 13.0).
     pub supported: Vec<i32>,
+    /// The CUDA include folder handed to it, or where one was looked for.
+    pub includes: Includes,
 }
 
-/// PTX from one compilation, and what the compiler said about it.
+/// The CUDA include folder NVRTC is given (`cuda_runtime.h`,
+/// `cuda_fp16.h`, ...), found beside the libraries: the pinned PyPI
+/// wheels' `nvidia/cu13/include`, or a toolkit's `include`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Includes {
+    /// The first folder holding `cuda_runtime.h`, if any.
+    pub folder: Option<PathBuf>,
+    /// Every folder looked in, in order.
+    pub searched: Vec<PathBuf>,
+}
+
+impl Includes {
+    /// Looks for an include folder: the one beside the NVRTC library
+    /// found, then beside each of [`libs::cuda_folders`] (`lib`, `lib64`
+    /// or `targets/x86_64-linux/lib` each have an `include` beside them).
+    pub fn find(nvrtc: &Lookup) -> Includes {
+        let mut searched: Vec<PathBuf> = Vec::new();
+        let mut libs_dirs = Vec::new();
+        if let Lookup::Folder(path) = nvrtc {
+            libs_dirs.extend(path.parent().map(Path::to_path_buf));
+        }
+        libs_dirs.extend(libs::cuda_folders());
+        for lib in libs_dirs {
+            let Some(parent) = lib.parent() else { continue };
+            // /usr/lib/x86_64-linux-gnu has no CUDA include folder beside it,
+            // and /usr/include holds the host's C library, which is not for NVRTC.
+            if parent == Path::new("/usr/lib") || parent == Path::new("/usr") {
+                continue;
+            }
+            let dir = parent.join("include");
+            if searched.contains(&dir) {
+                continue;
+            }
+            searched.push(dir.clone());
+            if dir.join("cuda_runtime.h").is_file() {
+                return Includes { folder: Some(dir), searched };
+            }
+        }
+        Includes { folder: None, searched }
+    }
+
+    /// `CUDA headers from /path/include` or where they were looked for.
+    pub fn describe(&self) -> String {
+        match &self.folder {
+            Some(dir) => format!("CUDA headers from {}", dir.display()),
+            None => {
+                let looked: Vec<String> = self.searched.iter().map(|d| d.display().to_string()).collect();
+                format!(
+                    "no CUDA include folder (looked in {}): the C library's and cuda_runtime.h stand-ins only",
+                    looked.join(", ")
+                )
+            }
+        }
+    }
+
+    /// The in-memory headers given beside this folder: the C library's
+    /// always, `cuda_runtime.h` and its kin only where there is no folder.
+    pub fn in_memory(&self) -> Vec<(&'static str, &'static str)> {
+        let mut h = headers::STANDARD.to_vec();
+        if self.folder.is_none() {
+            h.extend_from_slice(headers::CUDA_FALLBACK);
+        }
+        h
+    }
+}
+
+/// What one compilation produced, and what the compiler said about it.
 #[derive(Clone, Debug)]
 pub struct Compiled {
+    /// The PTX, always produced: the parameter check reads its entry
+    /// points, and it is what is loaded where there is no machine code.
     pub ptx: String,
+    /// Machine code (a cubin) for `arch` itself, when it was asked for.
+    pub cubin: Option<Vec<u8>>,
     pub arch: Arch,
-    /// The compiler's log: warnings, usually empty.
+    /// The compiler's log: warnings, usually empty. ptxas's report of each
+    /// kernel's resources is in `resources` instead.
     pub log: String,
+    /// What ptxas reported for each kernel of the cubin (none for PTX).
+    pub resources: Vec<Resources>,
+}
+
+/// ptxas's report on one kernel: registers and memory per thread or block.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Resources {
+    /// The entry point's name as the PTX has it (mangled without `extern "C"`).
+    pub kernel: String,
+    pub registers: u32,
+    /// Static shared memory per block, in bytes.
+    pub shared_bytes: u32,
+    /// Stack frame per thread, in bytes.
+    pub stack_bytes: u32,
+    pub spill_store_bytes: u32,
+    pub spill_load_bytes: u32,
+}
+
+impl Compiled {
+    /// `sm_90 machine code` or `compute_75 PTX, compiled by the driver`.
+    pub fn code(&self) -> String {
+        match self.cubin {
+            Some(_) => format!("sm_{} machine code", self.arch.number()),
+            None => format!("{} PTX, compiled by the driver", self.arch.virtual_name()),
+        }
+    }
+
+    /// ptxas's report on `kernel`, when there is machine code.
+    pub fn resources_of(&self, kernel: &str) -> Option<&Resources> {
+        self.resources.iter().find(|r| r.kernel == kernel)
+    }
+}
+
+impl Resources {
+    /// `10 registers per thread, 4224 bytes of static shared memory`.
+    pub fn describe(&self) -> String {
+        let mut s = format!("{} registers per thread, {} bytes of static shared memory", self.registers, self.shared_bytes);
+        if self.spill_store_bytes + self.spill_load_bytes > 0 {
+            s.push_str(&format!(
+                ", {} bytes spilled to local memory ({} stored, {} loaded)",
+                self.spill_store_bytes.max(self.spill_load_bytes),
+                self.spill_store_bytes,
+                self.spill_load_bytes
+            ));
+        }
+        s
+    }
+}
+
+/// Splits a log compiled with `-Xptxas=-v` into the log without ptxas's
+/// `info` lines, and the resources those lines report per kernel.
+pub fn split_ptxas_report(log: &str) -> (String, Vec<Resources>) {
+    let mut kept = Vec::new();
+    let mut found: Vec<Resources> = Vec::new();
+    let number_before = |text: &str, word: &str| -> Option<u32> {
+        let at = text.find(word)?;
+        text[..at].split_whitespace().last()?.parse().ok()
+    };
+    for line in log.lines() {
+        let info = line.trim_start();
+        if !(info.starts_with("ptxas info") || info.starts_with("ptxas         .")) {
+            kept.push(line);
+            continue;
+        }
+        if let Some(rest) = info.split_once("Compiling entry function '").map(|(_, r)| r) {
+            if let Some((name, _)) = rest.split_once('\'') {
+                found.push(Resources { kernel: name.to_string(), ..Resources::default() });
+            }
+        } else if let Some(r) = found.last_mut() {
+            if let Some(n) = number_before(info, "registers") {
+                r.registers = n;
+            }
+            if let Some(n) = number_before(info, "bytes smem") {
+                r.shared_bytes = n;
+            }
+            if let Some(n) = number_before(info, "bytes stack frame") {
+                r.stack_bytes = n;
+            }
+            if let Some(n) = number_before(info, "bytes spill stores") {
+                r.spill_store_bytes = n;
+            }
+            if let Some(n) = number_before(info, "bytes spill loads") {
+                r.spill_load_bytes = n;
+            }
+        }
+    }
+    let mut text = kept.join("\n");
+    if !text.trim().is_empty() && log.ends_with('\n') {
+        text.push('\n');
+    }
+    if text.trim().is_empty() {
+        text.clear();
+    }
+    (text, found)
 }
 
 /// Why a compilation gave no PTX.
@@ -141,7 +322,10 @@ fn find() -> Result<Nvrtc, String> {
         Ok(((major, minor), archs))
     });
     match versions {
-        Ok(Ok((version, supported))) => Ok(Nvrtc { found, version, supported }),
+        Ok(Ok((version, supported))) => {
+            let includes = Includes::find(&found);
+            Ok(Nvrtc { found, version, supported, includes })
+        }
         Ok(Err(e)) => Err(format!("NVRTC at {} did not answer ({e})", found.describe())),
         Err(_) => Err(format!("NVRTC at {} is missing a function cudarc needs", found.describe())),
     }
@@ -173,45 +357,151 @@ impl Nvrtc {
         self.supported.contains(&arch.number())
     }
 
-    /// Compiles `source` (named `name` in the compiler's messages) to PTX for
-    /// `arch`, with the options the build gives nvcc (`-std=c++17`).
-    /// Never panics.
+    /// Compiles `source` (named `name` in the compiler's messages) to
+    /// machine code for `arch` (`-arch=sm_XY`, a cubin) and its PTX, with
+    /// the options the build gives nvcc (`-std=c++17`), the CUDA include
+    /// folder and the in-memory C library headers (see [`Includes`]).
+    /// ptxas's report on each kernel is in [`Compiled::resources`]; its
+    /// limits (48 KB of static shared memory, say) are errors here, as
+    /// with nvcc. Never panics.
     pub fn compile(&self, source: &str, name: &str, arch: Arch) -> Result<Compiled, CompileFailure> {
-        if !self.supports(arch) {
-            let oldest = self.supported.iter().min().copied().unwrap_or(0);
-            return Err(CompileFailure::Failed(format!(
-                "NVRTC {}.{} cannot compile for {} (compute capability {}.{}); the oldest it supports is \
-                 compute capability {}.{}",
-                self.version.0,
-                self.version.1,
-                arch.virtual_name(),
-                arch.major,
-                arch.minor,
-                oldest / 10,
-                oldest % 10
-            )));
+        self.run(source, name, arch, true)
+    }
+
+    /// Compiles `source` to PTX only, for the virtual architecture
+    /// `compute_XY`: what the driver finishes when the module is loaded.
+    pub fn compile_ptx(&self, source: &str, name: &str, arch: Arch) -> Result<Compiled, CompileFailure> {
+        self.run(source, name, arch, false)
+    }
+
+    /// Compiles `source` for a device of architecture `device`: machine
+    /// code for it where this NVRTC knows it, else PTX for the newest
+    /// architecture it knows below the device (a newer GPU than this
+    /// NVRTC), which the driver compiles for the device.
+    pub fn compile_for(&self, source: &str, name: &str, device: Arch) -> Result<Compiled, CompileFailure> {
+        if self.supports(device) {
+            return self.compile(source, name, device);
         }
+        let older = self.supported.iter().copied().filter(|&n| n <= device.number()).max();
+        let arch = older.map(|n| Arch { major: n / 10, minor: n % 10 }).unwrap_or(device);
+        self.compile_ptx(source, name, arch)
+    }
+
+    fn refuse_unsupported(&self, arch: Arch) -> Result<(), CompileFailure> {
+        if self.supports(arch) {
+            return Ok(());
+        }
+        let oldest = self.supported.iter().min().copied().unwrap_or(0);
+        Err(CompileFailure::Failed(format!(
+            "NVRTC {}.{} cannot compile for {} (compute capability {}.{}); the oldest it supports is \
+             compute capability {}.{}",
+            self.version.0,
+            self.version.1,
+            arch.virtual_name(),
+            arch.major,
+            arch.minor,
+            oldest / 10,
+            oldest % 10
+        )))
+    }
+
+    /// The options of one compilation.
+    pub fn options(&self, arch: Arch, machine_code: bool) -> Vec<String> {
+        let mut options = vec![
+            if machine_code { format!("-arch=sm_{}", arch.number()) } else { format!("--gpu-architecture={}", arch.virtual_name()) },
+            "-std=c++17".to_string(),
+        ];
+        if let Some(dir) = &self.includes.folder {
+            options.push(format!("--include-path={}", dir.display()));
+        }
+        if machine_code {
+            options.push("-Xptxas=-v".to_string());
+        }
+        options
+    }
+
+    fn run(&self, source: &str, name: &str, arch: Arch, machine_code: bool) -> Result<Compiled, CompileFailure> {
+        self.refuse_unsupported(arch)?;
+        match self.run_once(source, name, arch, machine_code, machine_code) {
+            // With its report on, ptxas logs no error when it refuses a
+            // kernel (too much shared memory): ask again without the report.
+            Err(CompileFailure::Rejected { log }) if machine_code && !log.contains("error") => {
+                self.run_once(source, name, arch, machine_code, false)
+            }
+            other => other,
+        }
+    }
+
+    fn run_once(&self, source: &str, name: &str, arch: Arch, machine_code: bool, report: bool) -> Result<Compiled, CompileFailure> {
         let src = CString::new(source)
             .map_err(|_| CompileFailure::Failed(format!("{name} holds a NUL byte: it is not CUDA source")))?;
         let cname = CString::new(name.replace('\0', "?")).expect("NULs were replaced");
-        let options = [format!("--gpu-architecture={}", arch.virtual_name()), "-std=c++17".to_string()];
+        let mut options = self.options(arch, machine_code);
+        if !report {
+            options.retain(|o| o != "-Xptxas=-v");
+        }
+        let in_memory = self.includes.in_memory();
+        let header_text: Vec<CString> = in_memory.iter().map(|(_, t)| CString::new(*t).expect("no NUL in a header")).collect();
+        let header_names: Vec<CString> = in_memory.iter().map(|(n, _)| CString::new(*n).expect("no NUL in a name")).collect();
         let run = catch_unwind(AssertUnwindSafe(|| -> Result<Compiled, CompileFailure> {
-            let prog = result::create_program(&src, Some(&cname))
-                .map_err(|e| CompileFailure::Failed(format!("NVRTC could not start a program ({e})")))?;
+            let texts: Vec<*const std::ffi::c_char> = header_text.iter().map(|c| c.as_ptr()).collect();
+            let names: Vec<*const std::ffi::c_char> = header_names.iter().map(|c| c.as_ptr()).collect();
+            let mut prog = std::mem::MaybeUninit::uninit();
+            // SAFETY: every pointer is to a NUL-terminated string that outlives
+            // the call; the two arrays hold `texts.len()` entries each.
+            unsafe {
+                sys::nvrtcCreateProgram(
+                    prog.as_mut_ptr(),
+                    src.as_ptr(),
+                    cname.as_ptr(),
+                    texts.len() as i32,
+                    texts.as_ptr(),
+                    names.as_ptr(),
+                )
+            }
+            .result()
+            .map_err(|e| CompileFailure::Failed(format!("NVRTC could not start a program ({e})")))?;
+            // SAFETY: created just above.
+            let prog = unsafe { prog.assume_init() };
             // SAFETY: `prog` was just created and is destroyed below, once.
             let compiled = unsafe { result::compile_program(prog, &options) };
-            let log = unsafe { result::get_program_log(prog) }.map(|raw| text_of(&raw)).unwrap_or_default();
-            let ptx = match compiled {
+            let raw_log = unsafe { result::get_program_log(prog) }.map(|raw| text_of(&raw)).unwrap_or_default();
+            let out = match compiled {
                 Ok(()) => unsafe { result::get_ptx(prog) }
                     .map(|raw| text_of(&raw))
-                    .map_err(|e| CompileFailure::Failed(format!("NVRTC gave no PTX ({e})"))),
-                Err(_) => Err(CompileFailure::Rejected { log: log.clone() }),
+                    .map_err(|e| CompileFailure::Failed(format!("NVRTC gave no PTX ({e})")))
+                    .and_then(|ptx| {
+                        let cubin = if machine_code { Some(unsafe { cubin_of(prog) }?) } else { None };
+                        Ok((ptx, cubin))
+                    }),
+                Err(_) => Err(CompileFailure::Rejected { log: split_ptxas_report(&raw_log).0 }),
             };
             let _ = unsafe { result::destroy_program(prog) };
-            Ok(Compiled { ptx: ptx?, arch, log })
+            let (ptx, cubin) = out?;
+            let (log, resources) = split_ptxas_report(&raw_log);
+            Ok(Compiled { ptx, cubin, arch, log, resources })
         }));
         run.unwrap_or_else(|_| Err(CompileFailure::Failed("NVRTC failed (a call into the library panicked)".into())))
     }
+}
+
+/// The cubin of a program compiled for a real architecture.
+///
+/// # Safety
+/// `prog` must be a live program that compiled.
+unsafe fn cubin_of(prog: sys::nvrtcProgram) -> Result<Vec<u8>, CompileFailure> {
+    let mut size = 0usize;
+    unsafe { sys::nvrtcGetCUBINSize(prog, &mut size) }
+        .result()
+        .map_err(|e| CompileFailure::Failed(format!("NVRTC gave no machine code ({e})")))?;
+    let mut bytes = vec![0u8; size];
+    unsafe { sys::nvrtcGetCUBIN(prog, bytes.as_mut_ptr().cast()) }
+        .result()
+        .map_err(|e| CompileFailure::Failed(format!("NVRTC gave no machine code ({e})")))?;
+    if bytes.is_empty() {
+        return Err(CompileFailure::Failed("NVRTC gave an empty cubin".into()));
+    }
+    Ok(bytes)
 }
 
 /// A NUL-terminated C buffer as text.
@@ -254,7 +544,7 @@ mod tests {
     }
 
     #[test]
-    fn compiles_to_ptx_and_returns_the_log_of_an_error() {
+    fn compiles_to_machine_code_and_ptx_and_returns_the_log_of_an_error() {
         let Some(nvrtc) = for_tests() else { return };
         assert_eq!(nvrtc.version, (13, 0), "the pinned NVRTC is 13.0, found {}", nvrtc.describe());
         // A T4 (7.5) is served at run time; a V100 (7.0) is below CUDA 13.0's floor.
@@ -264,6 +554,13 @@ mod tests {
         let ok = ok.expect("a valid kernel compiles");
         assert!(ok.ptx.contains(".target sm_80") && ok.ptx.contains(".entry k("), "{}", ok.ptx);
         assert!(ok.ptx.contains(".version 9.0"), "NVRTC 13.0 emits PTX ISA 9.0");
+        let cubin = ok.cubin.as_deref().expect("machine code for sm_80");
+        assert_eq!(&cubin[..4], b"\x7fELF", "a cubin is an ELF file");
+        assert_eq!(ok.code(), "sm_80 machine code");
+        assert!(ok.log.is_empty(), "ptxas's report is taken out of the log: {:?}", ok.log);
+        let ptx_only = nvrtc.compile_ptx("extern \"C\" __global__ void k(float* o) { o[0] = 1.0f; }", "p.cu", DEFAULT_ARCH).unwrap();
+        assert!(ptx_only.cubin.is_none() && ptx_only.resources.is_empty() && ptx_only.ptx.contains(".entry k("));
+        assert_eq!(ptx_only.code(), "compute_80 PTX, compiled by the driver");
         let bad = nvrtc.compile("extern \"C\" __global__ void k(float* o) { o[0] = undeclared; }", "bad.cu", DEFAULT_ARCH);
         match bad {
             Err(CompileFailure::Rejected { log }) => assert!(log.contains("bad.cu") && log.contains("undeclared"), "{log}"),
@@ -273,5 +570,114 @@ mod tests {
         assert!(nul.to_string().contains("NUL byte"));
         let old = nvrtc.compile("", "old.cu", Arch::of((7, 0))).unwrap_err();
         assert!(old.to_string().contains("cannot compile for compute_70") && old.to_string().contains("7.5"), "{old}");
+        // A device newer than any architecture NVRTC knows gets PTX for the newest it knows.
+        let newest = *nvrtc.supported.iter().max().unwrap();
+        let future = nvrtc.compile_for("extern \"C\" __global__ void k() {}", "f.cu", Arch::of((newest / 10 + 1, 0))).unwrap();
+        assert!(future.cubin.is_none() && future.arch.number() == newest, "{:?}", future.arch);
+        let own = nvrtc.compile_for("extern \"C\" __global__ void k() {}", "f.cu", Arch::of((9, 0))).unwrap();
+        assert_eq!(own.code(), "sm_90 machine code");
+    }
+
+    /// ptxas's report gives each kernel's registers and shared memory; its
+    /// limits are errors, as with nvcc, where PTX alone would pass them.
+    #[test]
+    fn machine_code_reports_resources_and_enforces_ptxas_limits() {
+        let Some(nvrtc) = for_tests() else { return };
+        let tiled = "extern \"C\" __global__ void tiled(float* o) {
+            __shared__ float tile[32][33];
+            tile[threadIdx.y][threadIdx.x] = o[threadIdx.x];
+            __syncthreads();
+            o[threadIdx.x] = tile[threadIdx.x][threadIdx.y];
+        }";
+        let c = nvrtc.compile(tiled, "tiled.cu", Arch::of((9, 0))).unwrap();
+        let r = c.resources_of("tiled").expect("ptxas reports the kernel");
+        assert_eq!(r.shared_bytes, 32 * 33 * 4);
+        assert!(r.registers > 0 && r.registers < 255, "{r:?}");
+        assert!(r.describe().starts_with(&format!("{} registers per thread, 4224 bytes of static shared memory", r.registers)));
+        let huge = "extern \"C\" __global__ void huge(float* o) {
+            __shared__ float s[13000];
+            s[threadIdx.x] = 1.0f; __syncthreads(); o[threadIdx.x] = s[12999 - threadIdx.x];
+        }";
+        match nvrtc.compile(huge, "huge.cu", Arch::of((9, 0))) {
+            Err(CompileFailure::Rejected { log }) => assert!(log.contains("too much shared data"), "{log}"),
+            other => panic!("52 KB of static shared memory compiled to machine code: {other:?}"),
+        }
+        assert!(nvrtc.compile_ptx(huge, "huge.cu", Arch::of((9, 0))).is_ok(), "PTX alone does not meet ptxas's limit");
+    }
+
+    #[test]
+    fn ptxas_reports_are_read_per_kernel_and_left_out_of_the_log() {
+        let log = "k.cu(3): warning: a warning\n\
+ptxas info    : 0 bytes gmem\n\
+ptxas info    : Compiling entry function 'first' for 'sm_90'\n\
+ptxas info    : Function properties for first\n\
+ptxas         .     16 bytes stack frame, 8 bytes spill stores, 4 bytes spill loads\n\
+ptxas info    : Used 40 registers, used 1 barriers, 4224 bytes smem\n\
+ptxas info    : Compiling entry function '_Z6secondPf' for 'sm_90'\n\
+ptxas info    : Used 8 registers\n\
+ptxas info    : Compile time = 3.119 ms\n";
+        let (kept, found) = split_ptxas_report(log);
+        assert_eq!(kept, "k.cu(3): warning: a warning\n");
+        assert_eq!(found.len(), 2);
+        assert_eq!(
+            found[0],
+            Resources { kernel: "first".into(), registers: 40, shared_bytes: 4224, stack_bytes: 16, spill_store_bytes: 8, spill_load_bytes: 4 }
+        );
+        assert_eq!((found[1].kernel.as_str(), found[1].registers, found[1].shared_bytes), ("_Z6secondPf", 8, 0));
+        assert!(found[0].describe().contains("8 bytes spilled to local memory"));
+        assert_eq!(split_ptxas_report("ptxas info    : 0 bytes gmem\n").0, "");
+    }
+
+    /// The first lines students write compile, with the CUDA include folder
+    /// and without one (the in-memory stand-ins alone).
+    #[test]
+    fn usual_includes_compile_with_and_without_a_cuda_include_folder() {
+        let Some(found) = for_tests() else { return };
+        let body = "extern \"C\" __global__ void k(float* o, std::size_t n) {
+            std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+            int64_t wide = INT_MAX; uint64_t top = UINT64_MAX; (void)top;
+            if (i < n) o[i] = std::sqrt(std::fabs(o[i])) + std::min(1.0f, FLT_EPSILON) + sqrtf(2.0f) + (float)wide;
+            if (i == 0) { printf(\"%u\\n\", i); std::printf(\"%d\\n\", 1); }
+            assert(n > 0);
+        }\n";
+        let lines = [
+            "#include <cuda_runtime.h>", "#include <cstdio>", "#include <stdio.h>", "#include <cstdint>", "#include <stdint.h>",
+            "#include <math.h>", "#include <cmath>", "#include <climits>", "#include <cfloat>", "#include <cstddef>",
+            "#include <cstdlib>", "#include <cassert>", "#include <algorithm>", "#include <device_launch_parameters.h>",
+        ];
+        let all = lines.join("\n");
+        let no_folder = Nvrtc { includes: Includes { folder: None, searched: vec![] }, ..found.clone() };
+        for nvrtc in [found, &no_folder] {
+            let source = format!("{all}\n{body}");
+            if let Err(e) = nvrtc.compile(&source, "usual.cu", DEFAULT_ARCH) {
+                panic!("with {}: the usual includes do not compile: {e:?}", nvrtc.includes.describe());
+            }
+        }
+        if std::env::var_os("CI").is_some() {
+            assert!(found.includes.folder.is_some(), "CI installs the CUDA headers: {}", found.includes.describe());
+        }
+        if found.includes.folder.is_some() {
+            let half = "#include <cuda_fp16.h>\nextern \"C\" __global__ void h(__half* o) { o[0] = __float2half(1.0f); }";
+            found.compile(half, "half.cu", DEFAULT_ARCH).expect("cuda_fp16.h compiles with the CUDA headers");
+        }
+        assert!(no_folder.includes.describe().starts_with("no CUDA include folder (looked in"));
+    }
+
+    #[test]
+    fn include_folders_are_looked_for_beside_the_libraries() {
+        let looked = Includes::find(&libs::load("libktrav_no_nvrtc.so.13"));
+        assert!(looked.searched.iter().any(|d| d == Path::new("/usr/local/cuda/include")), "{:?}", looked.searched);
+        assert!(!looked.searched.iter().any(|d| d == Path::new("/usr/include")), "the host's C headers are not for NVRTC");
+        let dir = std::env::temp_dir().join(format!("ktrav-includes-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("lib")).unwrap();
+        std::fs::create_dir_all(dir.join("include")).unwrap();
+        std::fs::write(dir.join("include/cuda_runtime.h"), "").unwrap();
+        let beside = Includes::find(&Lookup::Folder(dir.join("lib/libnvrtc.so.13")));
+        assert_eq!(beside.folder.as_deref(), Some(dir.join("include").as_path()));
+        assert!(beside.describe().starts_with("CUDA headers from "));
+        assert_eq!(beside.in_memory().len(), headers::STANDARD.len(), "the folder's own cuda_runtime.h is used");
+        let none = Includes { folder: None, searched: vec![] };
+        assert!(none.in_memory().iter().any(|(n, _)| *n == "cuda_runtime.h"));
+        std::fs::remove_dir_all(dir).unwrap();
     }
 }

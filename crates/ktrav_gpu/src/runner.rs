@@ -9,7 +9,7 @@
 //!   compute_80 PTX) serves every device of compute capability 8.0 and up;
 //! * **NVRTC**: below 8.0 (a T4 is 7.5) the fatbin has nothing the device
 //!   can run, so the file's embedded `.cu` source is compiled at run time
-//!   for the device's own architecture (see [`crate::nvrtc`]) and that PTX
+//!   for the device's own architecture (see [`crate::nvrtc`]) and that machine code
 //!   is loaded instead. Setting [`FORCE_NVRTC_ENV`] takes this path on any
 //!   device, to test it on a new one. A fatbin the driver refuses with
 //!   `CUDA_ERROR_NO_BINARY_FOR_GPU` also falls back to it.
@@ -148,29 +148,35 @@ impl Gpu {
     fn compile_embedded(&self, kernel: &kernels::EmbeddedKernel) -> Result<Arc<CudaModule>> {
         let name = format!("kernels/{}.cu", kernel.name);
         let compiled = self.compile(kernel.source, &name).map_err(|e| anyhow!("{name}: {e}"))?;
-        self.load_ptx(&compiled.ptx).with_context(|| format!("loading {name} as compiled by NVRTC failed"))
+        self.load_compiled(&compiled).with_context(|| format!("loading {name} as compiled by NVRTC failed"))
     }
 
-    /// Compiles CUDA source with NVRTC for this device's architecture (the
-    /// newest NVRTC supports that is not newer than the device). `Err` is
-    /// one line, or the compiler's log for a rejected source.
+    /// Compiles CUDA source with NVRTC for this device: machine code for
+    /// its own architecture, or PTX for the newest one NVRTC knows below
+    /// it (see [`nvrtc::Nvrtc::compile_for`]). `Err` is one line, or the
+    /// compiler's log for a rejected source.
     pub fn compile(&self, source: &str, name: &str) -> std::result::Result<nvrtc::Compiled, nvrtc::CompileFailure> {
         let nvrtc = nvrtc::locate().map_err(|why| nvrtc::CompileFailure::Failed(why.0))?;
-        let device = Arch::of(self.info.compute_capability);
-        let arch = nvrtc
-            .supported
-            .iter()
-            .copied()
-            .filter(|&n| n <= device.number())
-            .max()
-            .map(|n| Arch { major: n / 10, minor: n % 10 })
-            .unwrap_or(device);
-        nvrtc.compile(source, name, arch)
+        nvrtc.compile_for(source, name, Arch::of(self.info.compute_capability))
     }
 
     /// Loads PTX (from [`Gpu::compile`]) as a module of its own.
     pub fn load_ptx(&self, ptx: &str) -> Result<Arc<CudaModule>> {
         Ok(self.ctx.load_module(Ptx::from_src(ptx))?)
+    }
+
+    /// Loads what [`Gpu::compile`] produced: its machine code where it has
+    /// some, else its PTX.
+    pub fn load_compiled(&self, compiled: &nvrtc::Compiled) -> Result<Arc<CudaModule>> {
+        match &compiled.cubin {
+            Some(cubin) => Ok(self.ctx.load_module(Ptx::from_binary(cubin.clone()))?),
+            None => self.load_ptx(&compiled.ptx),
+        }
+    }
+
+    /// The context, for reading device attributes beside a kernel's.
+    pub(crate) fn context(&self) -> &Arc<CudaContext> {
+        &self.ctx
     }
 
     /// Copies a host slice to a new device buffer.
@@ -273,6 +279,23 @@ impl Gpu {
         start.elapsed_ms(&end).context("reading the events failed")
     }
 
+    /// Records an event, runs `work` (which queues device work), records a
+    /// second event and returns both without waiting: the caller waits as it
+    /// likes (a watchdog polling [`Gpu::finish_within`], say), outside the
+    /// timed span, then reads [`Span::ms`].
+    pub fn span(&self, work: impl FnOnce() -> Result<()>) -> Result<Span> {
+        let timing = Some(sys::CUevent_flags::CU_EVENT_DEFAULT);
+        let start = self.stream.record_event(timing).context("recording an event failed")?;
+        work()?;
+        let end = self.stream.record_event(timing).context("recording an event failed")?;
+        Ok(Span { start, end })
+    }
+
+    /// Queues a device-to-device copy of `src` into `dst`, without waiting.
+    pub fn enqueue_copy<T: DeviceRepr>(&self, src: &DeviceBuffer<T>, dst: &mut DeviceBuffer<T>) -> Result<()> {
+        self.stream.memcpy_dtod(src, dst).context("device-to-device copy failed")
+    }
+
     /// Time in milliseconds of one device-to-device copy of `src` into `dst`.
     pub fn copy_ms<T: DeviceRepr>(&self, src: &DeviceBuffer<T>, dst: &mut DeviceBuffer<T>) -> Result<f32> {
         self.timed(|| self.stream.memcpy_dtod(src, dst).context("device-to-device copy failed"))
@@ -332,6 +355,23 @@ impl Gpu {
         Ok(self.multiprocessors()? as f64 * self.clock_khz()? as f64 * 1e3 * lanes * 2.0 / 1e12)
     }
 
+    /// The L2 cache's size in bytes (`CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE`).
+    pub fn l2_bytes(&self) -> Result<u32> {
+        self.attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, "L2 cache size")
+    }
+
+    /// The device memory's peak clock in kHz
+    /// (`CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE`).
+    pub fn memory_clock_khz(&self) -> Result<u32> {
+        self.attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE, "memory clock rate")
+    }
+
+    /// The device memory's bus width in bits
+    /// (`CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH`).
+    pub fn memory_bus_bits(&self) -> Result<u32> {
+        self.attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH, "memory bus width")
+    }
+
     fn attribute(&self, attribute: sys::CUdevice_attribute, what: &str) -> Result<u32> {
         let v = self.ctx.attribute(attribute).with_context(|| format!("reading the device's {what} failed"))?;
         u32::try_from(v).map_err(|_| anyhow!("the device reported a {what} of {v}"))
@@ -343,6 +383,19 @@ impl Gpu {
     }
 }
 // ANCHOR_END: runner
+
+/// Two recorded events around queued work (from [`Gpu::span`]).
+pub struct Span {
+    start: cudarc::driver::CudaEvent,
+    end: cudarc::driver::CudaEvent,
+}
+
+impl Span {
+    /// Milliseconds between the events; the work must have finished.
+    pub fn ms(&self) -> Result<f32> {
+        self.start.elapsed_ms(&self.end).context("reading the events failed")
+    }
+}
 
 fn check(status: sys::CUresult, what: &str) -> Result<()> {
     if status == sys::CUresult::CUDA_SUCCESS {

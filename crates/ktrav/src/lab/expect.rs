@@ -23,7 +23,20 @@ pub struct Expect {
     pub race: bool,
     /// Fails only on the shape past gridDim.y's limit.
     pub only_past_grid_y: bool,
+    /// Passes the public battery and fails the hidden one
+    /// ([`super::hidden_battery`]): `passes the public battery; fails the
+    /// hidden battery`, optionally naming the kind, `... battery as wrong`.
+    pub hidden_only: bool,
+    /// The kind of failure the hidden battery must show, when named.
+    pub hidden_kind: Option<&'static str>,
+    /// The hidden battery fails it only with `--large`: `passes the public
+    /// battery; fails the hidden battery with --large` (a 32-bit unsigned
+    /// index wraps past 2^32 elements, beyond the public `--large` shape).
+    pub hidden_large: bool,
 }
+
+/// The start of an `expect:` verdict for a kernel only the hidden battery rejects.
+pub const HIDDEN_ONLY: &str = "passes the public battery; fails the hidden battery";
 
 /// Every `expect:` line of a file's text, or (in one line) why one is not
 /// understood.
@@ -33,17 +46,34 @@ pub fn parse(text: &str) -> Result<Vec<Expect>> {
         .map(|l| {
             let Some((id, rest)) = l.split_once(": ") else { bail!("no verdict in '{l}'") };
             let exercise = id.to_string();
+            let none = Expect {
+                exercise,
+                kind: None,
+                large_only: false,
+                race: false,
+                only_past_grid_y: false,
+                hidden_only: false,
+                hidden_kind: None,
+                hidden_large: false,
+            };
             if rest.starts_with("passes without --large; fails with --large") {
-                return Ok(Expect { exercise, kind: None, large_only: true, race: false, only_past_grid_y: false });
+                return Ok(Expect { large_only: true, ..none });
+            }
+            if let Some(after) = rest.strip_prefix(HIDDEN_ONLY) {
+                let after = after.trim();
+                let (hidden_large, named) = match after.strip_prefix("with --large") {
+                    Some(more) => (true, more.trim()),
+                    None => (false, after),
+                };
+                let hidden_kind = match named.strip_prefix("as ") {
+                    Some(k) => Some(*KINDS.iter().find(|x| k.starts_with(*x)).ok_or_else(|| anyhow!("unknown kind in '{l}'"))?),
+                    None if named.is_empty() || named.starts_with('(') => None,
+                    None => bail!("unknown verdict in '{l}'"),
+                };
+                return Ok(Expect { hidden_only: true, hidden_kind, hidden_large, race: rest.contains("a race"), ..none });
             }
             let kind = KINDS.iter().find(|k| rest.starts_with(*k)).ok_or_else(|| anyhow!("unknown verdict in '{l}'"))?;
-            Ok(Expect {
-                exercise,
-                kind: Some(kind),
-                large_only: false,
-                race: rest.contains("a race"),
-                only_past_grid_y: rest.contains("gridDim.y"),
-            })
+            Ok(Expect { kind: Some(kind), race: rest.contains("a race"), only_past_grid_y: rest.contains("gridDim.y"), ..none })
         })
         .collect()
 }
@@ -83,5 +113,17 @@ mod tests {
         assert_eq!(parse("// expect: copy: fine").unwrap_err().to_string(), "unknown verdict in 'copy: fine'");
         assert_eq!(parse("// expect: copy").unwrap_err().to_string(), "no verdict in 'copy'");
         assert!(parse("no expect lines here").unwrap().is_empty());
+        let e = parse("// expect: col-major-add: passes the public battery; fails the hidden battery as wrong (rows past 2^16)").unwrap();
+        assert!(e[0].hidden_only && !e[0].hidden_large && e[0].kind.is_none() && !e[0].large_only);
+        assert_eq!(e[0].hidden_kind, Some("wrong"));
+        let e = parse("// expect: guard: passes the public battery; fails the hidden battery with --large").unwrap();
+        assert!(e[0].hidden_only && e[0].hidden_large && e[0].hidden_kind.is_none() && !e[0].large_only);
+        let e = parse("// expect: transpose: passes the public battery; fails the hidden battery with --large as unwritten").unwrap();
+        assert_eq!((e[0].hidden_large, e[0].hidden_kind), (true, Some("unwritten")));
+        let e = parse("// expect: transpose: passes the public battery; fails the hidden battery").unwrap();
+        assert!(e[0].hidden_only && e[0].hidden_kind.is_none());
+        let bad = parse("// expect: copy: passes the public battery; fails the hidden battery as fine").unwrap_err();
+        assert_eq!(bad.to_string(), "unknown kind in 'copy: passes the public battery; fails the hidden battery as fine'");
+        assert!(parse("// expect: copy: passes the public battery; fails the hidden battery sometimes").is_err());
     }
 }

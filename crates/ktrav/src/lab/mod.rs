@@ -14,15 +14,20 @@
 //! [`COULD_NOT_CHECK`] when there is no GPU or no NVRTC to check with.
 
 pub mod expect;
+pub mod printed;
 pub mod simtrack;
+pub mod timing;
 pub mod twin;
+
+pub use printed::Printed;
+pub use timing::Timing;
 
 use crate::compare::{compare_with, test_value, POISON_WORD};
 pub use crate::compare::GUARD_WORDS;
 use crate::geometry::{ceil_div, Dim2, LaunchConfig, Shape, MAX_GRID_Y};
 use crate::report::{self, Report};
 use anyhow::{anyhow, Result};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// The exit code of a check that could not be made (no GPU, no NVRTC).
 pub const COULD_NOT_CHECK: i32 = 3;
@@ -136,17 +141,39 @@ pub fn input_value(k: u8, i: u64) -> f32 {
     test_value(i.wrapping_add((k as u64) << 40))
 }
 
-/// One shape of the battery.
+/// Which battery a case belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Battery {
+    /// The fixed shapes the exercise pages describe.
+    Public,
+    /// Shapes drawn from an instructor's seed ([`hidden_battery`]).
+    Hidden,
+}
+
+/// One shape of a battery.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Case {
     pub label: String,
     pub shape: Shape,
+    pub battery: Battery,
+    /// A cap on gridDim.y below the launch's own, for a kernel that loops
+    /// over rows of blocks: every block then loops several times (see
+    /// [`case_launches`]).
+    pub grid_y_cap: Option<u32>,
+}
+
+impl Case {
+    /// A public case of `shape`, its launch uncapped.
+    pub fn public(label: String, shape: Shape) -> Case {
+        Case { label, shape, battery: Battery::Public, grid_y_cap: None }
+    }
 }
 
 /// The public battery: the source's shapes, ragged edges, 1x1, 1xN, Nx1, a
 /// shape past gridDim.y's limit, and with `large` one past 2^31 elements.
 pub fn battery(ex: &Exercise, large: bool) -> Vec<Case> {
-    let case = |label: String, rows, cols| Case { label, shape: Shape::new(rows, cols) };
+    let case = |label: String, rows, cols| Case::public(label, Shape::new(rows, cols));
     let mut cases: Vec<Case> =
         (ex.source_shapes)().into_iter().map(|s| case(format!("the source's {s}"), s.rows, s.cols)).collect();
     cases.push(case("ragged edges 97x131".into(), 97, 131));
@@ -177,6 +204,161 @@ pub fn battery(ex: &Exercise, large: bool) -> Vec<Case> {
     cases
 }
 
+/// The launches of one case: [`launches`] of its shape, with gridDim.y
+/// lowered to the case's cap where it has one.
+pub fn case_launches(ex: &Exercise, case: &Case) -> Result<Vec<(LaunchConfig, i64)>> {
+    let mut plan = launches(ex, case.shape)?;
+    if let Some(cap) = case.grid_y_cap {
+        for (cfg, _) in &mut plan {
+            cfg.grid.y = cfg.grid.y.min(cap.max(1));
+        }
+    }
+    Ok(plan)
+}
+
+/// The device memory a check of `shape` needs: the guarded output and the
+/// inputs, in bytes.
+pub fn device_bytes(ex: &Exercise, shape: Shape) -> u64 {
+    let n = shape.elements();
+    (2 * GUARD_WORDS as u64 + n * ex.elem.words() as u64 + n * ex.inputs() as u64) * 4
+}
+
+/// The variable an instructor sets to the hidden battery's seed, when no
+/// `--seed` is given.
+pub const SEED_ENV: &str = "KTRAV_LAB_SEED";
+
+/// The hidden battery's seed: `flag` (from `--seed`, parsed by
+/// [`crate::cli::seed`]) if given, else [`SEED_ENV`] if set, else `None`.
+/// `Err` is one line naming the variable and its malformed value; a
+/// command prints it and exits with code 2 ([`crate::cli::or_exit`]).
+pub fn seed_from(flag: Option<u64>) -> Result<Option<u64>> {
+    if flag.is_some() {
+        return Ok(flag);
+    }
+    match std::env::var(SEED_ENV) {
+        Ok(v) if v.trim().is_empty() => Ok(None),
+        Ok(v) => crate::cli::seed(&v).map(Some).map_err(|e| anyhow!("{SEED_ENV}: {e:#}")),
+        Err(std::env::VarError::NotPresent) => Ok(None),
+        Err(std::env::VarError::NotUnicode(_)) => Err(anyhow!("{SEED_ENV} is not UTF-8 text, so it is no seed")),
+    }
+}
+
+/// The most elements a hidden shape has without `large`: small enough for
+/// any lab GPU (1 GiB per buffer of floats).
+pub const HIDDEN_MAX_ELEMENTS: u64 = 1 << 28;
+
+/// gridDim.y caps the hidden battery launches a grid-stride kernel with.
+pub const HIDDEN_GRID_Y_CAPS: [u32; 4] = [1, 2, 3, 5];
+
+/// The hidden battery of `ex` for `seed`: shapes no student has seen,
+/// drawn from the seed (the same seed, the same shapes), chosen so that
+/// a kernel correct on the public battery by luck is not:
+///
+/// * every residue of the block shape on both axes (rows mod blockDim.y
+///   and cols mod blockDim.x, in the launch's own axes);
+/// * tall and wide extremes: rows past 2^16, 2^17 and 2^20 (where the
+///   launch allows; without a y loop gridDim.y stops rows at 65535 rows of
+///   blocks), columns past 65535 on whichever axis the launch maps to y,
+///   and the largest grids the launch can make;
+/// * for a kernel that loops over rows of blocks, shapes launched with
+///   gridDim.y capped at each of [`HIDDEN_GRID_Y_CAPS`], so that every
+///   block loops several times;
+/// * with `large`, one shape past 2^31 elements and one past 2^32, each
+///   labelled with the device memory it needs.
+///
+/// Each exercise draws its own shapes (its id is mixed into the seed).
+pub fn hidden_battery(ex: &Exercise, seed: u64, large: bool) -> Vec<Case> {
+    use rand::{Rng, SeedableRng};
+    let mix = ex.id.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ b as u64).wrapping_mul(0x0100_0000_01b3));
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed ^ mix);
+    let mut cases: Vec<Case> = Vec::new();
+    let mut push = |label: String, shape: Shape, cap: Option<u32>| {
+        cases.push(Case { label: format!("hidden: {label}"), shape, battery: Battery::Hidden, grid_y_cap: cap });
+    };
+    match ex.launch {
+        Launch::Covering { block, x_walks_rows, grid_stride_y } => {
+            let (bx, by) = (block.x as u64, block.y as u64);
+            // Shapes are drawn in the launch's axes (y rows, x columns of
+            // the walked matrix), then turned back when x walks rows.
+            let (ya, xa) = if x_walks_rows { ("cols", "rows") } else { ("rows", "cols") };
+            let real = |walked_rows: u64, walked_cols: u64| {
+                let s = Shape::new(walked_rows, walked_cols);
+                if x_walks_rows { s.transposed() } else { s }
+            };
+            // Rows of the walked matrix a launch can reach without a y loop.
+            let max_y = if grid_stride_y { u64::MAX } else { MAX_GRID_Y * by };
+            for i in 0..bx.max(by) {
+                let (ry, rx) = (i % by, i % bx);
+                let y = by * rng.gen_range(1..=4) + ry;
+                let x = bx * rng.gen_range(1..=4) + rx;
+                push(format!("{ya} mod {by} = {ry}, {xa} mod {bx} = {rx}: {}", real(y, x)), real(y, x), None);
+            }
+            for (what, base) in [("2^16", 1u64 << 16), ("2^17", 1 << 17), ("2^20", 1 << 20), ("2^22", 1 << 22)] {
+                let y = base + rng.gen_range(1..by.max(2) * 4);
+                if y <= max_y {
+                    let x = rng.gen_range(1..=3);
+                    push(format!("{ya} past {what}: {}", real(y, x)), real(y, x), None);
+                }
+                let x = base + rng.gen_range(1..bx * 4);
+                let y = rng.gen_range(1..=3);
+                push(format!("{xa} past {what}: {}", real(y, x)), real(y, x), None);
+            }
+            // The largest grids: gridDim.y at its limit of 65535, and (with
+            // a y loop) twice as many rows of blocks as it can hold.
+            let y = if grid_stride_y { 2 * MAX_GRID_Y * by + rng.gen_range(1..by.max(2)) } else { max_y - rng.gen_range(0..by) };
+            let x = bx + rng.gen_range(1..bx.max(2));
+            let tall = real(y, x);
+            if tall.elements() <= HIDDEN_MAX_ELEMENTS {
+                push(format!("the largest grid in y: {tall}"), tall, None);
+            }
+            if grid_stride_y {
+                for cap in HIDDEN_GRID_Y_CAPS {
+                    // At least three rounds for every block.
+                    let tiles = cap as u64 * rng.gen_range(3..=8) + rng.gen_range(0..cap as u64);
+                    let y = by * (tiles - 1) + rng.gen_range(1..=by);
+                    let x = bx * rng.gen_range(1..=6) + rng.gen_range(0..bx);
+                    let shape = real(y, x);
+                    let rounds = tiles / cap as u64;
+                    push(format!("{shape} with gridDim.y capped at {cap} (every block loops {rounds} times or more)"), shape, Some(cap));
+                }
+            }
+            if large {
+                // Past 2^31 and past 2^32 elements, both axes launchable.
+                for (what, side) in [("2^31", 46_341u64), ("2^32", 65_536)] {
+                    let y = side + rng.gen_range(1..=64);
+                    let x = side + rng.gen_range(1..=64);
+                    let shape = real(y.min(max_y), x);
+                    let gb = device_bytes(ex, shape) as f64 / 1e9;
+                    push(format!("{shape}, past {what} elements (needs {gb:.1} GB of device memory)"), shape, None);
+                }
+            }
+        }
+        Launch::PerDiagonal { block } => {
+            let b = block as u64;
+            // A shape whose shorter side is past one block has diagonals of
+            // every length up to it, so every residue of the block.
+            for _ in 0..3 {
+                let shape = Shape::new(b * rng.gen_range(1..=3) + rng.gen_range(0..b), b * rng.gen_range(1..=3) + rng.gen_range(0..b));
+                push(format!("diagonals of every length mod {b}: {shape}"), shape, None);
+            }
+            for (what, base) in [("2^16", 1u64 << 16), ("2^20", 1 << 20)] {
+                let tall = Shape::new(base + rng.gen_range(1..b), rng.gen_range(1..=3));
+                push(format!("rows past {what}: {tall}"), tall, None);
+                let wide = Shape::new(rng.gen_range(1..=3), base + rng.gen_range(1..b));
+                push(format!("cols past {what}: {wide}"), wide, None);
+            }
+            if large {
+                for (what, side) in [("2^31", 46_341u64), ("2^32", 65_536)] {
+                    let shape = Shape::new(side + rng.gen_range(1..=64), side + rng.gen_range(1..=64));
+                    let gb = device_bytes(ex, shape) as f64 / 1e9;
+                    push(format!("{shape}, past {what} elements (needs {gb:.1} GB of device memory)"), shape, None);
+                }
+            }
+        }
+    }
+    cases
+}
+
 /// The launches a shape takes: (config, the value of [`Arg::Step`]).
 pub fn launches(ex: &Exercise, shape: Shape) -> Result<Vec<(LaunchConfig, i64)>> {
     match ex.launch {
@@ -203,7 +385,7 @@ pub fn launches(ex: &Exercise, shape: Shape) -> Result<Vec<(LaunchConfig, i64)>>
 }
 
 /// What became of one shape.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "verdict")]
 pub enum Verdict {
     Pass,
@@ -226,6 +408,12 @@ pub enum Verdict {
     NotRun,
     /// Not run here, and why (not a failure: the shape needs more memory).
     Skipped { reason: String },
+    /// The output is right, but the kernel wrote into input `input`:
+    /// `changed` elements differ from what was uploaded.
+    InputChanged { input: u8, changed: u64, first_changed: Option<u64> },
+    /// compute-sanitizer's `tool` (memcheck, racecheck) reported `errors`
+    /// errors running the kernel; `first` is its first report.
+    Sanitizer { tool: String, errors: u64, first: String },
 }
 
 impl Verdict {
@@ -255,6 +443,9 @@ impl Verdict {
             Verdict::LaunchFailed { .. } => vec!["launch error"],
             Verdict::Crashed { .. } => vec!["crashed"],
             Verdict::DidNotFinish { .. } => vec!["did not finish"],
+            Verdict::InputChanged { .. } => vec!["input changed"],
+            Verdict::Sanitizer { tool, .. } if tool == "racecheck" => vec!["race"],
+            Verdict::Sanitizer { .. } => vec!["memory error"],
         }
     }
 
@@ -290,6 +481,11 @@ impl Verdict {
             Verdict::DidNotFinish { seconds } => format!("did not finish within {seconds} s (the watchdog stopped it)"),
             Verdict::NotRun => "not run: an earlier shape left the device unusable".into(),
             Verdict::Skipped { reason } => format!("skipped: {reason}"),
+            Verdict::InputChanged { input, changed, first_changed } => {
+                let first = first_changed.map_or(String::new(), |i| format!(", first at index {i}"));
+                format!("{elements} elements, all match, but input {input} was written: {changed} elements changed{first}")
+            }
+            Verdict::Sanitizer { tool, errors, first } => format!("{tool} found {errors} errors, the first: {first}"),
         }
     }
 }
@@ -315,17 +511,6 @@ impl ShapeResult {
     }
 }
 
-/// Timings of the last phase (never asserted).
-#[derive(Clone, Debug, Serialize)]
-pub struct Timing {
-    pub rows: u64,
-    pub cols: u64,
-    pub repeats: usize,
-    pub copy_ms: f32,
-    pub yours_ms: f32,
-    pub chapter_ms: Option<f32>,
-}
-
 /// Everything a check found: what `--json` prints.
 #[derive(Clone, Debug, Serialize)]
 pub struct Record {
@@ -343,6 +528,16 @@ pub struct Record {
     pub compile_log: Option<String>,
     pub shapes: Vec<ShapeResult>,
     pub timing: Option<Timing>,
+    /// What the kernel printed (`printf`) on each shape where it printed
+    /// anything, capped.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub printed: Vec<Printed>,
+    /// Lines about the run as a whole: a MIG instance, a missing tool.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+    /// compute-sanitizer's verdicts (`--sanitize`), one per tool and shape.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub sanitize: Vec<ShapeResult>,
 }
 
 /// The student's file as text, or a one-line reason it is not a source.
@@ -385,16 +580,17 @@ pub fn render(r: &Record) -> String {
             report::flag(r.exit_code == 0, if r.exit_code == 0 { "pass" } else { "FAIL" })
         )),
     };
+    for p in &r.printed {
+        p.render(&mut out);
+    }
+    for s in &r.sanitize {
+        out.line(s.line());
+    }
+    for n in &r.notes {
+        out.line(format!("note: {n}"));
+    }
     if let Some(t) = &r.timing {
-        out.line(format!(
-            "timing on {}x{}, median of {} (timings vary run to run; never asserted):",
-            t.rows, t.cols, t.repeats
-        ));
-        out.line(format!("  device-to-device copy: {:.3} ms", t.copy_ms));
-        out.line(format!("  your kernel: {:.3} ms, {:.2}x the copy's time", t.yours_ms, t.yours_ms / t.copy_ms));
-        if let Some(c) = t.chapter_ms {
-            out.line(format!("  the chapter's kernel: {c:.3} ms, {:.2}x the copy's time", c / t.copy_ms));
-        }
+        t.render(&mut out);
     }
     out.into_string()
 }
@@ -417,6 +613,9 @@ impl Record {
             compile_log: None,
             shapes: Vec::new(),
             timing: None,
+            printed: Vec::new(),
+            notes: Vec::new(),
+            sanitize: Vec::new(),
         }
     }
 
@@ -430,7 +629,7 @@ impl Record {
 
     /// The outcome and exit code of the shapes checked so far.
     pub fn finish(&mut self) {
-        let ok = self.shapes.iter().all(|s| s.verdict.passed());
+        let ok = self.shapes.iter().chain(&self.sanitize).all(|s| s.verdict.passed());
         self.outcome = if ok { "pass" } else { "fail" }.into();
         self.exit_code = if ok { 0 } else { 1 };
     }

@@ -11,10 +11,15 @@
 //! GPU, so the verdicts are the GPU checker's: wrong, unwritten, written
 //! out of bounds. A race or a missing barrier shows as a schedule that fails.
 //!
+//! [`check_twin_hidden`] runs a twin on the hidden battery's shapes
+//! ([`super::hidden_battery`]) that are small enough to simulate, so a bug
+//! only those shapes reach (a row index that wraps at 65536 rows) shows
+//! here too.
+//!
 //! What it cannot show: a 32-bit index overflowing past 2^31 elements
 //! (that takes `check --large` on a GPU).
 
-use super::{input_value, judge, Exercise, Launch, Verdict};
+use super::{case_launches, input_value, judge, Case, Exercise, Launch, Verdict};
 pub use super::twin::{Body, Ctx, Mem, Twin, Twins};
 use crate::geometry::{ceil_div, LaunchConfig, Shape};
 use crate::report::{self, Report};
@@ -77,16 +82,19 @@ pub fn battery(ex: &Exercise) -> Vec<(String, Shape)> {
     cases
 }
 
-/// The launches of a shape: (config, diagonal, rounds of the y loop). The
-/// checker's own launches, with a grid-stride exercise's `gridDim.y` capped
-/// at [`SIM_MAX_GRID_Y`] so that its loop over rows of blocks runs here.
-fn plan(ex: &Exercise, shape: Shape) -> Vec<(LaunchConfig, i64, u64)> {
+/// The launches of a case: (config, diagonal, rounds of the y loop). The
+/// checker's own launches ([`case_launches`]), with a grid-stride
+/// exercise's `gridDim.y` capped at [`SIM_MAX_GRID_Y`] (or the case's own
+/// cap, if lower) so that its loop over rows of blocks runs here.
+fn plan(ex: &Exercise, case: &Case) -> Vec<(LaunchConfig, i64, u64)> {
     let strided = matches!(ex.launch, Launch::Covering { grid_stride_y: true, .. });
-    super::launches(ex, shape)
+    let uncapped = super::launches(ex, case.shape).expect("battery shapes launch");
+    case_launches(ex, case)
         .expect("battery shapes launch")
         .into_iter()
-        .map(|(mut cfg, step)| {
-            let block_rows = cfg.grid.y as u64;
+        .zip(uncapped)
+        .map(|((mut cfg, step), (full, _))| {
+            let block_rows = full.grid.y as u64;
             if strided {
                 cfg.grid.y = cfg.grid.y.min(SIM_MAX_GRID_Y);
             }
@@ -97,10 +105,17 @@ fn plan(ex: &Exercise, shape: Shape) -> Vec<(LaunchConfig, i64, u64)> {
 
 /// Runs `twin` on one shape under one schedule and judges the output.
 pub fn run(ex: &Exercise, twin: &Twin, shape: Shape, schedule: &Schedule) -> Verdict {
+    run_case(ex, twin, &Case::public(String::new(), shape), schedule)
+}
+
+/// Runs `twin` on one case (its shape, and its gridDim.y cap if any)
+/// under one schedule and judges the output.
+pub fn run_case(ex: &Exercise, twin: &Twin, case: &Case, schedule: &Schedule) -> Verdict {
+    let shape = case.shape;
     let n = shape.elements() as usize;
     let inputs = (0..ex.inputs()).map(|k| (0..n as u64).map(|i| input_value(k, i)).collect()).collect();
     let mut mem = Mem::new(n, ex.elem.words(), inputs);
-    for (cfg, diagonal, rounds) in plan(ex, shape) {
+    for (cfg, diagonal, rounds) in plan(ex, case) {
         let steps = twin.steps * rounds as usize;
         launch_stepped(
             &cfg,
@@ -135,6 +150,24 @@ pub fn run(ex: &Exercise, twin: &Twin, shape: Shape, schedule: &Schedule) -> Ver
         };
     }
     verdict
+}
+
+/// The most elements a hidden shape may have to be simulated.
+pub const SIM_HIDDEN_MAX_ELEMENTS: u64 = 1 << 18;
+
+/// Hidden shapes up to this many elements run under every schedule; larger
+/// ones under two (forward, and shuffled blocks with reversed threads).
+pub const SIM_HIDDEN_EVERY_SCHEDULE: u64 = 1 << 12;
+
+/// The shapes of the hidden battery for `seed` (without `--large`) that
+/// the simulator track runs: those of at most [`SIM_HIDDEN_MAX_ELEMENTS`]
+/// elements (and, one launch per diagonal, at most 2048 diagonals).
+pub fn hidden_battery(ex: &Exercise, seed: u64) -> Vec<Case> {
+    super::hidden_battery(ex, seed, false)
+        .into_iter()
+        .filter(|c| c.shape.elements() <= SIM_HIDDEN_MAX_ELEMENTS)
+        .filter(|c| !matches!(ex.launch, Launch::PerDiagonal { .. }) || c.shape.rows + c.shape.cols <= 2048)
+        .collect()
 }
 
 /// What became of one shape: the first schedule that failed, if any.
@@ -176,7 +209,14 @@ impl SimCheck {
         let mut out = Report::new();
         out.heading(&format!("simulated check of '{}' against exercise '{}'", self.twin, self.exercise));
         let n = self.lines.first().map_or(0, |l| l.schedules);
-        out.line(format!("every shape under {n} schedules: 5 block orders x 3 thread orders"));
+        if self.lines.iter().all(|l| l.schedules == n) {
+            out.line(format!("every shape under {n} schedules: 5 block orders x 3 thread orders"));
+        } else {
+            out.line(format!(
+                "shapes of up to {SIM_HIDDEN_EVERY_SCHEDULE} elements under {} schedules, larger ones under 2",
+                schedules().len()
+            ));
+        }
         for l in &self.lines {
             match &l.failure {
                 None => out.line(format!("  {}: {} elements, all match: {}", l.label, l.shape.elements(), report::flag(true, "pass"))),
@@ -202,29 +242,62 @@ impl SimCheck {
 
 /// Runs `twin` on the simulator battery under every schedule.
 pub fn check_twin(ex: &Exercise, twin: &Twin) -> SimCheck {
+    let cases = battery(ex).into_iter().map(|(label, shape)| Case::public(label, shape)).collect();
+    check_twin_on(ex, twin, cases, u64::MAX)
+}
+
+/// Runs `twin` on the simulable shapes of the hidden battery for `seed`
+/// ([`hidden_battery`]).
+pub fn check_twin_hidden(ex: &Exercise, twin: &Twin, seed: u64) -> SimCheck {
+    check_twin_on(ex, twin, hidden_battery(ex, seed), SIM_HIDDEN_EVERY_SCHEDULE)
+}
+
+/// Runs `twin` on `cases`: under every schedule where a case has at most
+/// `every_schedule` elements, under two otherwise.
+fn check_twin_on(ex: &Exercise, twin: &Twin, cases: Vec<Case>, every_schedule: u64) -> SimCheck {
     let all = schedules();
-    let lines = battery(ex)
+    let few = [
+        Schedule { blocks: BlockOrder::Forward, threads: ThreadOrder::Forward },
+        Schedule { blocks: BlockOrder::Shuffled(1), threads: ThreadOrder::Reverse },
+    ];
+    let lines = cases
         .into_iter()
-        .map(|(label, shape)| {
-            let results: Vec<(Schedule, Verdict)> =
-                all.iter().map(|s| (s.clone(), run(ex, twin, shape, s))).filter(|(_, v)| !v.passed()).collect();
-            SimLine { label, shape, failed: results.len(), failure: results.into_iter().next(), schedules: all.len() }
+        .map(|case| {
+            let these: &[Schedule] = if case.shape.elements() <= every_schedule { &all } else { &few };
+            let results: Vec<(Schedule, Verdict)> = these
+                .iter()
+                .map(|s| (s.clone(), run_case(ex, twin, &case, s)))
+                .filter(|(_, v)| !v.passed())
+                .collect();
+            SimLine { label: case.label, shape: case.shape, failed: results.len(), failure: results.into_iter().next(), schedules: these.len() }
         })
         .collect();
     SimCheck { exercise: ex.id, twin: twin.name, lines }
 }
 
+/// The seed the simulator track's own tests draw the hidden battery with.
+pub const TEST_SEED: u64 = 2026;
+
 /// For tests: asserts the exercise's solution twin passes under every
-/// schedule, its starter fails, and each wrong twin fails with its expected
-/// kind of verdict on at least one shape and schedule.
+/// schedule, on the public battery and the hidden one's simulable shapes,
+/// its starter fails, and each wrong twin fails with its expected kind of
+/// verdict on at least one shape and schedule (of the public battery, or
+/// where it passes that, of the hidden one).
 pub fn assert_track(ex: &Exercise) {
     let Twins { starter, solution, wrong } = ex.twins;
     let ok = check_twin(ex, &solution);
     assert!(ok.passed(), "{}: the solution fails:\n{}", ex.id, report::plain(&ok.render()));
+    let hidden = check_twin_hidden(ex, &solution, TEST_SEED);
+    assert!(hidden.passed(), "{}: the solution fails the hidden battery:\n{}", ex.id, report::plain(&hidden.render()));
     let start = check_twin(ex, &starter);
     assert!(!start.passed(), "{}: the simulator track accepts the starter:\n{}", ex.id, report::plain(&start.render()));
     for (twin, expect) in wrong {
-        let c = check_twin(ex, twin);
+        // A bug only the hidden battery's shapes reach passes the public
+        // ones: it must fail there instead.
+        let mut c = check_twin(ex, twin);
+        if c.passed() {
+            c = check_twin_hidden(ex, twin, TEST_SEED);
+        }
         assert!(!c.passed(), "{}: the simulator track accepts the wrong twin '{}':\n{}", ex.id, twin.name, report::plain(&c.render()));
         assert!(c.kinds().contains(expect), "{}: '{}' fails, but not as '{expect}': {:?}\n{}", ex.id, twin.name, c.kinds(), report::plain(&c.render()));
     }

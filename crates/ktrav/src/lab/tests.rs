@@ -1,6 +1,7 @@
 use super::*;
 use crate::sim::{launch, BlockOrder};
 use simtrack::{Twin, Twins};
+use std::collections::BTreeSet;
 
 /// A copy of input 0 (`out[i] = in[i]`), the tests' own exercise: the
 /// mechanism is tested here on it, each chapter's exercises in the chapter.
@@ -178,4 +179,101 @@ fn verdict_json_is_one_flat_record_per_shape() {
     assert_eq!(serde_json::to_string(&s).unwrap(), r#"{"label":"1x1","rows":1,"cols":1,"verdict":"did_not_finish","seconds":60}"#);
     assert!(!Verdict::DidNotFinish { seconds: 1 }.device_usable() && !Verdict::NotRun.passed());
     assert!(Verdict::Skipped { reason: "memory".into() }.passed());
+}
+
+#[test]
+fn the_hidden_battery_is_drawn_from_its_seed_and_covers_every_residue() {
+    for launch in launches_of_every_kind() {
+        let ex = &exercise(launch);
+        let a = hidden_battery(ex, 7, false);
+        assert_eq!(a, hidden_battery(ex, 7, false), "{launch:?}: the same seed, the same shapes");
+        let other: Vec<Shape> = hidden_battery(ex, 8, false).iter().map(|c| c.shape).collect();
+        assert_ne!(a.iter().map(|c| c.shape).collect::<Vec<_>>(), other, "{launch:?}: another seed, other shapes");
+        assert!(a.iter().all(|c| c.battery == Battery::Hidden && c.label.starts_with("hidden: ")), "{launch:?}");
+        for c in &a {
+            assert!(c.shape.elements() <= HIDDEN_MAX_ELEMENTS, "{launch:?}: {}", c.label);
+            let plan = case_launches(ex, c).unwrap_or_else(|e| panic!("{launch:?}: {} does not launch: {e}", c.label));
+            assert!(plan.iter().all(|(cfg, _)| cfg.grid.y as u64 <= MAX_GRID_Y && cfg.grid.x as u64 <= crate::geometry::MAX_GRID_X));
+        }
+        assert!(a.iter().all(|c| c.shape.elements() <= 1 << 31), "{launch:?}: nothing past 2^31 without large");
+        let walked = |s: Shape| match launch {
+            Launch::Covering { x_walks_rows: true, .. } => s.transposed(),
+            _ => s,
+        };
+        match launch {
+            Launch::Covering { block, grid_stride_y, .. } => {
+                // Every residue of the block on both axes of the launch.
+                let ys: BTreeSet<u64> = a.iter().map(|c| walked(c.shape).rows % block.y as u64).collect();
+                let xs: BTreeSet<u64> = a.iter().map(|c| walked(c.shape).cols % block.x as u64).collect();
+                assert_eq!((ys.len(), xs.len()), (block.y as usize, block.x as usize), "{launch:?}");
+                // Tall and wide: past 2^17 on y always, past 2^20 with a y
+                // loop, past 2^20 on x always; the largest grid in y.
+                let tallest = a.iter().map(|c| walked(c.shape).rows).max().unwrap();
+                let widest = a.iter().map(|c| walked(c.shape).cols).max().unwrap();
+                assert!(tallest > 1 << 17 && widest > 1 << 20, "{launch:?}: {tallest} rows, {widest} cols");
+                assert_eq!(tallest > 1 << 20, grid_stride_y, "{launch:?}: rows past 2^20 only where the launch allows");
+                let full_y = a.iter().any(|c| case_launches(ex, c).unwrap()[0].0.grid.y as u64 == MAX_GRID_Y);
+                assert!(full_y, "{launch:?}: no grid reaches gridDim.y's limit");
+                let capped: Vec<&Case> = a.iter().filter(|c| c.grid_y_cap.is_some()).collect();
+                if grid_stride_y {
+                    let caps: BTreeSet<u32> = capped.iter().map(|c| c.grid_y_cap.unwrap()).collect();
+                    assert_eq!(caps, HIDDEN_GRID_Y_CAPS.into_iter().collect(), "{launch:?}");
+                    for c in capped {
+                        let (cfg, _) = case_launches(ex, c).unwrap()[0];
+                        let rows_of_blocks = walked(c.shape).rows.div_ceil(block.y as u64);
+                        assert_eq!(cfg.grid.y, c.grid_y_cap.unwrap(), "{}", c.label);
+                        assert!(rows_of_blocks / cfg.grid.y as u64 >= 3, "{}: every block loops three times or more", c.label);
+                    }
+                } else {
+                    assert!(capped.is_empty(), "{launch:?}: only a kernel that loops over y is capped");
+                }
+            }
+            Launch::PerDiagonal { block } => {
+                assert!(a.iter().any(|c| c.shape.rows.min(c.shape.cols) > block as u64), "every diagonal length mod {block}");
+                assert!(a.iter().any(|c| c.shape.rows > 1 << 20) && a.iter().any(|c| c.shape.cols > 1 << 20));
+            }
+        }
+        // With large: one shape past 2^31 elements, one past 2^32, each
+        // saying what device memory it needs.
+        let large = hidden_battery(ex, 7, true);
+        assert_eq!(&large[..a.len()], &a[..], "{launch:?}: large only adds shapes");
+        let past = |bits: u32| large.iter().filter(|c| c.shape.elements() > 1 << bits).count();
+        assert_eq!((past(31), past(32)), (2, 1), "{launch:?}");
+        for c in &large[a.len()..] {
+            let gb = format!("needs {:.1} GB of device memory", device_bytes(ex, c.shape) as f64 / 1e9);
+            assert!(c.label.contains(&gb), "{}", c.label);
+            assert!(case_launches(ex, c).is_ok(), "{}", c.label);
+        }
+    }
+}
+
+#[test]
+fn the_public_battery_is_public_and_uncapped() {
+    for launch in launches_of_every_kind() {
+        let ex = &exercise(launch);
+        for c in battery(ex, true) {
+            assert_eq!((c.battery, c.grid_y_cap), (Battery::Public, None), "{}", c.label);
+            assert_eq!(case_launches(ex, &c).unwrap(), launches(ex, c.shape).unwrap());
+        }
+    }
+    // A 2D copy reads one input: out, guards and input, four bytes a word.
+    let ex = exercise(launches_of_every_kind()[0]);
+    assert_eq!(device_bytes(&ex, Shape::new(10, 10)), (2 * GUARD_WORDS as u64 + 200) * 4);
+}
+
+#[test]
+fn the_seed_comes_from_the_flag_then_the_variable() {
+    // One test changes the variable, so no other test reads it concurrently.
+    std::env::remove_var(SEED_ENV);
+    assert_eq!(seed_from(None).unwrap(), None);
+    assert_eq!(seed_from(Some(5)).unwrap(), Some(5));
+    std::env::set_var(SEED_ENV, " 42 ");
+    assert_eq!(seed_from(None).unwrap(), Some(42));
+    assert_eq!(seed_from(Some(5)).unwrap(), Some(5), "the flag wins");
+    std::env::set_var(SEED_ENV, "forty-two");
+    let e = format!("{:#}", seed_from(None).unwrap_err());
+    assert!(e.starts_with("KTRAV_LAB_SEED: 'forty-two' is not a seed") && !e.contains('\n'), "{e}");
+    std::env::set_var(SEED_ENV, "-1");
+    assert!(seed_from(None).is_err());
+    std::env::remove_var(SEED_ENV);
 }

@@ -1,0 +1,375 @@
+//! `check FILE.cu`: a student's own kernel, compiled at run time with NVRTC,
+//! launched on the battery of its exercise (`ktrav::lab`) and judged there.
+//!
+//! A chapter binary offers `check FILE.cu [--large] [--json] [--sanitize]`
+//! by embedding [`LabCommand`] as a clap subcommand. For every shape the
+//! output buffer is poisoned and surrounded by poisoned guard words, and
+//! the inputs are read back afterwards; a launch error, a crash, a kernel
+//! that never finishes and one that writes its input are verdicts too.
+//! Each shape runs in a worker process of its own ([`worker`]), so one that
+//! hangs or crashes leaves the others checked. Only when every shape passes
+//! is the kernel timed beside a device copy and the chapter's own kernel
+//! ([`timing`]; never asserted).
+
+pub mod run;
+pub mod sanitize;
+pub mod timing;
+pub mod worker;
+
+use crate::nvrtc;
+use crate::runner::{self as gpu, Gpu, Kernel};
+use ktrav::lab::{battery, read_source, render, Case, Exercise, Printed, Record, ShapeResult, Verdict, COULD_NOT_CHECK};
+use ktrav::{Chapter, Shape};
+use std::path::PathBuf;
+use std::time::Duration;
+use worker::{Outcome, Task};
+
+/// `check FILE.cu [--large] [--json] [--sanitize[=TOOLS]]`, for a chapter's command line.
+#[derive(clap::Args, Clone, Debug)]
+pub struct CheckArgs {
+    /// The .cu file holding your kernel.
+    pub file: PathBuf,
+    /// Add a shape past 2^31 elements (needs tens of gigabytes of device memory).
+    #[arg(long)]
+    pub large: bool,
+    /// Print one JSON record instead of the report.
+    #[arg(long)]
+    pub json: bool,
+    /// Which exercise of the chapter, when it has several.
+    #[arg(long)]
+    pub exercise: Option<String>,
+    /// Seconds a shape may run before the watchdog calls it stuck.
+    #[arg(long, default_value_t = 60, value_parser = ktrav::cli::size_in(3600))]
+    pub timeout: u64,
+    /// Also run the small shapes under compute-sanitizer: memcheck and racecheck, or the tools named (comma separated).
+    #[arg(long, value_name = "TOOLS", num_args = 0..=1, require_equals = true, default_missing_value = "memcheck,racecheck", value_parser = sanitize::parse_tools)]
+    pub sanitize: Option<sanitize::Tools>,
+}
+
+/// The subcommand every chapter binary from K.2 on offers.
+#[derive(clap::Subcommand, Clone, Debug)]
+pub enum LabCommand {
+    /// Check your own kernel (a .cu file) against this chapter's exercise on the GPU
+    Check(CheckArgs),
+    /// One shape of a check, in a process of its own (started by `check`)
+    #[command(name = "check-worker", hide = true)]
+    CheckWorker { job: PathBuf },
+}
+
+impl LabCommand {
+    /// Runs the subcommand for `chapter` and exits with its code.
+    pub fn run(&self, chapter: &Chapter) -> ! {
+        match self {
+            LabCommand::Check(args) => {
+                worker::isolate_with_this_binary();
+                run_check(chapter, args)
+            }
+            LabCommand::CheckWorker { job } => worker::serve(&[chapter], job),
+        }
+    }
+}
+
+/// Checks the file named in `args` against `chapter`'s exercise, prints
+/// the report (or the JSON record) and exits with the check's code.
+pub fn run_check(chapter: &Chapter, args: &CheckArgs) -> ! {
+    let all = chapter.exercises;
+    let ex = match &args.exercise {
+        Some(id) => all.iter().find(|e| e.id == id).unwrap_or_else(|| {
+            let ids: Vec<&str> = all.iter().map(|e| e.id).collect();
+            ktrav::cli::fail(&format!("{} has no exercise '{id}' (it has: {})", chapter.id, ids.join(", ")))
+        }),
+        None => all.first().unwrap_or_else(|| ktrav::cli::fail(&format!("{} has no lab exercise", chapter.id))),
+    };
+    let source = ktrav::cli::or_exit(read_source(&args.file));
+    let record = check(chapter, ex, args, &source);
+    print_record(&record, args.json);
+    std::process::exit(record.exit_code)
+}
+
+/// Prints the report, or the JSON record. A check that could not be made
+/// says so once: in the report, or beside the record on stderr.
+fn print_record(record: &Record, json: bool) {
+    if json {
+        ktrav::cli::print(&format!("{}\n", serde_json::to_string(record).expect("a record serialises")));
+        if record.exit_code == COULD_NOT_CHECK {
+            eprintln!("error: could not check: {}", record.reason.as_deref().unwrap_or("unknown reason"));
+        }
+    } else {
+        ktrav::cli::print(&render(record));
+    }
+}
+
+/// The watchdog's limit for every shape after one that did not finish.
+pub const AFTER_A_HANG: Duration = Duration::from_secs(5);
+
+/// Compiles `source` for `gpu` and loads the kernel `ex` looks up: the one
+/// way both the check and its workers get a kernel. `Err` is one line.
+pub(crate) fn compile_and_load(gpu: &Gpu, ex: &Exercise, source: &str, name: &str) -> Result<Kernel, String> {
+    let compiled = gpu.compile(source, name).map_err(|e| e.to_string())?;
+    gpu.load_compiled(&compiled)
+        .and_then(|m| Ok(m.load_function(ex.kernel)?))
+        .map_err(|e| format!("the compiled kernel did not load ({e:#})"))
+}
+
+/// Compiles `source` and judges it on the battery of `ex`, one of
+/// `chapter`'s exercises. Never panics and never exits, except, when the
+/// shapes run in this process (no [`worker::isolate_with`]), after a kernel
+/// that did not finish: then the device is stuck, so the record is printed
+/// and the process exits at once.
+pub fn check(chapter: &Chapter, ex: &Exercise, args: &CheckArgs, source: &str) -> Record {
+    let mut record = Record::new(chapter.section, ex, args.file.display().to_string());
+    let nvrtc = match nvrtc::locate() {
+        Ok(n) => n,
+        Err(why) => {
+            record.reason = Some(why.0);
+            return record;
+        }
+    };
+    record.compiler = Some(nvrtc.describe());
+    let name = args.file.file_name().map_or("kernel.cu".into(), |n| n.to_string_lossy().into_owned());
+    let gpu = gpu::open();
+    // Without a GPU the file is still compiled, for the oldest architecture
+    // the embedded kernels serve, so a compile error is reported anyway.
+    let compiled = match &gpu {
+        Ok(g) => g.compile(source, &name),
+        Err(_) => nvrtc.compile(source, &name, nvrtc::DEFAULT_ARCH),
+    };
+    let compiled = match compiled {
+        Ok(c) => c,
+        Err(nvrtc::CompileFailure::Rejected { log }) => {
+            record.compile_log = Some(log);
+            return record.fail("the file does not compile (the compiler's log is above)");
+        }
+        Err(nvrtc::CompileFailure::Failed(why)) => {
+            record.reason = Some(why);
+            return record;
+        }
+    };
+    record.compile_log = Some(compiled.log.clone());
+    record.compiler = Some(format!("{} for {}; {}", nvrtc.describe(), compiled.code(), nvrtc.includes.describe()));
+    if !has_entry(&compiled.ptx, ex.kernel) {
+        return record.fail(&format!("the file has no kernel `extern \"C\" __global__ void {}(...)`", ex.kernel));
+    }
+    let gpu = match gpu {
+        Ok(g) => g,
+        Err(why) => {
+            record.reason = Some(format!("no GPU ({why}); the file compiles"));
+            return record;
+        }
+    };
+    record.device = Some(format!("{}; {}", gpu.info.describe(), gpu.kernel_path().describe()));
+    record.notes.extend(timing::device_note(&gpu));
+    let function = match compile_and_load(&gpu, ex, source, &name) {
+        Ok(f) => f,
+        Err(why) => return record.fail(&why),
+    };
+    let timeout = Duration::from_secs(args.timeout);
+    let cases = battery(ex, args.large);
+    match worker::launcher() {
+        Some(launcher) => {
+            let mut limit = timeout;
+            for case in &cases {
+                let task = Task::Shape { rows: case.shape.rows, cols: case.shape.cols };
+                let ran = worker::supervise(launcher, worker::job(chapter, ex, &name, source, task, limit), &case.label, None, limit);
+                keep_printed(&mut record, ran.printed.clone());
+                let verdict = ran.verdict(limit);
+                if let Verdict::DidNotFinish { .. } = verdict {
+                    // A kernel that hung once likely hangs everywhere: the
+                    // rest of the battery gets less patience, so an endless
+                    // loop costs one full watchdog, not one per shape.
+                    limit = limit.min(AFTER_A_HANG);
+                }
+                push(&mut record, case, verdict);
+            }
+        }
+        None => in_process(&mut record, &gpu, &function, ex, &cases, timeout, args.json),
+    }
+    if let Some(tools) = &args.sanitize {
+        sanitize_shapes(&mut record, chapter, ex, &name, source, &cases, tools, timeout);
+    }
+    record.finish();
+    if record.exit_code == 0 {
+        ktrav::cli::warn_if_debug("timings");
+        let timed = match worker::launcher() {
+            Some(launcher) => {
+                let shape = ex.timing_shape;
+                let task = Task::Timing { rows: shape.rows, cols: shape.cols };
+                // Every repeat of every kernel waits on this watchdog.
+                let limit = timeout * (2 * ktrav::lab::TIMING_REPEATS as u32 + 2);
+                let ran = worker::supervise(launcher, worker::job(chapter, ex, &name, source, task, timeout), "the timing run", None, limit);
+                keep_printed(&mut record, ran.printed.clone());
+                match ran.outcome {
+                    Some(Outcome::Timing(t)) => Ok(*t),
+                    Some(Outcome::Failed(why)) => Err(why),
+                    _ if ran.timed_out => Err(format!("the timing run did not finish within {} s", limit.as_secs())),
+                    _ => Err(ran.ended_without_verdict()),
+                }
+            }
+            None => {
+                let theirs = gpu.function(chapter.id, ex.kernel).ok();
+                timing::time(&gpu, &function, theirs.as_ref(), ex, ex.timing_shape, timeout).map_err(|e| format!("{e:#}"))
+            }
+        };
+        match timed {
+            Ok(t) => {
+                let impossible = t.impossible.clone();
+                record.timing = Some(t);
+                if let Some(why) = impossible {
+                    record = record.fail(&format!("the timing is impossible: {why}"));
+                }
+            }
+            Err(why) => record.notes.push(format!("not timed: {why}")),
+        }
+    }
+    record
+}
+
+fn push(record: &mut Record, case: &Case, verdict: Verdict) {
+    record.shapes.push(ShapeResult { label: case.label.clone(), rows: case.shape.rows, cols: case.shape.cols, verdict });
+}
+
+fn keep_printed(record: &mut Record, printed: Printed) {
+    if !printed.is_empty() {
+        record.printed.push(printed);
+    }
+}
+
+/// The shapes run in this process, one after another: a crash leaves the
+/// rest not run, and a kernel that never finishes ends the process.
+fn in_process(record: &mut Record, gpu: &Gpu, function: &Kernel, ex: &Exercise, cases: &[Case], timeout: Duration, json: bool) {
+    let mut usable = true;
+    for case in cases {
+        let verdict = if usable { run::run_case(gpu, function, ex, case.shape, timeout) } else { Verdict::NotRun };
+        usable &= verdict.device_usable();
+        let stuck = matches!(verdict, Verdict::DidNotFinish { .. });
+        push(record, case, verdict);
+        if stuck {
+            // The kernel still runs: nothing on this context can be freed
+            // or waited for. Report what is known and leave.
+            record.finish();
+            print_record(record, json);
+            std::process::exit(record.exit_code);
+        }
+    }
+}
+
+/// `--sanitize`: every shape of at most [`sanitize::MAX_ELEMENTS`] elements,
+/// under each tool, in a worker started under compute-sanitizer.
+#[allow(clippy::too_many_arguments)]
+fn sanitize_shapes(record: &mut Record, chapter: &Chapter, ex: &Exercise, name: &str, source: &str, cases: &[Case], tools: &sanitize::Tools, timeout: Duration) {
+    let Some(program) = sanitize::locate() else {
+        record.notes.push(sanitize::missing());
+        return;
+    };
+    let Some(launcher) = worker::launcher() else {
+        record.notes.push("--sanitize needs the check's worker processes, which this program does not start".into());
+        return;
+    };
+    for tool in &tools.0 {
+        for case in cases.iter().filter(|c| c.shape.elements() <= sanitize::MAX_ELEMENTS) {
+            let task = Task::Shape { rows: case.shape.rows, cols: case.shape.cols };
+            let label = format!("{tool} on {}", case.label);
+            let args = sanitize::arguments(tool);
+            let ran = worker::supervise(launcher, worker::job(chapter, ex, name, source, task, timeout), &label, Some((&program, &args)), timeout);
+            let verdict = match sanitize::verdict(tool, &ran.sanitizer) {
+                _ if ran.timed_out => Verdict::DidNotFinish { seconds: timeout.as_secs() },
+                Some(v) => v,
+                None => Verdict::Skipped {
+                    reason: format!("{} gave no summary ({}{})", sanitize::PROGRAM, ran.status, ran.sanitizer.first().map_or(String::new(), |l| format!(": {}", l.trim_start_matches('=').trim()))),
+                },
+            };
+            record.sanitize.push(ShapeResult { label, rows: case.shape.rows, cols: case.shape.cols, verdict });
+        }
+    }
+}
+
+/// Whether PTX defines the entry point `kernel` (unmangled: `extern "C"`).
+pub fn has_entry(ptx: &str, kernel: &str) -> bool {
+    ptx.lines().any(|l| l.trim_start().starts_with(".visible .entry") && l.contains(&format!(".entry {kernel}(")))
+}
+
+/// Times `kernel` (compiled or embedded) on `shape` as the check times a
+/// student's: for comparing the check's timings with a chapter's ladder.
+pub fn time_on(gpu: &Gpu, kernel: &Kernel, ex: &Exercise, shape: Shape) -> anyhow::Result<ktrav::lab::Timing> {
+    timing::time(gpu, kernel, None, ex, shape, Duration::from_secs(600))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ktrav::lab::simtrack::{Twin, Twins};
+    use ktrav::lab::{input_value, Arg, Elem, Launch};
+    use ktrav::Dim2;
+
+    fn args(file: &str) -> CheckArgs {
+        CheckArgs { file: PathBuf::from(file), large: false, json: false, exercise: None, timeout: 60, sanitize: None }
+    }
+
+    const NOTHING: Twin = Twin { name: "nothing", steps: 1, barriers_after: &[], shared_words: 0, body: |_, _, _, _| {} };
+
+    /// The test's own exercise, a 2D copy, and a chapter to hold it.
+    const COPY: Exercise = Exercise {
+        id: "test-copy",
+        title: "a copy",
+        kernel: "test_copy",
+        starter: "copy.cu",
+        args: &[Arg::Out, Arg::Input(0), Arg::Rows64, Arg::Cols64],
+        elem: Elem::F32,
+        launch: Launch::Covering { block: Dim2::new(32, 8), x_walks_rows: false, grid_stride_y: false },
+        source_shapes: || vec![Shape::new(5, 7)],
+        timing_shape: Shape::new(256, 256),
+        expected: |_| Box::new(|i| input_value(0, i).to_bits() as u64),
+        twins: Twins { starter: NOTHING, solution: NOTHING, wrong: &[] },
+    };
+
+    const CHAPTER: Chapter = Chapter {
+        id: "k9_test",
+        section: "K.9",
+        title: "a test chapter",
+        report: Vec::new,
+        shown_outputs: Vec::new,
+        figures: Vec::new,
+        kernel_source: None,
+        gpu_section: None,
+        exercises: &[COPY],
+        versions: &[],
+    };
+
+    const SOLUTION: &str = "extern \"C\" __global__ void test_copy(float* out, const float* in, size_t rows, size_t cols) {
+        const size_t r = (size_t)blockIdx.y * blockDim.y + threadIdx.y, c = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+        if (r < rows && c < cols) out[r * cols + c] = in[r * cols + c];
+    }";
+
+    #[test]
+    fn entries_are_found_only_when_defined() {
+        let ptx = ".visible .entry copy_x_to_col(\n.visible .entry copy_x_to_colour(\n.func helper(";
+        assert!(has_entry(ptx, "copy_x_to_col") && has_entry(ptx, "copy_x_to_colour"));
+        assert!(!has_entry(ptx, "copy_x") && !has_entry(ptx, "helper"));
+    }
+
+    /// The check itself, end to end: on this machine without a GPU it compiles
+    /// and stops with "could not check"; with a GPU the solution passes.
+    #[test]
+    fn a_check_compiles_first_and_says_why_it_could_not_check() {
+        let Some(_) = nvrtc::for_tests() else { return };
+        let r = check(&CHAPTER, &COPY, &args("solution.cu"), SOLUTION);
+        assert_eq!((r.exercise.as_str(), r.section.as_str(), r.kernel.as_str()), ("test-copy", "K.9", "test_copy"));
+        match gpu::open() {
+            Ok(_) => assert_eq!((r.outcome.as_str(), r.exit_code), ("pass", 0), "{}", render(&r)),
+            Err(_) => {
+                assert_eq!((r.outcome.as_str(), r.exit_code), ("could not check", COULD_NOT_CHECK));
+                assert!(r.reason.as_deref().unwrap().contains("the file compiles"), "{:?}", r.reason);
+                assert!(r.shapes.is_empty() && r.compiler.as_deref().unwrap().contains("for sm_80 machine code"));
+            }
+        }
+        let broken = check(&CHAPTER, &COPY, &args("broken.cu"), "extern \"C\" __global__ void test_copy() { nope; }");
+        assert_eq!((broken.outcome.as_str(), broken.exit_code), ("fail", 1));
+        assert!(broken.compile_log.as_deref().unwrap().contains("broken.cu"));
+        assert!(render(&broken).contains("the file does not compile"));
+        let other = check(&CHAPTER, &COPY, &args("other.cu"), "extern \"C\" __global__ void copy(float* o) { }");
+        assert_eq!(other.exit_code, 1);
+        assert!(other.reason.as_deref().unwrap().contains("no kernel `extern \"C\" __global__ void test_copy"));
+        let json: serde_json::Value = serde_json::from_str(&serde_json::to_string(&other).unwrap()).unwrap();
+        assert_eq!((json["outcome"].as_str(), json["exit_code"].as_i64()), (Some("fail"), Some(1)));
+    }
+}

@@ -1,0 +1,153 @@
+//! What happens on the GPU for one shape: the buffers, the launches, the
+//! judging of the output, and the inputs checked unchanged.
+
+use crate::runner::{DeviceBuffer, Gpu, Kernel, PushKernelArg};
+use anyhow::Result;
+use ktrav::lab::{input, input_value, judge, launches, Arg, Exercise, Verdict, GUARD_WORDS};
+use ktrav::Shape;
+use std::time::Duration;
+
+/// Device buffers for one run of the kernel on `shape`.
+pub(crate) struct Buffers {
+    /// The output with [`GUARD_WORDS`] poisoned words on each side.
+    pub out: DeviceBuffer<u32>,
+    pub inputs: Vec<DeviceBuffer<f32>>,
+}
+
+pub(crate) fn buffers(gpu: &Gpu, ex: &Exercise, shape: Shape) -> Result<Buffers> {
+    let n = shape.elements() as usize;
+    let out = gpu.poisoned::<u32>(2 * GUARD_WORDS + n * ex.elem.words())?;
+    let inputs = (0..ex.inputs()).map(|k| gpu.upload(&input(k, n))).collect::<Result<Vec<_>>>()?;
+    Ok(Buffers { out, inputs })
+}
+
+/// Queues every launch of `shape`. With `wait_every`, waits (under the
+/// watchdog `timeout`) after that many launches and after the last, so that
+/// a stuck kernel cannot block a full launch queue; without, queues them all
+/// and leaves the waiting to the caller (a timed run waits outside its
+/// events).
+pub(crate) fn enqueue_all(
+    gpu: &Gpu,
+    f: &Kernel,
+    ex: &Exercise,
+    shape: Shape,
+    bufs: &Buffers,
+    wait_every: Option<(usize, Duration)>,
+) -> std::result::Result<(), Verdict> {
+    let out_at = gpu.address(&bufs.out) + 4 * GUARD_WORDS as u64;
+    let ins: Vec<u64> = bufs.inputs.iter().map(|b| gpu.address(b)).collect();
+    let plan = launches(ex, shape).map_err(|e| Verdict::LaunchFailed { error: format!("{e:#}") })?;
+    let (rows, cols) = (shape.rows as i64, shape.cols as i64);
+    let (rows32, cols32) = (shape.rows as i32, shape.cols as i32);
+    for (n, (cfg, step)) in plan.iter().enumerate() {
+        let mut args = gpu.args(f);
+        for a in ex.args {
+            match a {
+                Arg::Out => args.arg(&out_at),
+                Arg::Input(k) => args.arg(&ins[*k as usize]),
+                Arg::Rows64 => args.arg(&rows),
+                Arg::Cols64 => args.arg(&cols),
+                Arg::Rows32 => args.arg(&rows32),
+                Arg::Cols32 => args.arg(&cols32),
+                Arg::Step => args.arg(step),
+            };
+        }
+        gpu.enqueue(args, cfg, 0).map_err(|e| Verdict::LaunchFailed { error: format!("{e:#}") })?;
+        if let Some((every, timeout)) = wait_every {
+            if (n + 1) % every == 0 || n + 1 == plan.len() {
+                wait(gpu, timeout)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Waits for the queued work under the watchdog `timeout`.
+pub(crate) fn wait(gpu: &Gpu, timeout: Duration) -> std::result::Result<(), Verdict> {
+    match gpu.finish_within(timeout) {
+        Ok(true) => Ok(()),
+        Ok(false) => Err(Verdict::DidNotFinish { seconds: timeout.as_secs() }),
+        Err(e) => Err(Verdict::Crashed { error: format!("{e:#}") }),
+    }
+}
+
+/// Launches between waits on the watchdog.
+const WAIT_EVERY: usize = 256;
+
+/// Runs the kernel on one shape and judges what it left in memory, then
+/// whether it left its inputs as they were uploaded.
+pub(crate) fn run_case(gpu: &Gpu, f: &Kernel, ex: &Exercise, shape: Shape, timeout: Duration) -> Verdict {
+    let n = shape.elements();
+    let needed = (2 * GUARD_WORDS as u64 + n * ex.elem.words() as u64 + n * ex.inputs() as u64) * 4;
+    match gpu.free_memory() {
+        Ok(free) if (free as u64) < needed + (needed >> 4) => {
+            return Verdict::Skipped {
+                reason: format!("needs {} MB of device memory, {} MB free", needed >> 20, free >> 20),
+            }
+        }
+        Err(e) => return Verdict::Crashed { error: format!("{e:#}") },
+        Ok(_) => {}
+    }
+    let bufs = match buffers(gpu, ex, shape) {
+        Ok(b) => b,
+        Err(e) => return Verdict::Crashed { error: format!("{e:#}") },
+    };
+    if let Err(v) = enqueue_all(gpu, f, ex, shape, &bufs, Some((WAIT_EVERY, timeout))) {
+        if let Verdict::LaunchFailed { .. } = v {
+            // A refused launch leaves the device usable unless an earlier
+            // one faulted; find out which.
+            if let Err(crash) = wait(gpu, timeout) {
+                return crash;
+            }
+        }
+        return v;
+    }
+    let words = match gpu.download(&bufs.out) {
+        Ok(w) => w,
+        Err(e) => return Verdict::Crashed { error: format!("{e:#}") },
+    };
+    let verdict = judge(&words, ex.elem, &(ex.expected)(shape));
+    if verdict != Verdict::Pass {
+        return verdict;
+    }
+    for (k, buf) in bufs.inputs.iter().enumerate() {
+        let now = match gpu.download(buf) {
+            Ok(v) => v,
+            Err(e) => return Verdict::Crashed { error: format!("{e:#}") },
+        };
+        if let Some(v) = input_changes(k as u8, &now) {
+            return v;
+        }
+    }
+    Verdict::Pass
+}
+
+/// The verdict on input `k` as read back after the launches: `None` when
+/// every element is still [`input_value`]`(k, i)`.
+pub(crate) fn input_changes(k: u8, now: &[f32]) -> Option<Verdict> {
+    let mut changed = 0u64;
+    let mut first = None;
+    for (i, x) in now.iter().enumerate() {
+        if x.to_bits() != input_value(k, i as u64).to_bits() {
+            changed += 1;
+            first.get_or_insert(i as u64);
+        }
+    }
+    (changed > 0).then_some(Verdict::InputChanged { input: k, changed, first_changed: first })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_input_is_unchanged_only_when_every_bit_is() {
+        let mut v = input(1, 100);
+        assert_eq!(input_changes(1, &v), None);
+        assert!(input_changes(0, &v).is_some(), "input 0's values are not input 1's");
+        v[7] = -v[7];
+        v[50] = f32::from_bits(v[50].to_bits() ^ 1);
+        assert_eq!(input_changes(1, &v), Some(Verdict::InputChanged { input: 1, changed: 2, first_changed: Some(7) }));
+        assert_eq!(Verdict::InputChanged { input: 1, changed: 2, first_changed: Some(7) }.kinds(), vec!["input changed"]);
+    }
+}

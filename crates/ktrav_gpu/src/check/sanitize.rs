@@ -1,0 +1,169 @@
+//! `--sanitize`: the battery's small shapes run again in workers started
+//! under NVIDIA's compute-sanitizer, memcheck (reads and writes out of
+//! bounds, misaligned accesses) and racecheck (shared-memory hazards, a
+//! race the GPU happened to hide), each finding a verdict.
+
+use ktrav::lab::Verdict;
+use std::path::{Path, PathBuf};
+
+/// The tools `--sanitize` runs when given no list.
+pub const TOOLS: [&str; 2] = ["memcheck", "racecheck"];
+
+/// Shapes of at most this many elements are run under the sanitizer, which
+/// slows a kernel down many times over.
+pub const MAX_ELEMENTS: u64 = 1 << 18;
+
+/// The program's name.
+pub const PROGRAM: &str = "compute-sanitizer";
+
+/// The tools to run, as `--sanitize[=memcheck,racecheck]` names them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Tools(pub Vec<String>);
+
+impl Default for Tools {
+    fn default() -> Self {
+        Tools(TOOLS.iter().map(|t| t.to_string()).collect())
+    }
+}
+
+/// clap's parser for `--sanitize`'s value: tools from [`TOOLS`], comma
+/// separated, each at most once.
+pub fn parse_tools(s: &str) -> Result<Tools, String> {
+    let mut tools = Vec::new();
+    for t in s.split(',').map(str::trim) {
+        if !TOOLS.contains(&t) {
+            return Err(format!("'{t}' is not a sanitizer tool (choose from {})", TOOLS.join(", ")));
+        }
+        if tools.iter().any(|x| x == t) {
+            return Err(format!("'{t}' is named twice"));
+        }
+        tools.push(t.to_string());
+    }
+    Ok(Tools(tools))
+}
+
+/// Names the compute-sanitizer program to use, ahead of any other.
+pub const PROGRAM_ENV: &str = "KTRAV_COMPUTE_SANITIZER";
+
+/// The PyPI wheel that ships compute-sanitizer, of the pinned CUDA release.
+pub const WHEEL: &str = "nvidia-cuda-sanitizer-api==13.0.85";
+
+/// compute-sanitizer: the program [`PROGRAM_ENV`] names, else on the `PATH`,
+/// else in a CUDA toolkit's `bin` folder (`$CUDA_HOME`, `$CUDA_PATH`,
+/// `/usr/local/cuda*`), else from the [`WHEEL`] in the workspace's
+/// `.cuda-venv` (the one this was built in, or one in the current folder).
+pub fn locate() -> Option<PathBuf> {
+    if let Some(named) = std::env::var_os(PROGRAM_ENV).filter(|v| !v.is_empty()) {
+        return Some(PathBuf::from(named)).filter(|p| is_executable(p));
+    }
+    let mut dirs: Vec<PathBuf> = std::env::var_os("PATH").map(|p| std::env::split_paths(&p).collect()).unwrap_or_default();
+    for var in ["CUDA_HOME", "CUDA_PATH"] {
+        if let Some(home) = std::env::var_os(var).filter(|v| !v.is_empty()) {
+            let home = PathBuf::from(home);
+            dirs.push(home.join("bin"));
+            dirs.push(home.join("compute-sanitizer"));
+        }
+    }
+    let mut installed: Vec<PathBuf> = std::fs::read_dir("/usr/local")
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("cuda")))
+        .collect();
+    installed.sort();
+    for home in installed {
+        dirs.push(home.join("bin"));
+        dirs.push(home.join("compute-sanitizer"));
+    }
+    let mut venvs = vec![Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.cuda-venv/lib")];
+    if let Ok(here) = std::env::current_dir() {
+        venvs.push(here.join(".cuda-venv/lib"));
+    }
+    for venv in venvs {
+        for py in std::fs::read_dir(venv).into_iter().flatten().flatten() {
+            dirs.push(py.path().join("site-packages/nvidia/cu13/bin"));
+        }
+    }
+    dirs.into_iter().map(|d| d.join(PROGRAM)).find(|p| is_executable(p))
+}
+
+fn is_executable(p: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    p.metadata().is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+/// The line a check prints when `--sanitize` finds no compute-sanitizer.
+pub fn missing() -> String {
+    format!("--sanitize: {PROGRAM} was not found ({PROGRAM_ENV}, the PATH, CUDA folders, .cuda-venv; pip install {WHEEL} provides it), so no sanitizer ran")
+}
+
+/// compute-sanitizer's arguments for `tool`, before the program it runs.
+pub fn arguments(tool: &str) -> Vec<String> {
+    ["--tool", tool, "--print-limit", "20", "--error-exitcode", "0"].iter().map(|s| s.to_string()).collect()
+}
+
+/// The verdict on compute-sanitizer's lines (those starting `=========`)
+/// from running `tool`: a pass, the count of errors and the first, or
+/// `None` when the tool gave no summary (it did not run the kernel).
+pub fn verdict(tool: &str, lines: &[String]) -> Option<Verdict> {
+    let body = |l: &str| l.trim_start_matches('=').to_string();
+    let errors = lines.iter().find_map(|l| {
+        let rest = body(l);
+        let n = rest.trim().strip_prefix("ERROR SUMMARY:")?.split_whitespace().next()?.parse::<u64>().ok()?;
+        Some(n)
+    })?;
+    if errors == 0 {
+        return Some(Verdict::Pass);
+    }
+    // A report's first line is indented by one space; its details, more.
+    let first = lines
+        .iter()
+        .map(|l| body(l))
+        .filter(|b| b.starts_with(' ') && !b.starts_with("  "))
+        .map(|b| b.trim().to_string())
+        .find(|b| !b.is_empty() && !b.starts_with("COMPUTE-SANITIZER") && !b.contains("SUMMARY:"))
+        .unwrap_or_else(|| "(no details)".into());
+    Some(Verdict::Sanitizer { tool: tool.to_string(), errors, first })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lines(text: &str) -> Vec<String> {
+        text.lines().map(str::to_string).collect()
+    }
+
+    #[test]
+    fn tools_are_named_from_the_list_once_each() {
+        assert_eq!(parse_tools("memcheck").unwrap(), Tools(vec!["memcheck".into()]));
+        assert_eq!(parse_tools("racecheck, memcheck").unwrap().0, vec!["racecheck", "memcheck"]);
+        assert!(parse_tools("initcheck").unwrap_err().contains("not a sanitizer tool"));
+        assert!(parse_tools("memcheck,memcheck").unwrap_err().contains("named twice"));
+        assert!(parse_tools("").is_err());
+        assert_eq!(Tools::default().0, TOOLS.to_vec());
+    }
+
+    #[test]
+    fn findings_become_verdicts_and_silence_is_no_verdict() {
+        let clean = lines("========= COMPUTE-SANITIZER\n========= ERROR SUMMARY: 0 errors");
+        assert_eq!(verdict("memcheck", &clean), Some(Verdict::Pass));
+        let oob = lines(
+            "========= COMPUTE-SANITIZER\n========= Invalid __global__ write of size 4 bytes\n=========     at copy+0x90\n=========     by thread (0,0,0)\n========= \n========= ERROR SUMMARY: 3 errors",
+        );
+        let v = verdict("memcheck", &oob).unwrap();
+        assert_eq!(v, Verdict::Sanitizer { tool: "memcheck".into(), errors: 3, first: "Invalid __global__ write of size 4 bytes".into() });
+        assert_eq!(v.kinds(), vec!["memory error"]);
+        let race = lines("========= Error: Race reported between Write access at k+0x10\n=========     and Read access\n========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)\n========= ERROR SUMMARY: 1 error");
+        let r = verdict("racecheck", &race).unwrap();
+        assert_eq!(r.kinds(), vec!["race"]);
+        assert!(r.describe(1).starts_with("racecheck found 1 errors, the first: Error: Race reported"), "{}", r.describe(1));
+        assert_eq!(verdict("memcheck", &lines("========= Error: Target application terminated before first instrumented API call")), None);
+    }
+
+    #[test]
+    fn a_missing_sanitizer_is_one_line() {
+        assert!(!missing().contains('\n') && missing().contains(PROGRAM) && missing().contains(WHEEL));
+    }
+}

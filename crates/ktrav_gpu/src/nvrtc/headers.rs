@@ -1,0 +1,36 @@
+//! The headers NVRTC is handed in memory: NVRTC ships none of the C and
+//! C++ library headers a student's file usually starts with, so these
+//! small ones stand in for them. Each declares only what device code can
+//! use (`printf`, `assert` and the math functions are NVRTC built-ins;
+//! these add the integer types, the limits, and the `std::` names).
+
+/// Headers given whether or not a CUDA include folder was found: that
+/// folder holds no C library headers either.
+pub const STANDARD: &[(&str, &str)] = &[
+    ("algorithm", include_str!("include/algorithm")),
+    ("assert.h", include_str!("include/assert.h")),
+    ("cassert", include_str!("include/cassert")),
+    ("cfloat", include_str!("include/cfloat")),
+    ("climits", include_str!("include/climits")),
+    ("cmath", include_str!("include/cmath")),
+    ("cstddef", include_str!("include/cstddef")),
+    ("cstdint", include_str!("include/cstdint")),
+    ("cstdio", include_str!("include/cstdio")),
+    ("cstdlib", include_str!("include/cstdlib")),
+    ("float.h", include_str!("include/float.h")),
+    ("limits.h", include_str!("include/limits.h")),
+    ("math.h", include_str!("include/math.h")),
+    ("stddef.h", include_str!("include/stddef.h")),
+    ("stdint.h", include_str!("include/stdint.h")),
+    ("stdio.h", include_str!("include/stdio.h")),
+    ("stdlib.h", include_str!("include/stdlib.h")),
+];
+
+/// Headers given only where no CUDA include folder was found, so that
+/// `#include <cuda_runtime.h>` still compiles; the folder's own are used
+/// where there is one.
+pub const CUDA_FALLBACK: &[(&str, &str)] = &[
+    ("cuda_runtime.h", include_str!("include/cuda_runtime.h")),
+    ("cuda_runtime_api.h", include_str!("include/cuda_runtime_api.h")),
+    ("device_launch_parameters.h", include_str!("include/device_launch_parameters.h")),
+];

@@ -1,0 +1,2 @@
+// assert.h for NVRTC: assert is a device built-in.
+#pragma once

@@ -1,0 +1,2 @@
+// math.h for NVRTC: the CUDA math functions are built in.
+#pragma once
