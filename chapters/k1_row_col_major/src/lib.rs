@@ -504,7 +504,7 @@ pub fn worked_example() -> String {
         out.blank();
     }
 
-    out.heading("Same data, same answer: only the cost differs");
+    out.heading(&format!("Both orders add the same {} numbers", case1.shape.elements()));
     let m = Matrix::from_fn(case1.shape, StorageOrder::RowMajor, |r, c| (r * 64 + c) as f32);
     let by_rows = sum(&m, Traversal::RowOuter);
     let by_cols = sum(&m, Traversal::ColOuter);
@@ -521,24 +521,24 @@ pub fn worked_example() -> String {
     out.line(format!("col-outer, follows the storage: {}", stats_line(cm_follow)));
     out.line(format!("row-outer, crosses the storage: {}", stats_line(cm_cross)));
     out.line(format!(
-        "following col-major scores the same {}% as following row-major: {}",
+        "reading col-major in its own order hits {}% of the time, as row-major did: {}",
         report::pct(cm_follow.hits, cm_follow.accesses()),
         report::verdict(cm_follow == rm_follow)
     ));
     out.blank();
 
-    out.heading("Why the two crossing cases are not mirror images");
+    out.heading("Crossing each layout: the same idea, a different price");
     let (row_stride, _) = StorageOrder::RowMajor.strides(case1.shape);
     let (_, col_stride) = StorageOrder::ColMajor.strides(case1.shape);
     out.line(format!("row-major 8x64, crossing stride = cols = {}", stride_story(row_stride, &cfg)));
     out.line(format!("col-major 8x64, crossing stride = rows = {}", stride_story(col_stride, &cfg)));
     out.line(format!("row-major crossed: {} hits, {} misses (a stride of whole lines)", rm_cross.hits, rm_cross.misses));
     out.line(format!("col-major crossed: {} hits, {} misses (a stride inside one line)", cm_cross.hits, cm_cross.misses));
-    out.line("how much crossing costs depends on the stride measured in lines,");
-    out.line("not merely on whether the storage was crossed: both lose, by different amounts.");
+    out.line("crossing hurts both layouts, but the bill differs: it is set by the jump between");
+    out.line("consecutive accesses, counted in lines, and by whether one pass fits in the cache.");
     out.blank();
 
-    out.heading("A square matrix mirrors exactly");
+    out.heading("A square matrix: the two layouts trade places exactly");
     let sq = Experiment::run(Shape::new(32, 32), cfg);
     for follow in [true, false] {
         for storage in [StorageOrder::RowMajor, StorageOrder::ColMajor] {
@@ -550,7 +550,7 @@ pub fn worked_example() -> String {
     let mirrors = [true, false]
         .iter()
         .all(|&f| sq.following(StorageOrder::RowMajor, f) == sq.following(StorageOrder::ColMajor, f));
-    out.line(format!("both layouts give identical counts in both directions: {}", report::verdict(mirrors)));
+    out.line(format!("row-major following equals col-major following, and crossing equals crossing: {}", report::verdict(mirrors)));
     out.into_string()
 }
 

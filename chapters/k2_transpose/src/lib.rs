@@ -380,9 +380,9 @@ pub struct Case {
 /// The source's four shapes, all with a 4-wide tile.
 pub const SOURCE_CASES: [Case; 4] = [
     Case { label: "Case 1 (both dimensions a multiple of the tile)", shape: Shape::new(8, 8), tile: 4 },
-    Case { label: "Case 2 (neither dimension a multiple of the tile)", shape: Shape::new(7, 5), tile: 4 },
-    Case { label: "Case 3 (larger, non-square, neither a multiple)", shape: Shape::new(10, 13), tile: 4 },
-    Case { label: "Case 4 (one dimension smaller than a whole tile)", shape: Shape::new(3, 11), tile: 4 },
+    Case { label: "Case 2 (ragged on both axes)", shape: Shape::new(7, 5), tile: 4 },
+    Case { label: "Case 3 (wider than tall, bigger, ragged on both axes)", shape: Shape::new(10, 13), tile: 4 },
+    Case { label: "Case 4 (fewer rows than one tile holds)", shape: Shape::new(3, 11), tile: 4 },
 ];
 
 /// The block orders every case is run in: the result must not depend on it.
