@@ -377,7 +377,7 @@ fn median_time(repeats: usize, progress: &ProgressBar, mut f: impl FnMut() -> f6
 }
 
 /// Times both traversals of an `n x n` row-major matrix on this CPU and
-/// returns the report. Wall-clock times vary from run to run and machine to
+/// returns the report. Wall-clock times change with every run and every
 /// machine, so they are printed for the reader and never asserted; the
 /// simulator's prediction is printed beside them.
 pub fn measure(n: u64, repeats: usize) -> String {
