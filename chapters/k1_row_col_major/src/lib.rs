@@ -679,6 +679,26 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
+    /// The mirror table's two conditions predict each crossing, and its
+    /// last case has whole-line strides in both layouts yet different hits,
+    /// because only row-major's pass fits the 16-line cache.
+    #[test]
+    fn stride_and_pass_predict_every_crossing() {
+        for (shape, cache) in MIRROR_CASES {
+            for storage in [StorageOrder::RowMajor, StorageOrder::ColMajor] {
+                let c = Crossing::run(shape, storage, cache);
+                assert_eq!(c.rule_says_hits(cache), c.stats.hits > 0, "{shape} {storage}: {c:?}");
+            }
+        }
+        let (shape, cache) = MIRROR_CASES[3];
+        let rm = Crossing::run(shape, StorageOrder::RowMajor, cache);
+        let cm = Crossing::run(shape, StorageOrder::ColMajor, cache);
+        assert_eq!((rm.stride_floats, rm.pass_lines, rm.stats.hits), (64, 16, 960));
+        assert_eq!((cm.stride_floats, cm.pass_lines, cm.stats.hits), (16, 64, 0));
+        let text = report::plain(&mirror_report());
+        assert!(text.ends_with(": true\n"), "{text}");
+    }
+
     /// A plainly written fully associative LRU: a list, most recent first.
     fn reference_lru(lines: usize, addresses: impl Iterator<Item = u64>, line_bytes: u64) -> CacheStats {
         let mut list: Vec<u64> = Vec::new();
