@@ -377,7 +377,7 @@ fn median_time(repeats: usize, progress: &ProgressBar, mut f: impl FnMut() -> f6
 }
 
 /// Times both traversals of an `n x n` row-major matrix on this CPU and
-/// returns the report. Wall-clock times vary from run to run and machine to
+/// returns the report. Wall-clock times change with every run and every
 /// machine, so they are printed for the reader and never asserted; the
 /// simulator's prediction is printed beside them.
 pub fn measure(n: u64, repeats: usize) -> String {
@@ -504,7 +504,7 @@ pub fn worked_example() -> String {
         out.blank();
     }
 
-    out.heading("Same data, same answer: only the cost differs");
+    out.heading(&format!("Both orders add the same {} numbers", case1.shape.elements()));
     let m = Matrix::from_fn(case1.shape, StorageOrder::RowMajor, |r, c| (r * 64 + c) as f32);
     let by_rows = sum(&m, Traversal::RowOuter);
     let by_cols = sum(&m, Traversal::ColOuter);
@@ -521,24 +521,24 @@ pub fn worked_example() -> String {
     out.line(format!("col-outer, follows the storage: {}", stats_line(cm_follow)));
     out.line(format!("row-outer, crosses the storage: {}", stats_line(cm_cross)));
     out.line(format!(
-        "following col-major scores the same {}% as following row-major: {}",
+        "reading col-major in its own order hits {}% of the time, as row-major did: {}",
         report::pct(cm_follow.hits, cm_follow.accesses()),
         report::verdict(cm_follow == rm_follow)
     ));
     out.blank();
 
-    out.heading("Why the two crossing cases are not mirror images");
+    out.heading("Crossing each layout: the same idea, a different price");
     let (row_stride, _) = StorageOrder::RowMajor.strides(case1.shape);
     let (_, col_stride) = StorageOrder::ColMajor.strides(case1.shape);
     out.line(format!("row-major 8x64, crossing stride = cols = {}", stride_story(row_stride, &cfg)));
     out.line(format!("col-major 8x64, crossing stride = rows = {}", stride_story(col_stride, &cfg)));
     out.line(format!("row-major crossed: {} hits, {} misses (a stride of whole lines)", rm_cross.hits, rm_cross.misses));
     out.line(format!("col-major crossed: {} hits, {} misses (a stride inside one line)", cm_cross.hits, cm_cross.misses));
-    out.line("how much crossing costs depends on the stride measured in lines,");
-    out.line("not merely on whether the storage was crossed: both lose, by different amounts.");
+    out.line("crossing hurts both layouts, but the bill differs: it is set by the jump between");
+    out.line("consecutive accesses, counted in lines, and by whether one pass fits in the cache.");
     out.blank();
 
-    out.heading("A square matrix mirrors exactly");
+    out.heading("A square matrix: the two layouts trade places exactly");
     let sq = Experiment::run(Shape::new(32, 32), cfg);
     for follow in [true, false] {
         for storage in [StorageOrder::RowMajor, StorageOrder::ColMajor] {
@@ -550,13 +550,114 @@ pub fn worked_example() -> String {
     let mirrors = [true, false]
         .iter()
         .all(|&f| sq.following(StorageOrder::RowMajor, f) == sq.following(StorageOrder::ColMajor, f));
-    out.line(format!("both layouts give identical counts in both directions: {}", report::verdict(mirrors)));
+    out.line(format!("row-major following equals col-major following, and crossing equals crossing: {}", report::verdict(mirrors)));
+    out.into_string()
+}
+
+// ANCHOR: crossing
+/// One crossing run of the mirror table: the layout crossed, the jump
+/// between consecutive accesses, the distinct lines one pass of the inner
+/// loop touches, and what the simulator counted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Crossing {
+    pub storage: StorageOrder,
+    /// The inner loop's stride, in floats.
+    pub stride_floats: u64,
+    /// Distinct cache lines one pass of the inner loop touches.
+    pub pass_lines: u64,
+    pub stats: CacheStats,
+}
+
+impl Crossing {
+    /// Crossing `storage` on `shape` under `cache`, simulated.
+    pub fn run(shape: Shape, storage: StorageOrder, cache: CacheConfig) -> Self {
+        let traversal = Traversal::crossing(storage);
+        let (row_stride, col_stride) = storage.strides(shape);
+        let (stride_floats, inner) = match traversal {
+            Traversal::RowOuter => (col_stride, shape.cols),
+            Traversal::ColOuter => (row_stride, shape.rows),
+        };
+        let lines: std::collections::BTreeSet<u64> =
+            (0..inner).map(|i| i * stride_floats * ELEM_BYTES / cache.line_bytes).collect();
+        let stats = simulate(shape, storage, traversal, cache);
+        Crossing { storage, stride_floats, pass_lines: lines.len() as u64, stats }
+    }
+
+    /// What the rule predicts: a crossing hits only if consecutive accesses
+    /// share a line (a stride under one line) or one pass's lines all stay
+    /// in the cache until the next pass comes back for them.
+    pub fn rule_says_hits(&self, cache: CacheConfig) -> bool {
+        self.stride_floats * ELEM_BYTES < cache.line_bytes || self.pass_lines <= cache.lines
+    }
+}
+
+// ANCHOR_END: crossing
+
+/// The shapes and caches of the mirror table: the worked example, the
+/// square, the non-square matrix that still mirrors, and one whose crossing
+/// passes fit a larger cache in one layout only.
+pub const MIRROR_CASES: [(Shape, CacheConfig); 4] = [
+    (Shape::new(8, 64), SOURCE_CACHE),
+    (Shape::new(32, 32), SOURCE_CACHE),
+    (Shape::new(32, 64), SOURCE_CACHE),
+    (Shape::new(16, 64), CacheConfig::fully_associative(16, 64)),
+];
+
+/// A stride in floats, in lines of `line_floats`: `4`, `1/2`, `1.5`.
+fn in_lines(floats: u64, line_floats: u64) -> String {
+    if floats.is_multiple_of(line_floats) {
+        (floats / line_floats).to_string()
+    } else if line_floats.is_multiple_of(floats) {
+        format!("1/{}", line_floats / floats)
+    } else {
+        format!("{}", floats as f64 / line_floats as f64)
+    }
+}
+
+/// The mirror rule as a table: for each case, both crossings, with the
+/// stride and pass length in lines beside the simulator's hits, and whether
+/// the rule predicts every row.
+pub fn mirror_report() -> String {
+    let mut out = Report::new();
+    out.heading("When do the two crossings mirror? Stride and pass length, in lines");
+    out.line(format!("{:<6} {:<9} {:<10} {:>6} {:>5}  {:<13} {}", "shape", "cache", "crossing", "stride", "pass", "hits", "the pair"));
+    let mut rule_holds = true;
+    for (shape, cache) in MIRROR_CASES {
+        let line_floats = cache.line_bytes / ELEM_BYTES;
+        let runs = [StorageOrder::RowMajor, StorageOrder::ColMajor].map(|s| Crossing::run(shape, s, cache));
+        for (i, c) in runs.iter().enumerate() {
+            rule_holds &= c.rule_says_hits(cache) == (c.stats.hits > 0);
+            let mirrored = runs[0].stats == runs[1].stats;
+            let (name, lines, verdict) = match i {
+                0 => (shape.to_string(), format!("{} lines", cache.lines), if mirrored { "mirror" } else { "differ" }),
+                _ => (String::new(), String::new(), ""),
+            };
+            out.line(format!(
+                "{name:<6} {lines:<9} {:<10} {:>6} {:>5}  {:<13} {verdict}",
+                c.storage.to_string(),
+                in_lines(c.stride_floats, line_floats),
+                c.pass_lines,
+                format!("{} of {}", c.stats.hits, c.stats.accesses()),
+            )
+            .trim_end());
+        }
+    }
+    out.line("stride: the jump between consecutive accesses; pass: the distinct lines one run of the");
+    out.line("inner loop touches; both in cache lines");
+    out.line(format!(
+        "a crossing hits only when its stride is under a line or its pass fits in the cache: {}",
+        report::verdict(rule_holds)
+    ));
     out.into_string()
 }
 
 /// Every output the K.1 page shows, by file name under `book/outputs/`.
 pub fn shown_outputs() -> Vec<(&'static str, String)> {
-    vec![("k1_row_col_major.txt", worked_example()), ("k1_row_col_major-exercise.txt", exercises::starter_report())]
+    vec![
+        ("k1_row_col_major.txt", worked_example()),
+        ("k1_row_col_major-mirror.txt", mirror_report()),
+        ("k1_row_col_major-exercise.txt", exercises::starter_report()),
+    ]
 }
 
 /// K.1 as one value: what `main`, the root runner and the book's tests read.
@@ -564,7 +665,7 @@ pub const CHAPTER: ktrav::Chapter = ktrav::Chapter {
     id: "k1_row_col_major",
     section: "K.1",
     title: "Row-major versus column-major: storage is not traversal",
-    report: || vec![worked_example()],
+    report: || vec![worked_example(), mirror_report()],
     shown_outputs,
     figures: figures::figures,
     kernel_source: None,
@@ -577,6 +678,26 @@ pub const CHAPTER: ktrav::Chapter = ktrav::Chapter {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    /// The mirror table's two conditions predict each crossing, and its
+    /// last case has whole-line strides in both layouts yet different hits,
+    /// because only row-major's pass fits the 16-line cache.
+    #[test]
+    fn stride_and_pass_predict_every_crossing() {
+        for (shape, cache) in MIRROR_CASES {
+            for storage in [StorageOrder::RowMajor, StorageOrder::ColMajor] {
+                let c = Crossing::run(shape, storage, cache);
+                assert_eq!(c.rule_says_hits(cache), c.stats.hits > 0, "{shape} {storage}: {c:?}");
+            }
+        }
+        let (shape, cache) = MIRROR_CASES[3];
+        let rm = Crossing::run(shape, StorageOrder::RowMajor, cache);
+        let cm = Crossing::run(shape, StorageOrder::ColMajor, cache);
+        assert_eq!((rm.stride_floats, rm.pass_lines, rm.stats.hits), (64, 16, 960));
+        assert_eq!((cm.stride_floats, cm.pass_lines, cm.stats.hits), (16, 64, 0));
+        let text = report::plain(&mirror_report());
+        assert!(text.ends_with(": true\n"), "{text}");
+    }
 
     /// A plainly written fully associative LRU: a list, most recent first.
     fn reference_lru(lines: usize, addresses: impl Iterator<Item = u64>, line_bytes: u64) -> CacheStats {

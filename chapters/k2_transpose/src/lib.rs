@@ -380,9 +380,9 @@ pub struct Case {
 /// The source's four shapes, all with a 4-wide tile.
 pub const SOURCE_CASES: [Case; 4] = [
     Case { label: "Case 1 (both dimensions a multiple of the tile)", shape: Shape::new(8, 8), tile: 4 },
-    Case { label: "Case 2 (neither dimension a multiple of the tile)", shape: Shape::new(7, 5), tile: 4 },
-    Case { label: "Case 3 (larger, non-square, neither a multiple)", shape: Shape::new(10, 13), tile: 4 },
-    Case { label: "Case 4 (one dimension smaller than a whole tile)", shape: Shape::new(3, 11), tile: 4 },
+    Case { label: "Case 2 (ragged on both axes)", shape: Shape::new(7, 5), tile: 4 },
+    Case { label: "Case 3 (wider than tall, bigger, ragged on both axes)", shape: Shape::new(10, 13), tile: 4 },
+    Case { label: "Case 4 (fewer rows than one tile holds)", shape: Shape::new(3, 11), tile: 4 },
 ];
 
 /// The block orders every case is run in: the result must not depend on it.
@@ -550,6 +550,7 @@ pub fn shown_outputs() -> Vec<(&'static str, String)> {
         ("k2_transpose.txt", worked_example()),
         ("k2_transpose-exercise.txt", exercises::shown()),
         ("k2_transpose-versions.txt", CHAPTER.ladder_text()),
+        ("k2_transpose-in-flight.txt", in_flight_report()),
     ]
 }
 
@@ -609,6 +610,121 @@ pub fn transpose_v3_plan(shape: Shape, _sms: u32) -> Result<ktrav::ladder::Plan,
     ktrav::ladder::tiles_strided(shape, 64, Dim2::new(16, 16)).map(ktrav::ladder::plain)
 }
 
+// ANCHOR: in_flight
+/// ptxas's resource report for `kernels/k2_transpose.cu`, as the pinned nvcc
+/// printed it (less its timings, see [`stable_ptxas`]); `booktools refresh` rewrites it from the build's report, and
+/// a test fails when the two differ.
+pub const PTXAS_REPORT: &str = include_str!("../../../book/measured/ptxas-k2_transpose.txt");
+/// [`PTXAS_REPORT`]'s file name under `book/measured/`.
+pub const PTXAS_REPORT_FILE: &str = "ptxas-k2_transpose.txt";
+
+/// ptxas's report without its timings (`Compile time = ...`), the part
+/// that is the same on every build by the pinned nvcc.
+pub fn stable_ptxas(report: &str) -> String {
+    report.lines().filter(|l| !l.contains("Compile time")).map(|l| format!("{l}\n")).collect()
+}
+
+/// A square matrix every kernel's tile divides, small enough that no grid
+/// strides: each block then does exactly one tile, once.
+pub const IN_FLIGHT_PROBE: Shape = Shape::new(4096, 4096);
+
+/// One row of the in-flight table.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InFlight {
+    pub kernel: &'static str,
+    pub block: Dim2,
+    /// The bytes of the input one thread loads before its block's barrier:
+    /// its share of the block's tile. Every kernel here issues all of them
+    /// before the first store to shared memory, so this is what one thread
+    /// has travelling from memory at once.
+    pub bytes_per_thread: u64,
+    pub registers: u32,
+    pub shared_bytes: u32,
+    pub blocks_per_sm: u32,
+    pub limiter: ktrav::occupancy::Limiter,
+}
+
+impl InFlight {
+    /// What one multiprocessor has in flight when it holds as many blocks
+    /// as fit.
+    pub fn bytes_per_sm(&self) -> u64 {
+        self.bytes_per_thread * self.block.count() * self.blocks_per_sm as u64
+    }
+}
+
+/// The padded teaching kernel and every version: per thread, its share of
+/// the tile from its launch on [`IN_FLIGHT_PROBE`]; its registers on
+/// `limits.arch` from ptxas's `report`; and how many of its blocks fit on
+/// one multiprocessor.
+pub fn in_flight(report: &str, limits: &ktrav::occupancy::SmLimits) -> Result<Vec<InFlight>> {
+    let resources = ktrav_gpu::kernels::parse_ptxas(report);
+    let teaching = transpose_launch(TileLayout::Padded, IN_FLIGHT_PROBE, TILE)?;
+    let mut kernels = vec![(teaching.kernel(), teaching.cfg, TileLayout::Padded.shared_bytes(TILE) as u32)];
+    for v in &VERSIONS {
+        let plan = v.checked_plan(IN_FLIGHT_PROBE, 1).map_err(|e| anyhow::anyhow!("{e}"))?;
+        kernels.push((v.kernel, plan.cfg, v.static_shared + plan.shared_bytes));
+    }
+    kernels
+        .into_iter()
+        .map(|(kernel, cfg, shared_bytes)| {
+            let bytes_per_thread = IN_FLIGHT_PROBE.elements() * WORD_BYTES / cfg.total_threads();
+            let registers = resources
+                .iter()
+                .find(|r| r.function == kernel && r.arch == limits.arch)
+                .map(|r| r.registers)
+                .ok_or_else(|| anyhow::anyhow!("ptxas's report has no {kernel} for {}", limits.arch))?;
+            let needs = ktrav::occupancy::BlockNeeds { threads: cfg.block.count() as u32, registers_per_thread: registers, shared_bytes };
+            let (blocks_per_sm, limiter) = limits.blocks_per_sm(needs);
+            Ok(InFlight { kernel, block: cfg.block, bytes_per_thread, registers, shared_bytes, blocks_per_sm, limiter })
+        })
+        .collect()
+}
+// ANCHOR_END: in_flight
+
+/// The in-flight table as text, for the committed ptxas report on sm_90.
+pub fn in_flight_report() -> String {
+    let limits = ktrav::occupancy::SM_90;
+    let rows = in_flight(PTXAS_REPORT, &limits).expect("the committed report covers every kernel");
+    let mut out = Report::new();
+    out.heading("Bytes in flight: per thread, and per multiprocessor at full occupancy");
+    out.line(format!("limits of one multiprocessor, {}", limits.describe()));
+    out.line(format!(
+        "{:<26} {:>6} {:>9} {:>5} {:>7}  {:<22} {:>9}",
+        "kernel", "block", "B/thread", "regs", "shared", "blocks/SM (limited by)", "B/SM"
+    ));
+    for r in &rows {
+        out.line(format!(
+            "{:<26} {:>6} {:>9} {:>5} {:>7}  {:<22} {:>9}",
+            r.kernel,
+            r.block.to_string(),
+            r.bytes_per_thread,
+            r.registers,
+            r.shared_bytes,
+            format!("{} ({})", r.blocks_per_sm, r.limiter),
+            r.bytes_per_sm()
+        ));
+    }
+    out.line("B/thread: the thread's share of its block's tile, all loaded before the barrier;");
+    out.line(format!("regs: ptxas for {}; B/SM = B/thread x threads x blocks/SM", limits.arch));
+    for pair in rows.windows(2) {
+        let (a, b) = (&pair[0], &pair[1]);
+        out.line(format!(
+            "{} keeps {}x the bytes per thread of {}, {}x per multiprocessor",
+            b.kernel,
+            ratio(b.bytes_per_thread, a.bytes_per_thread),
+            a.kernel,
+            ratio(b.bytes_per_sm(), a.bytes_per_sm())
+        ));
+    }
+    out.into_string()
+}
+
+/// `4`, `0.5`, `1.25`: a ratio with no more digits than it needs.
+fn ratio(a: u64, b: u64) -> String {
+    let r = format!("{:.2}", a as f64 / b as f64);
+    r.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -616,6 +732,37 @@ mod tests {
 
     fn quiet() -> ProgressBar {
         ProgressBar::hidden()
+    }
+
+    /// The committed ptxas report is this build's, wherever nvcc compiled
+    /// the kernels (CI must); the in-flight table is read from it.
+    #[test]
+    fn committed_ptxas_report_is_this_builds() {
+        match ktrav_gpu::kernels::find("k2_transpose").and_then(|k| k.ptxas_report) {
+            Some(report) => assert!(
+                stable_ptxas(report) == PTXAS_REPORT,
+                "book/measured/{PTXAS_REPORT_FILE} is not what this build's ptxas reported: run scripts/refresh-outputs twice"
+            ),
+            None => {
+                assert!(std::env::var_os("CI").is_none(), "CI must compile the kernels: run scripts/install-nvcc");
+                eprintln!("skipped: nvcc not found at build time, the committed ptxas report is not compared");
+            }
+        }
+    }
+
+    /// Each thread's share of its tile: 4 bytes for the teaching kernel, 4x
+    /// that for v1's four rows, 4x again for v2's eight float2 loads, and
+    /// v3's four float4 loads no more than v2.
+    #[test]
+    fn in_flight_follows_the_tiles_and_blocks() {
+        let rows = in_flight(PTXAS_REPORT, &ktrav::occupancy::SM_90).unwrap();
+        let per_thread: Vec<u64> = rows.iter().map(|r| r.bytes_per_thread).collect();
+        assert_eq!(per_thread, [4, 16, 64, 64]);
+        for r in &rows {
+            assert!(r.registers > 0 && r.blocks_per_sm > 0, "{r:?}");
+            assert!(r.bytes_per_sm() <= r.bytes_per_thread * 2048, "{r:?}");
+        }
+        assert!(in_flight("", &ktrav::occupancy::SM_90).is_err(), "a report without the kernels is refused");
     }
 
     #[test]

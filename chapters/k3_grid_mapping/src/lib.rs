@@ -264,10 +264,10 @@ pub struct Case {
 
 /// The source's four cases.
 pub const SOURCE_CASES: [Case; 4] = [
-    Case { label: "Case 1 (both axes divide evenly)", shape: Shape::new(32, 32), block: Dim2::new(16, 16) },
-    Case { label: "Case 2 (neither axis divides evenly)", shape: Shape::new(37, 61), block: Dim2::new(16, 16) },
-    Case { label: "Case 3 (one axis far smaller than the block)", shape: Shape::new(5, 200), block: Dim2::new(16, 16) },
-    Case { label: "Case 4 (a non-square block)", shape: Shape::new(1000, 1000), block: Dim2::new(32, 8) },
+    Case { label: "Case 1 (whole blocks on both axes)", shape: Shape::new(32, 32), block: Dim2::new(16, 16) },
+    Case { label: "Case 2 (a part-filled block at both edges)", shape: Shape::new(37, 61), block: Dim2::new(16, 16) },
+    Case { label: "Case 3 (fewer rows than one block is tall)", shape: Shape::new(5, 200), block: Dim2::new(16, 16) },
+    Case { label: "Case 4 (a block wider than it is tall)", shape: Shape::new(1000, 1000), block: Dim2::new(32, 8) },
 ];
 
 /// The coalescing demonstration's setting: the source's 100 columns, with
@@ -391,7 +391,8 @@ pub fn worked_example() -> String {
         out.blank();
     }
     out.line(format!(
-        "every case covers its matrix exactly once, wasting only the counted threads: {}",
+        "in all {} cases each element gets one thread, and the idle threads are exactly the ones counted: {}",
+        SOURCE_CASES.len(),
         report::verdict(all)
     ));
     out.blank();

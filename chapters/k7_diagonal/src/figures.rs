@@ -1,11 +1,16 @@
 //! K.7's figure: which launch computes each cell, for the wavefront (one
 //! launch per anti-diagonal) and the tiled wavefront (one launch per
 //! diagonal of tiles, a barrier step per diagonal inside a tile). Both are
-//! replays of the host loops with the chapter's own kernel bodies.
+//! replays of the host loops with the chapter's own kernel bodies. And the
+//! single launch over the whole table under four block orders, each run
+//! through the simulator and compared with the scalar DP cell by cell.
 
-use crate::{lattice_tiled, lattice_wavefront, run_plan, tiled_plan, tiled_steps, wavefront_plan, Interleaving, Table};
-use ktrav::figure::{Anchor, Figure, Grid, CELL_INK, INK, TINTS};
-use ktrav::{BlockOrder, Shape};
+use crate::{
+    lattice_tiled, lattice_wavefront, run_plan, scalar_dp, simulate_single_launch, single_launch_plan, tiled_plan,
+    tiled_steps, wavefront_plan, Interleaving, Table,
+};
+use ktrav::figure::{Anchor, Figure, Grid, CELL_INK, INK, ORANGE, TINTS};
+use ktrav::{BlockOrder, Dim2, Shape};
 
 /// The figure's table and tile.
 pub const ROWS: u64 = 6;
@@ -15,7 +20,88 @@ pub const BLOCK_X: u32 = 4;
 
 /// Every figure of the K.7 page: (file name under `book/figures/`, SVG).
 pub fn figures() -> Vec<(&'static str, String)> {
-    vec![("k7-diagonals-and-tiles.svg", diagonals_and_tiles())]
+    vec![("k7-diagonals-and-tiles.svg", diagonals_and_tiles()), ("k7-single-launch-orders.svg", single_launch_orders())]
+}
+
+/// The single-launch figure's table and blocks.
+pub const SINGLE_SHAPE: Shape = Shape::new(16, 16);
+pub const SINGLE_BLOCK: Dim2 = Dim2::new(4, 4);
+
+/// The block orders the single-launch figure runs, by name: forward (row of
+/// blocks by row of blocks), column of blocks by column, by anti-diagonal of
+/// blocks (`bx + by`, top row first), and reversed. `grid_x x grid_y` blocks.
+pub fn block_orders(grid_x: u64, grid_y: u64) -> Vec<(&'static str, BlockOrder)> {
+    let id = |bx: u64, by: u64| by * grid_x + bx;
+    let columns = (0..grid_x).flat_map(|bx| (0..grid_y).map(move |by| id(bx, by))).collect();
+    let mut diagonal: Vec<(u64, u64)> = (0..grid_y).flat_map(|by| (0..grid_x).map(move |bx| (bx, by))).collect();
+    diagonal.sort_by_key(|&(bx, by)| (bx + by, by));
+    vec![
+        ("forward", BlockOrder::Forward),
+        ("column by column", BlockOrder::Explicit(columns)),
+        ("anti-diagonal", BlockOrder::Explicit(diagonal.into_iter().map(|(bx, by)| id(bx, by)).collect())),
+        ("reversed", BlockOrder::Reverse),
+    ]
+}
+
+/// For each block order of [`block_orders`]: its name, the run position of
+/// every block (by linear index), and which cells (row-major) the single
+/// launch leaves different from the scalar DP, threads one at a time.
+pub fn single_launch_runs(shape: Shape, block: Dim2) -> Vec<(&'static str, Vec<u64>, Vec<bool>)> {
+    let cfg = single_launch_plan(shape, block).expect("valid launch").cfg;
+    let (gx, gy) = (cfg.grid.x as u64, cfg.grid.y as u64);
+    let want = scalar_dp(shape);
+    block_orders(gx, gy)
+        .into_iter()
+        .map(|(name, order)| {
+            let mut position = vec![0; (gx * gy) as usize];
+            for (i, b) in order.sequence(gx * gy).into_iter().enumerate() {
+                position[b as usize] = i as u64;
+            }
+            let grid = simulate_single_launch(shape, block, &order, Interleaving::OneAtATime).expect("valid launch");
+            let wrong = grid.iter().zip(&want).map(|(a, b)| a != b).collect();
+            (name, position, wrong)
+        })
+        .collect()
+}
+
+fn single_launch_orders() -> String {
+    let (rows, cols) = (SINGLE_SHAPE.rows, SINGLE_SHAPE.cols);
+    let (bw, bh) = (SINGLE_BLOCK.x as u64, SINGLE_BLOCK.y as u64);
+    let runs = single_launch_runs(SINGLE_SHAPE, SINGLE_BLOCK);
+    let (cell, left, top, gap) = (13.0, 16.0, 70.0, 34.0);
+    let panel = cols as f64 * cell;
+    let count = |wrong: &[bool]| wrong.iter().filter(|&&w| w).count();
+    let summary: Vec<String> = runs.iter().map(|(name, _, wrong)| format!("{name} {} wrong", count(wrong))).collect();
+    let mut fig = Figure::new(
+        left + runs.len() as f64 * (panel + gap) - gap + 16.0,
+        top + rows as f64 * cell + 46.0,
+        &format!(
+            "The {rows} by {cols} lattice table filled by one launch of {bw} by {bh} blocks, threads one at a time, under \
+             four block orders, each block numbered by when it runs and each cell orange where it differs from the \
+             scalar DP: {}. An order that runs every block after the blocks above it and to its left fills the table \
+             right",
+            summary.join(", ")
+        ),
+    );
+    for (i, (name, position, wrong)) in runs.iter().enumerate() {
+        let g = Grid::new(left + i as f64 * (panel + gap), top, cell, cell, rows, cols).with_rules(0.0);
+        g.draw(&mut fig, |r, c| Some(if wrong[(r * cols + c) as usize] { ORANGE } else { TINTS[0] }), |_, _| None, 10.0);
+        let blocks_across = cols.div_ceil(bw);
+        g.boundaries(&mut fig, |r, c| (r / bh) * blocks_across + c / bw, CELL_INK, 1.5);
+        for (b, at) in position.iter().enumerate() {
+            let (by, bx) = (b as u64 / blocks_across, b as u64 % blocks_across);
+            let (x, y) = g.corner(by * bh, bx * bw);
+            let (cx, cy) = (x + bw as f64 * cell / 2.0, y + bh as f64 * cell / 2.0);
+            fig.bold(cx, cy, 12.0, Anchor::Middle, CELL_INK, &(at + 1).to_string());
+        }
+        let n = count(wrong);
+        fig.bold(g.x, top - 40.0, 13.0, Anchor::Start, INK, name);
+        fig.text(g.x, top - 20.0, 12.0, Anchor::Start, INK, &format!("{n} of {} cells wrong", rows * cols));
+    }
+    let y = top + rows as f64 * cell + 24.0;
+    let end = fig.legend(left, y, &[(TINTS[0], "same as the scalar DP"), (ORANGE, "wrong")]);
+    fig.text(end, y, 12.0, Anchor::Start, INK, "number = when the block runs");
+    fig.finish()
 }
 
 /// A table that notes every store, so a replay can say who wrote a cell.

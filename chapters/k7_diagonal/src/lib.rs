@@ -534,7 +534,7 @@ fn sequence_3x3() -> String {
 /// The worked example: every figure of the source's K.7 output.
 pub fn worked_example() -> String {
     let mut out = Report::new();
-    out.heading("K.7: diagonal order, and the wavefront dependency it exposes");
+    out.heading("K.7: a diagonal's cells are independent; consecutive diagonals are not");
     out.blank();
     out.line("The zigzag walk of a 3x3 matrix holding 1..9:");
     let walked = sequence_3x3();
@@ -569,7 +569,7 @@ pub fn worked_example() -> String {
         let ok = grid == scalar_dp(shape);
         all_dp &= ok;
         out.line(format!(
-            "  {shape}, block_dim_x={SOURCE_BLOCK_X}, {launches} launches (one per diagonal): matches the scalar DP: {}",
+            "  {shape}, block_dim_x={SOURCE_BLOCK_X}, {launches} launches (one per diagonal): the same table as scalar_dp: {}",
             report::verdict(ok)
         ));
     }
@@ -683,7 +683,7 @@ pub fn tiled_report() -> String {
             simulate_tiled(shape, tile, &BlockOrder::Shuffled(shape.elements()), Interleaving::LockStep)
                 .expect("valid launch");
         out.line(format!(
-            "  {shape}, {tile}x{tile} tiles: {launches} launches instead of {}: matches the scalar DP: {}",
+            "  {shape}, {tile}x{tile} tiles: {launches} launches instead of {}: the same table as scalar_dp: {}",
             diagonal_count(shape),
             report::verdict(grid == scalar_dp(shape))
         ));
@@ -774,13 +774,13 @@ pub fn shape_report(
     let (grid, launches) = simulate_wavefront(shape, block_x, &BlockOrder::Shuffled(seed))?;
     progress(work.wavefront);
     out.line(format!(
-        "  lattice_wavefront, block_dim_x={block_x}, {launches} launches: matches the scalar DP: {}",
+        "  lattice_wavefront, block_dim_x={block_x}, {launches} launches: the same table as scalar_dp: {}",
         report::verdict(grid == reference)
     ));
     let (grid, launches) = simulate_tiled(shape, tile, &BlockOrder::Shuffled(seed), Interleaving::LockStep)?;
     progress(work.tiled);
     out.line(format!(
-        "  lattice_tiled, {tile}x{tile} tiles, {launches} launches: matches the scalar DP: {}",
+        "  lattice_tiled, {tile}x{tile} tiles, {launches} launches: the same table as scalar_dp: {}",
         report::verdict(grid == reference)
     ));
     let corner = reference[reference.len() - 1];

@@ -15,6 +15,7 @@
 //! * [`chapter`]: a chapter as one value, and [`section`] what its GPU
 //!   section came to;
 //! * [`measured`]: the schema of a measurement record;
+//! * [`occupancy`]: how many blocks fit on a multiprocessor;
 //! * [`report`]: formatting shared by every chapter's printed report;
 //! * [`progress`]: progress bars for long work;
 //! * [`book`]: the check that ties each shown output to the code;
@@ -36,6 +37,7 @@ pub mod lab;
 pub mod ladder;
 pub mod layout;
 pub mod measured;
+pub mod occupancy;
 pub mod progress;
 pub mod report;
 pub mod section;

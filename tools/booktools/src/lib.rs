@@ -6,11 +6,13 @@
 //!
 //! * [`records`]: a measurement record as markdown and bar charts;
 //! * [`counters`]: Nsight Compute's CSV beside the simulator's predictions;
+//! * [`rows_wrong`]: K.4's tallies of rows wrong per run, as histograms;
 //! * [`sanitizer`]: compute-sanitizer's logs, each by its closing line;
 //! * [`suite`]: the GPU suite's logs, verdict by verdict.
 
 pub mod counters;
 pub mod records;
+pub mod rows_wrong;
 pub mod sanitizer;
 pub mod suite;
 
@@ -68,7 +70,8 @@ pub fn chart_name(record: &str, section: &Section, index: usize, table: usize) -
 /// `book/measured/NAME.json`: the whole record `NAME.md` (the hardware
 /// page's), each chapter's section alone as `NAME-kN.md` (the chapter page's
 /// "How fast can it go"), `NAME-run.md` (where it ran), and a chart
-/// `NAME-kN-T.svg` of every table of two or more rows, shared by both. For
+/// `NAME-kN-T.svg` of every table of two or more rows, shared by both, and
+/// `NAME-kN-rows-wrong.svg` where a section tallies rows wrong per run. For
 /// every `book/measured/NAME-ncu.csv` (Nsight Compute's `--csv` output):
 /// `NAME-ncu.md`, the counters beside the simulator's predictions. Then the
 /// sanitizer logs as one table, and each GPU suite log as a list.
@@ -137,6 +140,11 @@ fn record_pages(dir: &Path, stem: &str, record: &Record) -> Vec<(PathBuf, String
         r.card, r.compute_capability, r.driver, r.driver_cuda, r.date
     );
     pages.push((dir.join(format!("{stem}-run.md")), run));
+    for section in &record.sections {
+        if let (Some(key), Some(svg)) = (records::section_key(&section.chapter), rows_wrong::render(section, &r.card)) {
+            pages.push((dir.join(format!("{stem}-{key}-rows-wrong.svg")), svg));
+        }
+    }
     for (i, section) in record.sections.iter().enumerate() {
         if let Some(key) = records::section_key(&section.chapter).filter(|_| !section.tables.is_empty()) {
             let md = records::render_section(section, &unmeasured(section), |table| charts[i][table].clone());
