@@ -8,6 +8,7 @@
 //! * [`libs`]: finding the CUDA libraries, saying where it looked;
 //! * [`nvrtc`]: compiling CUDA C++ at run time (lab checks, older GPUs);
 //! * [`runner`]: the [`Gpu`] every chapter launches through;
+//! * [`graph`]: launches captured once into a CUDA graph and replayed;
 //! * [`blas`]: cuBLAS's sgemm, for K.5;
 //! * [`section`]: the "On this GPU" report and its bandwidth tables;
 //! * [`ladder`]: every chapter's numbered versions, validated then timed;
@@ -18,6 +19,7 @@
 pub mod blas;
 pub mod check;
 pub mod doctor;
+pub mod graph;
 pub mod kernels;
 pub mod ladder;
 pub mod libs;
