@@ -145,6 +145,18 @@ pub fn parse(file_name: &str, log: &str) -> Option<Summary> {
             }
         }
     }
+    // An error a kernel wrong on purpose left behind (the API call that
+    // next meets the aborted launch) is that kernel's.
+    let mut last: Option<String> = None;
+    for f in &mut findings {
+        match &f.kernel {
+            Some(k) => last = Some(k.clone()),
+            None if f.what.starts_with("Program hit ") => {
+                f.kernel = last.clone().filter(|k| wrong_on_purpose.contains(k));
+            }
+            None => {}
+        }
+    }
     Some(Summary { tool: tool.to_string(), command, result, findings, wrong_on_purpose, small_runs })
 }
 
