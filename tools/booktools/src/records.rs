@@ -61,7 +61,7 @@ pub fn section_key(chapter: &str) -> Option<String> {
 /// measured yet. `chart` names the figure file of table `i`, or `None` for
 /// a table without a chart.
 pub fn render_section(s: &Section, unmeasured: &[&str], mut chart: impl FnMut(usize) -> Option<String>) -> String {
-    let mut md = render_checks(&s.checks);
+    let mut md = render_checks(&s.checks, &s.lines);
     let lines = shown_lines(&s.lines);
     if !lines.is_empty() {
         let _ = writeln!(md, "\n<pre class=\"measured\">");
@@ -124,6 +124,8 @@ fn cell(shape: &str, extra: &str, c: &Check) -> String {
         .split(", ")
         .filter(|part| *part != "all match" && Some(*part) != elements.map(|n| format!("{n} elements")).as_deref())
         .collect();
+    // A label's parenthesised remark alone needs no second pair of brackets.
+    let extra = extra.strip_prefix('(').and_then(|e| e.strip_suffix(')')).filter(|e| !e.contains(['(', ')'])).unwrap_or(extra);
     let mut notes: Vec<String> = Vec::new();
     if !extra.is_empty() {
         notes.push(extra.to_string());
@@ -136,17 +138,51 @@ fn cell(shape: &str, extra: &str, c: &Check) -> String {
     text.replace('|', "\\|")
 }
 
+/// The shapes the commentary `lines` name (`4097x8191,` in a heading),
+/// each with its element count.
+fn named_shapes(lines: &[String]) -> Vec<(String, u64)> {
+    let mut shapes: Vec<(String, u64)> = Vec::new();
+    for word in lines.iter().flat_map(|l| l.split(' ')) {
+        let word = word.trim_end_matches([',', ':']);
+        let Some((r, c)) = word.split_once('x') else { continue };
+        if let (Ok(r), Ok(c)) = (r.parse::<u64>(), c.parse::<u64>()) {
+            if !shapes.iter().any(|(w, _)| w == word) {
+                shapes.push((word.to_string(), r * c));
+            }
+        }
+    }
+    shapes
+}
+
+/// A check whose label names a kernel but no shape, placed at the one
+/// shape of `shapes` whose element count its detail states
+/// (`33558527 elements, ...`): the shape its heading named.
+fn shape_from_detail(c: &Check, shapes: &[(String, u64)]) -> Option<(String, String, String)> {
+    let (kernel, extra) = c.label.trim().split_once(' ').unwrap_or((c.label.trim(), ""));
+    if !(kernel.contains('_') && kernel.chars().all(|ch| ch.is_ascii_lowercase() || ch.is_ascii_digit() || ch == '_')) {
+        return None;
+    }
+    let n: u64 = c.detail.strip_suffix(", all match").unwrap_or(&c.detail).split_once(" elements")?.0.parse().ok()?;
+    let mut at = shapes.iter().filter(|(_, count)| *count == n);
+    match (at.next(), at.next()) {
+        (Some((shape, _)), None) => Some((shape.clone(), kernel.to_string(), extra.trim().to_string())),
+        _ => None,
+    }
+}
+
 /// A section's checks: one table, a row per shape and a column per kernel,
-/// for the checks whose label names both (each cell the verdict of every
-/// check of that kernel on that shape, in order; `—` where none ran),
-/// then the other checks as a list.
-pub fn render_checks(checks: &[Check]) -> String {
+/// for the checks whose label names both, or names the kernel and states
+/// the element count of a shape the commentary `lines` name (each cell the
+/// verdict of every check of that kernel on that shape, in order; `—` where
+/// none ran), then the other checks as a list.
+pub fn render_checks(checks: &[Check], lines: &[String]) -> String {
+    let named = named_shapes(lines);
     let mut shapes: Vec<String> = Vec::new();
     let mut kernels: Vec<String> = Vec::new();
     let mut cells: Vec<(String, String, String)> = Vec::new();
     let mut others: Vec<&Check> = Vec::new();
     for c in checks {
-        match shape_and_kernel(&c.label) {
+        match shape_and_kernel(&c.label).or_else(|| shape_from_detail(c, &named)) {
             Some((shape, kernel, extra)) => {
                 if !shapes.contains(&shape) {
                     shapes.push(shape.clone());
@@ -391,15 +427,17 @@ mod tests {
             check("4x6, 4x4 blocks, add_row_major (row-major data)", "24 elements, all match", true),
             check("5x5 lattice_wavefront", "9 launches, 25 elements, all match", true),
             check("  fill_checked", "2000 of 2000 runs equal the simulator", true),
+            check("  add_col_major (col-major data)", "33558527 elements, all match", true),
         ];
-        let md = render_checks(&checks);
-        assert!(md.starts_with("6 of 7 checks agree; each shape"), "{md}");
-        let header = "| Shape | `transpose_tile32` | `transpose_tile32_padded` | `transpose_v1_32x8` | `add_row_major` | `lattice_wavefront` |";
+        let md = render_checks(&checks, &["4097x8191, 32x8 blocks, each pairing:".to_string()]);
+        assert!(md.starts_with("7 of 8 checks agree; each shape"), "{md}");
+        let header = "| Shape | `transpose_tile32` | `transpose_tile32_padded` | `transpose_v1_32x8` | `add_row_major` | `lattice_wavefront` | `add_col_major` |";
         assert!(md.contains(header), "{md}");
-        assert!(md.contains("| 8x8 | agrees | agrees | — | — | — |"), "{md}");
-        assert!(md.contains("| 8191x8193 | — | — | agrees (grid 257x256); **DISAGREES** (grid 257x256, again; 3 mismatched) | — | — |"), "{md}");
-        assert!(md.contains("| 4x6 | — | — | — | agrees (4x4 blocks, (row-major data)) | — |"), "{md}");
-        assert!(md.contains("| 5x5 | — | — | — | — | agrees (9 launches) |"), "{md}");
+        assert!(md.contains("| 8x8 | agrees | agrees | — | — | — | — |"), "{md}");
+        assert!(md.contains("| 8191x8193 | — | — | agrees (grid 257x256); **DISAGREES** (grid 257x256, again; 3 mismatched) | — | — | — |"), "{md}");
+        assert!(md.contains("| 4x6 | — | — | — | agrees (4x4 blocks, (row-major data)) | — | — |"), "{md}");
+        assert!(md.contains("| 5x5 | — | — | — | — | agrees (9 launches) | — |"), "{md}");
+        assert!(md.contains("| 4097x8191 | — | — | — | — | — | agrees (col-major data) |"), "{md}");
         assert!(md.ends_with("\n- fill_checked: 2000 of 2000 runs equal the simulator — agrees\n"), "{md}");
         assert_eq!(shape_and_kernel("the timed fills"), None);
     }
