@@ -9,6 +9,7 @@
 //! * [`nvrtc`]: compiling CUDA C++ at run time (lab checks, older GPUs);
 //! * [`hints`]: why a student's kernel cannot be launched as it stands;
 //! * [`runner`]: the [`Gpu`] every chapter launches through;
+//! * [`graph`]: launches captured once into a CUDA graph and replayed;
 //! * [`blas`]: cuBLAS's sgemm, for K.5;
 //! * [`section`]: the "On this GPU" report and its bandwidth tables, in its
 //!   three modes: whole, small shapes for the sanitizers (`KTRAV_GPU_SMALL=1`)
@@ -22,6 +23,7 @@ pub mod blas;
 pub mod check;
 pub mod doctor;
 pub mod hints;
+pub mod graph;
 pub mod kernels;
 pub mod ladder;
 pub mod libs;

@@ -17,6 +17,33 @@ pub mod metric {
     pub const GLOBAL_LD_SECTORS: &str = "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum";
     /// Global load requests (one per warp instruction).
     pub const GLOBAL_LD_REQUESTS: &str = "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum";
+    /// 32-byte sectors global stores touched.
+    pub const GLOBAL_ST_SECTORS: &str = "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum";
+    /// Global store requests (one per warp instruction).
+    pub const GLOBAL_ST_REQUESTS: &str = "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum";
+    /// Bytes through the L2, as a share of its peak over the launch.
+    pub const L2_THROUGHPUT: &str = "lts__t_bytes.sum.pct_of_peak_sustained_elapsed";
+    /// Bytes to and from DRAM, as a share of its peak over the launch.
+    pub const DRAM_THROUGHPUT: &str = "dram__bytes.sum.pct_of_peak_sustained_elapsed";
+    /// The launch's duration.
+    pub const DURATION: &str = "gpu__time_duration.sum";
+    /// Cycles from the launch's start to its end, on the slowest GPC.
+    pub const ELAPSED_CYCLES: &str = "gpc__cycles_elapsed.max";
+    /// Cycles each multiprocessor had a warp resident, summed over them.
+    pub const SM_ACTIVE_CYCLES: &str = "sm__cycles_active.sum";
+    /// Warp instructions executed.
+    pub const INSTRUCTIONS: &str = "smsp__inst_executed.sum";
+
+    /// What the teaching kernels are profiled for: bank conflicts and
+    /// sectors per load, beside the simulator's predictions.
+    pub const TEACHING: [&str; 5] =
+        [SHARED_LD_CONFLICTS, SHARED_LD_WAVEFRONTS, SHARED_LD_INSTRUCTIONS, GLOBAL_LD_SECTORS, GLOBAL_LD_REQUESTS];
+    /// What a bandwidth-bound version is profiled for: how busy the L2 and
+    /// DRAM were, and how many sectors each warp's store touched.
+    pub const THROUGHPUT: [&str; 5] = [L2_THROUGHPUT, DRAM_THROUGHPUT, GLOBAL_ST_SECTORS, GLOBAL_ST_REQUESTS, DURATION];
+    /// What a latency-bound single launch is profiled for: its elapsed
+    /// cycles against the cycles its multiprocessors were busy.
+    pub const CYCLES: [&str; 4] = [ELAPSED_CYCLES, SM_ACTIVE_CYCLES, DURATION, INSTRUCTIONS];
 }
 
 /// One kernel's counters, summed over every launch of it that was profiled.
@@ -42,6 +69,22 @@ impl KernelCounters {
     /// conflicts, up to 32 when all 32 lanes hit one bank.
     pub fn wavefronts_per_shared_load(&self) -> Option<f64> {
         self.ratio(metric::SHARED_LD_WAVEFRONTS, metric::SHARED_LD_INSTRUCTIONS)
+    }
+
+    /// A metric's mean over the launches.
+    pub fn mean(&self, name: &str) -> Option<f64> {
+        let v = *self.metrics.get(name)?;
+        (self.launches > 0).then(|| v / self.launches as f64)
+    }
+
+    /// 32-byte sectors per global store request.
+    pub fn sectors_per_store_request(&self) -> Option<f64> {
+        self.ratio(metric::GLOBAL_ST_SECTORS, metric::GLOBAL_ST_REQUESTS)
+    }
+
+    /// The grid as its dimensions, `(64, 64, 1)` as `[64, 64, 1]`.
+    pub fn grid_dims(&self) -> Vec<u64> {
+        self.grid.trim_matches(|c| c == '(' || c == ')').split(',').filter_map(|d| d.trim().parse().ok()).collect()
     }
 
     /// 32-byte sectors per global load request: 4 when a warp reads 128
@@ -142,16 +185,17 @@ pub fn parse_ncu_csv(text: &str) -> Result<Vec<KernelCounters>> {
     Ok(out)
 }
 
-/// The counters table of the hardware page: per kernel the measured ratios
-/// beside the simulator's predictions. Kernels without a prediction are
-/// listed with `—` in its columns.
+/// The counters table of the hardware page: per kernel with a prediction,
+/// the measured ratios beside the simulator's (the other kernels' counters
+/// are read where their goals are rendered).
 pub fn render_counters(counters: &[KernelCounters], predictions: &[Prediction]) -> String {
     let num = |v: Option<f64>| v.map_or("—".to_string(), |v| format!("{v:.2}"));
     let mut md = String::new();
     let _ = writeln!(md, "| Kernel | Grid | Launches | Wavefronts per shared load: measured, predicted | Sectors per request: measured, predicted |");
     let _ = writeln!(md, "| --- | --- | ---: | ---: | ---: |");
     for k in counters.iter().filter(|k| k.is_full_2d_grid()) {
-        let p = predictions.iter().find(|p| p.kernel == k.kernel);
+        let Some(p) = predictions.iter().find(|p| p.kernel == k.kernel) else { continue };
+        let p = Some(p);
         let _ = writeln!(
             md,
             "| `{}` | {} | {} | {}, {} | {}, {} |",

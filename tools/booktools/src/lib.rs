@@ -7,10 +7,14 @@
 //! * [`records`]: a measurement record as markdown and bar charts;
 //! * [`counters`]: Nsight Compute's CSV beside the simulator's predictions;
 //! * [`rows_wrong`]: K.4's tallies of rows wrong per run, as histograms;
-//! * [`sanitizer`]: compute-sanitizer's logs, each by its closing line;
+//! * [`goals`]: K.6's and K.7's ladders against their goals, with what the
+//!   counters show limits them;
+//! * [`sanitizer`]: compute-sanitizer's logs: a verdict per chapter and tool,
+//!   and what the tools say about the kernels wrong on purpose;
 //! * [`suite`]: the GPU suite's logs, verdict by verdict.
 
 pub mod counters;
+pub mod goals;
 pub mod records;
 pub mod rows_wrong;
 pub mod sanitizer;
@@ -46,6 +50,38 @@ fn stem(path: &Path) -> String {
     path.file_stem().expect("a file name").to_string_lossy().to_string()
 }
 
+/// The name under `book/measured/` of a file `scripts/measure` wrote, for
+/// the record called `name`: `record.json` is `NAME.json`, `ncu.csv`
+/// `NAME-ncu.csv`, every `.log` and `.txt` `NAME-FILE`; `None` for any other
+/// file.
+pub fn measured_name(file: &str, name: &str) -> Option<String> {
+    match file {
+        "record.json" => Some(format!("{name}.json")),
+        "ncu.csv" => Some(format!("{name}-ncu.csv")),
+        _ if file.ends_with(".log") || file.ends_with(".txt") => Some(format!("{name}-{file}")),
+        _ => None,
+    }
+}
+
+/// Copies what `scripts/measure` wrote under `dir` into [`measured_dir`],
+/// renamed by [`measured_name`]; returns each (from, to).
+pub fn import(dir: &Path, name: &str) -> Result<Vec<(PathBuf, PathBuf)>> {
+    let target = measured_dir();
+    let mut copied = Vec::new();
+    let mut entries: Vec<PathBuf> =
+        std::fs::read_dir(dir).with_context(|| format!("reading {}", dir.display()))?.filter_map(|e| e.ok().map(|e| e.path())).collect();
+    entries.sort();
+    for from in entries {
+        let file = from.file_name().expect("a file name").to_string_lossy().to_string();
+        if let Some(to) = measured_name(&file, name).map(|n| target.join(n)) {
+            std::fs::copy(&from, &to).with_context(|| format!("copying {} to {}", from.display(), to.display()))?;
+            copied.push((from, to));
+        }
+    }
+    anyhow::ensure!(!copied.is_empty(), "{} holds nothing scripts/measure writes", dir.display());
+    Ok(copied)
+}
+
 /// The chapter whose heading a record's section carries.
 pub fn chapter_of(section: &Section) -> Option<&'static Chapter> {
     CHAPTERS.iter().copied().find(|ch| ch.heading() == section.chapter)
@@ -73,8 +109,12 @@ pub fn chart_name(record: &str, section: &Section, index: usize, table: usize) -
 /// `NAME-kN-T.svg` of every table of two or more rows, shared by both, and
 /// `NAME-kN-rows-wrong.svg` where a section tallies rows wrong per run. For
 /// every `book/measured/NAME-ncu.csv` (Nsight Compute's `--csv` output):
-/// `NAME-ncu.md`, the counters beside the simulator's predictions. Then the
-/// sanitizer logs as one table, and each GPU suite log as a list.
+/// `NAME-ncu.md`, the counters beside the simulator's predictions; and
+/// `NAME-goals.md`, K.6's and K.7's ladders against their goals, read from
+/// the record and `NAME-ncu.csv`. Then the sanitizer logs: the verdict
+/// table of the small-shape logs (`sanitizers.md`), what they say about the
+/// kernels wrong on purpose (`sanitizers-wrong.md`) and every other log by
+/// its closing line (`sanitizers-whole.md`); and each GPU suite log as a list.
 pub fn measured_pages() -> Result<Vec<(PathBuf, String)>> {
     let dir = measured_dir();
     let mut inputs = files(&dir, "csv")?;
@@ -91,16 +131,27 @@ pub fn measured_pages() -> Result<Vec<(PathBuf, String)>> {
         }
         let record = Record::from_json(&text).with_context(|| format!("{}", path.display()))?;
         pages.extend(record_pages(&dir, &stem, &record));
+        let csv = dir.join(format!("{stem}-ncu.csv"));
+        let counters = if csv.exists() {
+            Some(counters::parse_ncu_csv(&read(&csv)?).with_context(|| format!("{}", csv.display()))?)
+        } else {
+            None
+        };
+        let goals = goals::render_spiral(&record, counters.as_deref()) + "\n" + &goals::render_wavefront(&record, counters.as_deref());
+        pages.push((dir.join(format!("{stem}-goals.md")), goals));
     }
-    let mut logs = Vec::new();
+    let mut small = Vec::new();
+    let mut other = Vec::new();
     for path in files(&dir, "log")? {
         let name = path.file_name().expect("a file name").to_string_lossy().to_string();
         if let Some(summary) = sanitizer::parse(&name, &read(&path)?) {
-            logs.push((name, summary));
+            if name.contains("-small-") { small.push((name, summary)) } else { other.push((name, summary)) }
         }
     }
     let gpu_chapters: Vec<&str> = CHAPTERS.iter().filter(|ch| ch.gpu_section.is_some()).map(|ch| ch.id).collect();
-    pages.push((dir.join("sanitizers.md"), sanitizer::render(&logs, &gpu_chapters)));
+    pages.push((dir.join("sanitizers.md"), sanitizer::render_small(&small, &gpu_chapters)));
+    pages.push((dir.join("sanitizers-wrong.md"), sanitizer::render_wrong(&small, &gpu_chapters)));
+    pages.push((dir.join("sanitizers-whole.md"), sanitizer::render(&other)));
     for path in files(&dir, "log")?.into_iter().filter(|p| p.to_string_lossy().contains("gpu-suite")) {
         let stem = stem(&path);
         pages.push((dir.join(format!("{stem}.md")), suite::render_suite_log(&stem, &read(&path)?)));
@@ -189,6 +240,35 @@ pub fn profiled() -> Vec<(&'static Chapter, Prediction)> {
             sectors_per_global_request: Some(copy_sectors(mapping)),
         };
         out.push((&k3_grid_mapping::CHAPTER, prediction));
+    }
+    out
+}
+
+/// Every kernel `scripts/measure` profiles with Nsight Compute, as
+/// (chapter id, kernel, metrics): the teaching kernels of [`profiled`] for
+/// bank conflicts and sectors per load; K.6's newest versions and K.2's
+/// versions (the tiled permutation nearest a copy, its reference) for the
+/// L2's and DRAM's throughput and sectors per store; K.7's versions that
+/// keep the recurrence for elapsed against active cycles.
+pub fn profile_list() -> Vec<(&'static str, &'static str, &'static [&'static str])> {
+    use k2_transpose::TileLayout;
+    use k3_grid_mapping::Mapping;
+    let teaching = &counters::metric::TEACHING[..];
+    let mut out: Vec<(&str, &str, &[&str])> = Vec::new();
+    for layout in [TileLayout::Square, TileLayout::Padded] {
+        out.push((k2_transpose::CHAPTER.id, layout.kernel(), teaching));
+    }
+    for mapping in [Mapping::XToCol, Mapping::XToRow] {
+        out.push((k3_grid_mapping::CHAPTER.id, mapping.kernel(), teaching));
+    }
+    for v in k2_transpose::CHAPTER.versions {
+        out.push((k2_transpose::CHAPTER.id, v.kernel, &counters::metric::THROUGHPUT[..]));
+    }
+    for v in goals::spiral_profiled() {
+        out.push((k6_spiral::CHAPTER.id, v.kernel, &counters::metric::THROUGHPUT[..]));
+    }
+    for v in goals::wavefront_versions() {
+        out.push((k7_diagonal::CHAPTER.id, v.kernel, &counters::metric::CYCLES[..]));
     }
     out
 }

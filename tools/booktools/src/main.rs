@@ -3,9 +3,12 @@
 //! * `booktools refresh` rewrites `book/outputs/`, `book/figures/` and the
 //!   pages and charts made from `book/measured/` from the code (what
 //!   `scripts/refresh-outputs` runs; review the diff before committing);
-//! * `booktools profiled` prints, one per line, the chapter and kernel of
-//!   every kernel the hardware page profiles with Nsight Compute (what
-//!   `scripts/measure` reads).
+//! * `booktools profiled` prints, one per line, the chapter, kernel and
+//!   Nsight Compute metrics (comma-separated) of every kernel the measured
+//!   pages read counters of (what `scripts/measure` profiles);
+//! * `booktools import DIR` copies what `scripts/measure DIR` wrote into
+//!   `book/measured/`, each file under the record's name (`h200` unless
+//!   `--name` says otherwise): then run `scripts/refresh-outputs`.
 
 use appendix_k::CHAPTERS;
 use clap::Parser;
@@ -24,8 +27,16 @@ struct Args {
 enum Command {
     /// Rewrite book/outputs/, book/figures/ and the measured pages from the code (review the diff before committing)
     Refresh,
-    /// Print "CHAPTER KERNEL" for every kernel the hardware page profiles with Nsight Compute
+    /// Print "CHAPTER KERNEL METRIC,METRIC,..." for every kernel the measured pages read Nsight Compute counters of
     Profiled,
+    /// Copy what `scripts/measure DIR` wrote into book/measured/, each file named after the record (NAME.json, NAME-ncu.csv, NAME-*.log, NAME-doctor*.txt)
+    Import {
+        /// The folder `scripts/measure` wrote
+        dir: std::path::PathBuf,
+        /// The record's name: the card, as in book/measured/h200.json
+        #[arg(long, default_value = "h200")]
+        name: String,
+    },
 }
 
 fn main() {
@@ -33,8 +44,13 @@ fn main() {
     match args.command {
         Command::Refresh => refresh(),
         Command::Profiled => {
-            for (ch, prediction) in booktools::profiled() {
-                cli::print(&format!("{} {}\n", ch.id, prediction.kernel));
+            for (ch, kernel, metrics) in booktools::profile_list() {
+                cli::print(&format!("{ch} {kernel} {}\n", metrics.join(",")));
+            }
+        }
+        Command::Import { dir, name } => {
+            for (from, to) in cli::or_exit(booktools::import(&dir, &name)) {
+                cli::print(&format!("{} -> {}\n", from.display(), to.display()));
             }
         }
     }

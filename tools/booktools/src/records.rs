@@ -2,7 +2,7 @@
 //! record for the hardware page, each chapter's section for its own page,
 //! and a bar chart of every table.
 
-use ktrav::measured::{Record, Section, Table};
+use ktrav::measured::{Check, Record, Section, Table};
 use ktrav::report;
 use std::fmt::Write as _;
 
@@ -61,14 +61,11 @@ pub fn section_key(chapter: &str) -> Option<String> {
 /// measured yet. `chart` names the figure file of table `i`, or `None` for
 /// a table without a chart.
 pub fn render_section(s: &Section, unmeasured: &[&str], mut chart: impl FnMut(usize) -> Option<String>) -> String {
-    let mut md = String::new();
-    for c in &s.checks {
-        let verdict = if c.ok { "agrees" } else { "**DISAGREES**" };
-        let _ = writeln!(md, "- {}: {} — {verdict}", c.label, c.detail);
-    }
-    if !s.lines.is_empty() {
+    let mut md = render_checks(&s.checks, &s.lines);
+    let lines = shown_lines(&s.lines);
+    if !lines.is_empty() {
         let _ = writeln!(md, "\n<pre class=\"measured\">");
-        for l in &s.lines {
+        for l in lines {
             let _ = writeln!(md, "{}", escape(l));
         }
         let _ = writeln!(md, "</pre>");
@@ -88,6 +85,161 @@ pub fn render_section(s: &Section, unmeasured: &[&str], mut chart: impl FnMut(us
         let _ = writeln!(md, "\nNot measured yet (newer than this record): {}.", names.join(", "));
     }
     md
+}
+
+/// A check's label read as `SHAPE ... KERNEL ...`: the shape (`8191x8193`),
+/// the kernel (the first word of lowercase letters, digits and
+/// underscores that holds an underscore), and what else the label says
+/// (`grid 257x256, 1 round(s)`). `None` for a label without both.
+pub fn shape_and_kernel(label: &str) -> Option<(String, String, String)> {
+    let label = label.trim();
+    let (first, rest) = label.split_once(' ')?;
+    let shape = first.trim_end_matches(',');
+    let is_shape = shape.split_once('x').is_some_and(|(r, c)| {
+        !r.is_empty() && !c.is_empty() && r.chars().all(|ch| ch.is_ascii_digit()) && c.chars().all(|ch| ch.is_ascii_digit())
+    });
+    if !is_shape {
+        return None;
+    }
+    let words: Vec<&str> = rest.split(' ').filter(|w| !w.is_empty()).collect();
+    let is_kernel = |w: &str| {
+        let w = w.trim_end_matches(',');
+        w.contains('_') && w.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+    };
+    let at = words.iter().position(|w| is_kernel(w))?;
+    let kernel = words[at].trim_end_matches(',').to_string();
+    let mut others: Vec<&str> = words[..at].to_vec();
+    others.extend(&words[at + 1..]);
+    let extra = others.join(" ").trim_matches([',', ' ']).to_string();
+    Some((shape.to_string(), kernel, extra))
+}
+
+/// A check's cell: its verdict, then what its label and detail add to the
+/// shape and kernel (the element count when it is the shape's, and "all
+/// match", say nothing more and are left out).
+fn cell(shape: &str, extra: &str, c: &Check) -> String {
+    let elements: Option<u64> = shape.split_once('x').and_then(|(r, col)| Some(r.parse::<u64>().ok()? * col.parse::<u64>().ok()?));
+    let detail: Vec<&str> = c
+        .detail
+        .split(", ")
+        .filter(|part| *part != "all match" && Some(*part) != elements.map(|n| format!("{n} elements")).as_deref())
+        .collect();
+    // A label's parenthesised remark alone needs no second pair of brackets.
+    let extra = extra.strip_prefix('(').and_then(|e| e.strip_suffix(')')).filter(|e| !e.contains(['(', ')'])).unwrap_or(extra);
+    let mut notes: Vec<String> = Vec::new();
+    if !extra.is_empty() {
+        notes.push(extra.to_string());
+    }
+    if !detail.is_empty() {
+        notes.push(detail.join(", "));
+    }
+    let verdict = if c.ok { "agrees" } else { "**DISAGREES**" };
+    let text = if notes.is_empty() { verdict.to_string() } else { format!("{verdict} ({})", notes.join("; ")) };
+    text.replace('|', "\\|")
+}
+
+/// The shapes the commentary `lines` name (`4097x8191,` in a heading),
+/// each with its element count.
+fn named_shapes(lines: &[String]) -> Vec<(String, u64)> {
+    let mut shapes: Vec<(String, u64)> = Vec::new();
+    for word in lines.iter().flat_map(|l| l.split(' ')) {
+        let word = word.trim_end_matches([',', ':']);
+        let Some((r, c)) = word.split_once('x') else { continue };
+        if let (Ok(r), Ok(c)) = (r.parse::<u64>(), c.parse::<u64>()) {
+            if !shapes.iter().any(|(w, _)| w == word) {
+                shapes.push((word.to_string(), r * c));
+            }
+        }
+    }
+    shapes
+}
+
+/// A check whose label names a kernel but no shape, placed at the one
+/// shape of `shapes` whose element count its detail states
+/// (`33558527 elements, ...`): the shape its heading named.
+fn shape_from_detail(c: &Check, shapes: &[(String, u64)]) -> Option<(String, String, String)> {
+    let (kernel, extra) = c.label.trim().split_once(' ').unwrap_or((c.label.trim(), ""));
+    if !(kernel.contains('_') && kernel.chars().all(|ch| ch.is_ascii_lowercase() || ch.is_ascii_digit() || ch == '_')) {
+        return None;
+    }
+    let n: u64 = c.detail.strip_suffix(", all match").unwrap_or(&c.detail).split_once(" elements")?.0.parse().ok()?;
+    let mut at = shapes.iter().filter(|(_, count)| *count == n);
+    match (at.next(), at.next()) {
+        (Some((shape, _)), None) => Some((shape.clone(), kernel.to_string(), extra.trim().to_string())),
+        _ => None,
+    }
+}
+
+/// A section's checks: one table, a row per shape and a column per kernel,
+/// for the checks whose label names both, or names the kernel and states
+/// the element count of a shape the commentary `lines` name (each cell the
+/// verdict of every check of that kernel on that shape, in order; `—` where
+/// none ran), then the other checks as a list.
+pub fn render_checks(checks: &[Check], lines: &[String]) -> String {
+    let named = named_shapes(lines);
+    let mut shapes: Vec<String> = Vec::new();
+    let mut kernels: Vec<String> = Vec::new();
+    let mut cells: Vec<(String, String, String)> = Vec::new();
+    let mut others: Vec<&Check> = Vec::new();
+    for c in checks {
+        match shape_and_kernel(&c.label).or_else(|| shape_from_detail(c, &named)) {
+            Some((shape, kernel, extra)) => {
+                if !shapes.contains(&shape) {
+                    shapes.push(shape.clone());
+                }
+                if !kernels.contains(&kernel) {
+                    kernels.push(kernel.clone());
+                }
+                let text = cell(&shape, &extra, c);
+                cells.push((shape, kernel, text));
+            }
+            None => others.push(c),
+        }
+    }
+    let mut md = String::new();
+    if !cells.is_empty() {
+        let agreed = checks.iter().filter(|c| c.ok).count();
+        let _ = writeln!(md, "{agreed} of {} checks agree; each shape (rows x columns) against each kernel:\n", checks.len());
+        let heads: Vec<String> = kernels.iter().map(|k| format!("`{k}`")).collect();
+        let _ = writeln!(md, "| Shape | {} |", heads.join(" | "));
+        let _ = writeln!(md, "| --- |{}", " --- |".repeat(kernels.len()));
+        for shape in &shapes {
+            let row: Vec<String> = kernels
+                .iter()
+                .map(|k| {
+                    let here: Vec<&str> = cells.iter().filter(|(s, kk, _)| s == shape && kk == k).map(|(_, _, t)| t.as_str()).collect();
+                    if here.is_empty() { "—".to_string() } else { here.join("; ") }
+                })
+                .collect();
+            let _ = writeln!(md, "| {shape} | {} |", row.join(" | "));
+        }
+        if !others.is_empty() {
+            md.push('\n');
+        }
+    }
+    for c in others {
+        let verdict = if c.ok { "agrees" } else { "**DISAGREES**" };
+        let _ = writeln!(md, "- {}: {} — {verdict}", c.label.trim(), c.detail);
+    }
+    md
+}
+
+/// The commentary lines worth showing: every line but the headings left
+/// empty. A heading is a line ending in `:`; it is empty when it is the
+/// last line, or when the next line is another heading no deeper than it
+/// (what it headed were checks, which the checks table shows, or a timing
+/// table, which has its own title).
+pub fn shown_lines(lines: &[String]) -> Vec<&str> {
+    let indent = |l: &str| l.len() - l.trim_start().len();
+    let heading = |l: &str| l.trim_end().ends_with(':');
+    lines
+        .iter()
+        .enumerate()
+        .filter(|(i, l)| {
+            !heading(l) || lines.get(i + 1).is_some_and(|next| !(heading(next) && indent(next) <= indent(l)))
+        })
+        .map(|(_, l)| l.as_str())
+        .collect()
 }
 
 /// The versions among `kernels` that no table row of `section` times.
@@ -209,7 +361,7 @@ mod tests {
             sections: vec![Section {
                 chapter: "K.2 Transpose".into(),
                 checks: vec![Check { label: "a".into(), detail: "4 elements, all match".into(), ok: true }],
-                lines: vec!["x < y".into()],
+                lines: vec!["x < y".into(), "  below".into()],
                 tables: vec![Table {
                     title: "8192x8192".into(),
                     copy_bytes: 1000,
@@ -227,7 +379,9 @@ mod tests {
         let r = sample();
         let md = render_markdown(&r, |_| vec![], |_, _| Some("figures/x.svg".into()));
         assert!(md.contains("| v1 | 1000 | 2.000 ms | 0 GB/s | 50.0% |"), "{md}");
-        assert!(md.contains("x &lt; y") && md.contains("1 of 1 agree") && md.contains("](figures/x.svg)"));
+        assert!(md.contains("x &lt; y\n  below"), "{md}");
+        assert!(md.contains("1 of 1 agree") && md.contains("](figures/x.svg)"));
+        assert!(md.contains("- a: 4 elements, all match — agrees"), "{md}");
         let svg = render_chart(&r.sections[0].tables[0]);
         assert!(svg.starts_with("<svg") && svg.contains("v1"));
         assert_eq!(svg, render_chart(&r.sections[0].tables[0]), "charts are deterministic");
@@ -257,5 +411,67 @@ mod tests {
         let md = render_section(&r.sections[0], &missing, |_| None);
         assert!(md.ends_with("\nNot measured yet (newer than this record): `v2`.\n"), "{md}");
         assert!(!render_section(&r.sections[0], &[], |_| None).contains("Not measured"));
+    }
+
+    fn check(label: &str, detail: &str, ok: bool) -> Check {
+        Check { label: label.into(), detail: detail.into(), ok }
+    }
+
+    #[test]
+    fn checks_become_one_table_of_shapes_by_kernels() {
+        let checks = [
+            check("8x8 transpose_tile32", "64 elements, all match", true),
+            check("8x8 transpose_tile32_padded", "64 elements, all match", true),
+            check("  8191x8193 transpose_v1_32x8, grid 257x256", "67108863 elements, all match", true),
+            check("  8191x8193 transpose_v1_32x8, grid 257x256, again", "67108863 elements, 3 mismatched", false),
+            check("4x6, 4x4 blocks, add_row_major (row-major data)", "24 elements, all match", true),
+            check("5x5 lattice_wavefront", "9 launches, 25 elements, all match", true),
+            check("  fill_checked", "2000 of 2000 runs equal the simulator", true),
+            check("  add_col_major (col-major data)", "33558527 elements, all match", true),
+        ];
+        let md = render_checks(&checks, &["4097x8191, 32x8 blocks, each pairing:".to_string()]);
+        assert!(md.starts_with("7 of 8 checks agree; each shape"), "{md}");
+        let header = "| Shape | `transpose_tile32` | `transpose_tile32_padded` | `transpose_v1_32x8` | `add_row_major` | `lattice_wavefront` | `add_col_major` |";
+        assert!(md.contains(header), "{md}");
+        assert!(md.contains("| 8x8 | agrees | agrees | — | — | — | — |"), "{md}");
+        assert!(md.contains("| 8191x8193 | — | — | agrees (grid 257x256); **DISAGREES** (grid 257x256, again; 3 mismatched) | — | — | — |"), "{md}");
+        assert!(md.contains("| 4x6 | — | — | — | agrees (4x4 blocks, (row-major data)) | — | — |"), "{md}");
+        assert!(md.contains("| 5x5 | — | — | — | — | agrees (9 launches) | — |"), "{md}");
+        assert!(md.contains("| 4097x8191 | — | — | — | — | — | agrees (col-major data) |"), "{md}");
+        assert!(md.ends_with("\n- fill_checked: 2000 of 2000 runs equal the simulator — agrees\n"), "{md}");
+        assert_eq!(shape_and_kernel("the timed fills"), None);
+    }
+
+    #[test]
+    fn headings_left_empty_are_not_shown() {
+        let lines: Vec<String> = [
+            "the source's shapes:",
+            "larger shapes, each kernel against the plain one:",
+            "  1x67108864 copy_x_to_row: not launchable",
+            "each kernel launched many times; before every launch",
+            "the matrix is poisoned:",
+            "4x10 matrix, 2000 runs",
+            "times on the table:",
+            "  scalar DP: 101.3 ms",
+            "bandwidth on 8192x8192 floats:",
+        ]
+        .map(String::from)
+        .to_vec();
+        let shown = shown_lines(&lines);
+        assert_eq!(
+            shown,
+            [
+                "larger shapes, each kernel against the plain one:",
+                "  1x67108864 copy_x_to_row: not launchable",
+                "each kernel launched many times; before every launch",
+                "the matrix is poisoned:",
+                "4x10 matrix, 2000 runs",
+                "times on the table:",
+                "  scalar DP: 101.3 ms",
+            ]
+        );
+        let mut s = sample().sections.remove(0);
+        s.lines = vec!["only a heading:".into()];
+        assert!(!render_section(&s, &[], |_| None).contains("<pre"));
     }
 }

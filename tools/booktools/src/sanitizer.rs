@@ -1,5 +1,28 @@
 //! What a `compute-sanitizer` run reported, read from its log, so the book's
 //! claim that the kernels are clean is rendered from the logs themselves.
+//!
+//! Two kinds of log: a chapter's small-shape mode under one tool
+//! (`NAME-small-TOOL-CHAPTER.log`, as `scripts/measure` writes them), which
+//! gives the verdict table, chapter by tool; and any other run
+//! (`NAME-TOOL-CHAPTER.log` over a whole GPU section, or a harness's log),
+//! listed by its closing line. In a small-mode log every launch has its
+//! `small-run` line (see `ktrav_gpu::section`), and the kernels with
+//! `role=wrong` are wrong on purpose: their findings are expected, shown
+//! apart, and left out of the chapter's verdict.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+/// Every tool a chapter's small-shape mode is run under.
+pub const SMALL_TOOLS: [&str; 4] = ["memcheck", "racecheck", "synccheck", "initcheck"];
+
+/// One finding: the line that opens it, and the kernel it names, if any
+/// (an error in a host API call names none).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Finding {
+    pub what: String,
+    pub kernel: Option<String>,
+}
 
 /// One sanitizer log: the tool, what it ran, and its closing summary.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -9,16 +32,81 @@ pub struct Summary {
     /// The command it ran, from the log's first line when the log starts
     /// with `$ `, else empty.
     pub command: String,
-    /// Errors it counted and its `ERROR SUMMARY` or `RACECHECK SUMMARY`
-    /// line, verbatim; `None` when the log has no summary: the run did not
-    /// finish (it was stopped at its time limit).
+    /// Errors (or racecheck's hazards) it counted and its `ERROR SUMMARY`
+    /// or `RACECHECK SUMMARY` line, verbatim; `None` when the log has no
+    /// summary: the run did not finish (it was stopped at its time limit).
     pub result: Option<(u64, String)>,
+    /// Every finding the log prints, in order.
+    pub findings: Vec<Finding>,
+    /// The kernels the run's `small-run` lines mark `role=wrong`.
+    pub wrong_on_purpose: Vec<String>,
+    /// The `small-summary` line's runs and disagreements, if the log has one.
+    pub small_runs: Option<(u64, u64)>,
+}
+
+/// A chapter's verdict under one tool, its wrong-on-purpose kernels set
+/// apart.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// No log at all.
+    NotRun,
+    /// A log without a summary: stopped at its time limit.
+    Stopped,
+    /// Findings outside the wrong-on-purpose kernels (0: clean), in the
+    /// tool's unit.
+    Found { count: u64, unit: &'static str },
+}
+
+impl Verdict {
+    /// `clean`, `3 errors`, `1 hazard`, `no verdict: stopped at its time limit`.
+    pub fn describe(&self) -> String {
+        match self {
+            Verdict::NotRun => "not run yet: no log".into(),
+            Verdict::Stopped => "no verdict: stopped at its time limit".into(),
+            Verdict::Found { count: 0, .. } => "clean".into(),
+            Verdict::Found { count, unit } => {
+                format!("**{count} {}**", if *count == 1 { unit.trim_end_matches('s') } else { unit })
+            }
+        }
+    }
+}
+
+/// The value of `key=` in a `small-run` or `small-summary` line.
+fn field<'a>(line: &'a str, key: &str) -> Option<&'a str> {
+    line.split(' ').find_map(|f| f.strip_prefix(key)?.strip_prefix('='))
+}
+
+/// The kernel an `at ...` frame names: `at fill_row+0x1b0 in f.cu:38`,
+/// `at fill_row(float *, int)+0x1b0 in ...` or `at 0x1b0 in fill_row(...)`.
+fn frame_kernel(frame: &str) -> Option<String> {
+    let rest = frame.split_once("at ")?.1.trim();
+    let name = if rest.starts_with("0x") { rest.split_once(" in ")?.1.trim() } else { rest };
+    let end = name.find(['(', '+', ' ']).unwrap_or(name.len());
+    let name = &name[..end];
+    (!name.is_empty() && !name.starts_with("0x")).then(|| name.to_string())
+}
+
+/// Whether a sanitizer line (prefix removed, not indented) opens a finding.
+fn opens_finding(line: &str) -> bool {
+    const OPENINGS: [&str; 9] = [
+        "Invalid ",
+        "Misaligned ",
+        "Out-of-range ",
+        "Uninitialized ",
+        "Race reported",
+        "Barrier error",
+        "Program hit ",
+        "Malloc/Free error",
+        "Illegal ",
+    ];
+    let line = line.strip_prefix("Error: ").or_else(|| line.strip_prefix("Warning: ")).unwrap_or(line);
+    OPENINGS.iter().any(|o| line.starts_with(o))
 }
 
 /// Reads a log whose name says the tool (`...-memcheck-...log`); `None`
 /// for a file that is no sanitizer log.
 pub fn parse(file_name: &str, log: &str) -> Option<Summary> {
-    let tool = ["memcheck", "racecheck", "synccheck", "initcheck"].into_iter().find(|t| file_name.contains(t))?;
+    let tool = SMALL_TOOLS.into_iter().find(|t| file_name.contains(t))?;
     let result = log
         .lines()
         .map(|l| l.trim_start_matches("========= ").trim())
@@ -28,22 +116,153 @@ pub fn parse(file_name: &str, log: &str) -> Option<Summary> {
             Some((errors, line.to_string()))
         });
     let command = log.lines().next().and_then(|l| l.strip_prefix("$ ")).unwrap_or("").trim().to_string();
-    Some(Summary { tool: tool.to_string(), command, result })
+    let mut findings: Vec<Finding> = Vec::new();
+    let mut wrong_on_purpose: Vec<String> = Vec::new();
+    let mut small_runs = None;
+    for line in log.lines() {
+        if line.starts_with("small-run ") {
+            if let (Some("wrong"), Some(kernel)) = (field(line, "role"), field(line, "kernel")) {
+                if !wrong_on_purpose.iter().any(|k| k == kernel) {
+                    wrong_on_purpose.push(kernel.to_string());
+                }
+            }
+            continue;
+        }
+        if line.starts_with("small-summary ") {
+            let num = |key| field(line, key).and_then(|v| v.parse().ok());
+            small_runs = num("runs").zip(num("disagree"));
+            continue;
+        }
+        let Some(body) = line.strip_prefix("=========") else { continue };
+        let indented = body.starts_with("  ");
+        let body = body.trim();
+        if !indented && opens_finding(body) {
+            let kernel = body.contains(" at ").then(|| frame_kernel(body)).flatten();
+            findings.push(Finding { what: body.to_string(), kernel });
+        } else if indented && body.starts_with("at ") {
+            if let Some(last) = findings.last_mut().filter(|f| f.kernel.is_none()) {
+                last.kernel = frame_kernel(body);
+            }
+        }
+    }
+    // An error a kernel wrong on purpose left behind (the API call that
+    // next meets the aborted launch) is that kernel's.
+    let mut last: Option<String> = None;
+    for f in &mut findings {
+        match &f.kernel {
+            Some(k) => last = Some(k.clone()),
+            None if f.what.starts_with("Program hit ") => {
+                f.kernel = last.clone().filter(|k| wrong_on_purpose.contains(k));
+            }
+            None => {}
+        }
+    }
+    Some(Summary { tool: tool.to_string(), command, result, findings, wrong_on_purpose, small_runs })
 }
 
-/// The tools every chapter's whole GPU section is run under.
-pub const SECTION_TOOLS: [&str; 3] = ["memcheck", "racecheck", "synccheck"];
+impl Summary {
+    /// The findings in kernels wrong on purpose, by kernel, in order.
+    pub fn wrong_findings(&self) -> BTreeMap<&str, Vec<&Finding>> {
+        let mut by_kernel: BTreeMap<&str, Vec<&Finding>> = BTreeMap::new();
+        for f in &self.findings {
+            if let Some(k) = f.kernel.as_deref().filter(|k| self.wrong_on_purpose.iter().any(|w| w == k)) {
+                by_kernel.entry(k).or_default().push(f);
+            }
+        }
+        by_kernel
+    }
 
-/// Whether `file` is the log of `tool` over the GPU section of `chapter`
-/// (`NAME-TOOL-CHAPTER.log`, as `scripts/measure` names them).
-pub fn is_section_log(file: &str, tool: &str, chapter: &str) -> bool {
-    file.ends_with(&format!("-{tool}-{chapter}.log"))
+    /// The verdict on everything but the kernels wrong on purpose: the
+    /// summary's count less the findings printed for those kernels (a
+    /// finding the tool counted but did not print stays in the verdict).
+    pub fn verdict(&self) -> Verdict {
+        let unit = if self.tool == "racecheck" { "hazards" } else { "errors" };
+        match &self.result {
+            None => Verdict::Stopped,
+            Some((count, _)) => {
+                let wrong: usize = self.wrong_findings().values().map(Vec::len).sum();
+                Verdict::Found { count: count.saturating_sub(wrong as u64), unit }
+            }
+        }
+    }
 }
 
-/// A markdown table of every summary, then a row for each of `chapters`
-/// (the chapters with a GPU section) and [`SECTION_TOOLS`] that has no log,
-/// saying so.
-pub fn render(summaries: &[(String, Summary)], chapters: &[&str]) -> String {
+/// Whether `file` is the small-shape log of `tool` over `chapter`
+/// (`NAME-small-TOOL-CHAPTER.log`).
+pub fn is_small_log(file: &str, tool: &str, chapter: &str) -> bool {
+    file.ends_with(&format!("-small-{tool}-{chapter}.log"))
+}
+
+/// The verdict table, a row per chapter of `chapters` (the chapters with a
+/// GPU section) and a column per tool of [`SMALL_TOOLS`], every cell read
+/// from that chapter's small-shape log under that tool, linked to it.
+pub fn render_small(summaries: &[(String, Summary)], chapters: &[&str]) -> String {
+    let mut md = format!("| Chapter | {} |\n| --- |{}\n", SMALL_TOOLS.join(" | "), " --- |".repeat(SMALL_TOOLS.len()));
+    for chapter in chapters {
+        let _ = write!(md, "| {chapter} |");
+        for tool in SMALL_TOOLS {
+            match summaries.iter().find(|(file, _)| is_small_log(file, tool, chapter)) {
+                Some((file, s)) => {
+                    let _ = write!(md, " [{}](measured/{file}) |", s.verdict().describe());
+                }
+                None => {
+                    let _ = write!(md, " {} |", Verdict::NotRun.describe());
+                }
+            }
+        }
+        md.push('\n');
+    }
+    md
+}
+
+/// What the tools say about the kernels wrong on purpose, from the small
+/// logs: per chapter and tool, each such kernel's findings counted by the
+/// kind of finding (the line that opens it, its address details dropped),
+/// or that the tool found nothing in it.
+pub fn render_wrong(summaries: &[(String, Summary)], chapters: &[&str]) -> String {
+    let mut md = String::new();
+    for chapter in chapters {
+        for tool in SMALL_TOOLS {
+            let Some((file, s)) = summaries.iter().find(|(file, _)| is_small_log(file, tool, chapter)) else { continue };
+            if s.wrong_on_purpose.is_empty() {
+                continue;
+            }
+            let found = s.wrong_findings();
+            for kernel in &s.wrong_on_purpose {
+                let said = match found.get(kernel.as_str()) {
+                    _ if s.result.is_none() => "no verdict: the run stopped at its time limit".to_string(),
+                    None => "nothing".to_string(),
+                    Some(findings) => {
+                        let mut kinds: Vec<(String, usize)> = Vec::new();
+                        for f in findings {
+                            let kind = finding_kind(&f.what);
+                            match kinds.iter_mut().find(|(k, _)| *k == kind) {
+                                Some((_, n)) => *n += 1,
+                                None => kinds.push((kind, 1)),
+                            }
+                        }
+                        kinds.iter().map(|(k, n)| format!("{n} × {k}")).collect::<Vec<_>>().join("; ")
+                    }
+                };
+                let _ = writeln!(md, "- {chapter}, `{kernel}`, {tool}: {said} ([log](measured/{file}))");
+            }
+        }
+    }
+    if md.is_empty() {
+        md.push_str("- No small-shape log marks a kernel wrong on purpose yet.\n");
+    }
+    md
+}
+
+/// A finding's kind: its opening line up to any address, thread or block.
+fn finding_kind(what: &str) -> String {
+    let cut = [" at ", " by thread", " in block", " Address"].iter().filter_map(|m| what.find(m)).min().unwrap_or(what.len());
+    what[..cut].trim_end_matches([' ', '.', ':']).replace('|', "\\|")
+}
+
+/// A markdown table of every other log's summary (whole sections,
+/// harness runs).
+pub fn render(summaries: &[(String, Summary)]) -> String {
     let mut md = String::from("| Tool | What it ran | Summary | Log |\n| --- | --- | --- | --- |\n");
     for (file, s) in summaries {
         let command = if s.command.is_empty() { "see the log".to_string() } else { format!("`{}`", s.command) };
@@ -52,13 +271,6 @@ pub fn render(summaries: &[(String, Summary)], chapters: &[&str]) -> String {
             None => "did not finish within its time limit: no verdict".to_string(),
         };
         md.push_str(&format!("| {} | {command} | {summary} | [{file}](measured/{file}) |\n", s.tool));
-    }
-    for tool in SECTION_TOOLS {
-        for chapter in chapters {
-            if !summaries.iter().any(|(file, _)| is_section_log(file, tool, chapter)) {
-                md.push_str(&format!("| {tool} | {chapter}'s GPU section | not run yet: no log | — |\n"));
-            }
-        }
     }
     md
 }
@@ -72,25 +284,70 @@ mod tests {
         let log = "$ compute-sanitizer --tool racecheck ./k2\n========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)\n";
         let s = parse("h200-racecheck-k2.log", log).unwrap();
         assert_eq!((s.tool.as_str(), s.command.as_str()), ("racecheck", "compute-sanitizer --tool racecheck ./k2"));
-        assert_eq!(s.result.map(|r| r.0), Some(0));
+        assert_eq!(s.result.as_ref().map(|r| r.0), Some(0));
+        assert_eq!(s.verdict(), Verdict::Found { count: 0, unit: "hazards" });
         let bad = parse("x-memcheck.log", "========= ERROR SUMMARY: 3 errors\n").unwrap();
         assert_eq!(bad.result.as_ref().map(|r| r.0), Some(3));
+        assert_eq!(bad.verdict().describe(), "**3 errors**");
         let killed = parse("x-memcheck.log", "no summary: it was killed\n").unwrap();
         assert!(killed.result.is_none());
+        assert_eq!(killed.verdict().describe(), "no verdict: stopped at its time limit");
         assert!(parse("notes.log", log).is_none());
-        let md = render(&[("a.log".into(), bad), ("b.log".into(), killed)], &[]);
+        let md = render(&[("a.log".into(), bad), ("b.log".into(), killed)]);
         assert!(md.contains("| memcheck | see the log | ERROR SUMMARY: 3 errors |"), "{md}");
         assert!(md.contains("did not finish"), "{md}");
     }
 
     #[test]
-    fn a_chapter_without_a_log_is_said_to_have_none() {
-        let log = "========= ERROR SUMMARY: 0 errors\n";
-        let logs = vec![("h200-memcheck-k9_x.log".to_string(), parse("h200-memcheck-k9_x.log", log).unwrap())];
-        let md = render(&logs, &["k9_x"]);
-        assert!(!md.contains("| memcheck | k9_x's GPU section |"), "{md}");
-        for tool in ["racecheck", "synccheck"] {
-            assert!(md.contains(&format!("| {tool} | k9_x's GPU section | not run yet: no log | — |")), "{md}");
-        }
+    fn frames_name_their_kernel_in_every_form() {
+        assert_eq!(frame_kernel("at fill_row_only_checked+0x1b0 in /k4.cu:38").as_deref(), Some("fill_row_only_checked"));
+        assert_eq!(frame_kernel("at fill(float *, int)+0x10 in f.cu:3").as_deref(), Some("fill"));
+        assert_eq!(frame_kernel("at 0x1b0 in fill_row(float*, unsigned long)").as_deref(), Some("fill_row"));
+        assert_eq!(frame_kernel("no frame"), None);
+    }
+
+    /// A small-mode log with a finding in a kernel wrong on purpose and one
+    /// in a kernel that is not: only the second counts against the chapter,
+    /// the first is shown apart by its kind.
+    #[test]
+    fn findings_in_kernels_wrong_on_purpose_are_set_apart() {
+        let log = "\
+$ KTRAV_GPU_SMALL=1 compute-sanitizer --tool memcheck k4_boundary_check
+small-run chapter=k4_boundary_check kernel=fill_checked role=teaching shape=37x61 grid=2x8 block=32x8 result=agrees
+small-run chapter=k4_boundary_check kernel=fill_row_only_checked role=wrong shape=37x61 grid=2x8 block=32x8 result=shown wrong=61/2257
+========= Invalid __global__ write of size 4 bytes
+=========     at fill_row_only_checked+0x1b0 in /k/kernels/k4_boundary_check.cu:38
+=========     by thread (5,0,0) in block (1,0,0)
+=========     Address 0x7f0000001000 is out of bounds
+=========
+========= Invalid __global__ write of size 4 bytes
+=========     at fill_row_only_checked+0x1b0 in /k/kernels/k4_boundary_check.cu:38
+=========     by thread (6,0,0) in block (1,0,0)
+========= Invalid __global__ read of size 4 bytes
+=========     at fill_checked+0x80 in /k/kernels/k4_boundary_check.cu:30
+small-summary chapter=k4_boundary_check runs=2 disagree=0
+========= ERROR SUMMARY: 3 errors
+";
+        let s = parse("h200-small-memcheck-k4_boundary_check.log", log).unwrap();
+        assert_eq!(s.wrong_on_purpose, ["fill_row_only_checked"]);
+        assert_eq!(s.small_runs, Some((2, 0)));
+        assert_eq!(s.findings.len(), 3);
+        assert_eq!(s.verdict().describe(), "**1 error**");
+        let logs = vec![("h200-small-memcheck-k4_boundary_check.log".to_string(), s)];
+        let table = render_small(&logs, &["k4_boundary_check"]);
+        assert!(table.contains("| k4_boundary_check | [**1 error**](measured/h200-small-memcheck-k4_boundary_check.log) | not run yet: no log |"), "{table}");
+        let wrong = render_wrong(&logs, &["k4_boundary_check"]);
+        assert!(wrong.contains("- k4_boundary_check, `fill_row_only_checked`, memcheck: 2 × Invalid __global__ write of size 4 bytes"), "{wrong}");
+        let clean = log.replace("=========     at fill_checked+0x80 in /k/kernels/k4_boundary_check.cu:30\n", "").replace("read of size 4 bytes\n", "").replace("3 errors", "2 errors");
+        let clean = parse("h200-small-memcheck-k4_boundary_check.log", &clean).unwrap();
+        assert_eq!(clean.verdict().describe(), "clean");
+    }
+
+    #[test]
+    fn a_race_names_its_kernel_on_its_own_line() {
+        let log = "========= Error: Race reported between Write access at tile+0x50 in t.cu:9\n=========     and Read access at tile+0x90 in t.cu:12 [16 hazards]\n========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)\n";
+        let s = parse("x-small-racecheck-k2.log", log).unwrap();
+        assert_eq!(s.findings, [Finding { what: "Error: Race reported between Write access at tile+0x50 in t.cu:9".into(), kernel: Some("tile".into()) }]);
+        assert_eq!(s.verdict().describe(), "**1 hazard**");
     }
 }

@@ -74,22 +74,84 @@ fn each_chapter_section_is_on_its_chapters_page() {
     }
 }
 
-/// Each chapter with an "On this GPU" section has its whole section run
-/// under every tool the hardware page promises, or the table says which
-/// log is missing.
+/// Each chapter with an "On this GPU" section has a cell under every tool
+/// of its small-shape mode, a verdict linked to that chapter's log under
+/// that tool, or the words that no log exists.
 #[test]
-fn every_gpu_chapter_has_its_sanitizer_logs_or_the_page_says_not() {
+fn every_gpu_chapter_has_a_verdict_or_says_it_has_no_log_under_every_tool() {
     let pages = booktools::measured_pages().expect("the records render");
     let (_, table) = pages.iter().find(|(p, _)| p.ends_with("sanitizers.md")).expect("a sanitizer table");
+    let tools = booktools::sanitizer::SMALL_TOOLS;
+    assert!(table.starts_with(&format!("| Chapter | {} |", tools.join(" | "))), "{table}");
     for ch in appendix_k::CHAPTERS.iter().filter(|ch| ch.gpu_section.is_some()) {
-        for tool in booktools::sanitizer::SECTION_TOOLS {
-            let logged = table.lines().any(|row| {
-                row.split('|').nth(4).is_some_and(|log| booktools::sanitizer::is_section_log(log.split(']').next().unwrap_or(""), tool, ch.id))
-            });
-            let said_missing = table.contains(&format!("| {tool} | {}'s GPU section | not run yet: no log |", ch.id));
-            assert!(logged != said_missing, "{}: {tool}: logged {logged}, said missing {said_missing}\n{table}", ch.id);
+        let row = table.lines().find(|l| l.starts_with(&format!("| {} |", ch.id))).unwrap_or_else(|| panic!("no row for {}\n{table}", ch.id));
+        let cells: Vec<&str> = row.split(" | ").skip(1).map(|c| c.trim_end_matches(" |")).collect();
+        assert_eq!(cells.len(), tools.len(), "{row}");
+        for (cell, tool) in cells.iter().zip(tools) {
+            let linked = cell.split("](measured/").nth(1).map(|rest| rest.trim_end_matches(')'));
+            match linked {
+                Some(file) => assert!(booktools::sanitizer::is_small_log(file, tool, ch.id), "{}: {tool}: {cell}", ch.id),
+                None => assert_eq!(*cell, "not run yet: no log", "{}: {tool}", ch.id),
+            }
         }
     }
+}
+
+/// Made-up small-mode logs in compute-sanitizer's format render to their
+/// verdicts: a clean run, one with an error in a kernel that is not wrong
+/// on purpose (the error verdict), one whose only findings are in a kernel
+/// wrong on purpose (clean, the findings listed apart), and one stopped at
+/// its time limit (no verdict).
+#[test]
+fn made_up_logs_render_to_their_verdicts() {
+    let fixtures = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/sanitizer");
+    let mut logs = Vec::new();
+    let mut names: Vec<_> = std::fs::read_dir(fixtures).unwrap().flatten().map(|e| e.path()).collect();
+    names.sort();
+    for path in names {
+        let name = path.file_name().unwrap().to_string_lossy().to_string();
+        logs.push((name.clone(), booktools::sanitizer::parse(&name, &std::fs::read_to_string(&path).unwrap()).unwrap()));
+    }
+    let table = booktools::sanitizer::render_small(&logs, &["k4_boundary_check", "k7_diagonal"]);
+    assert!(table.contains("| k4_boundary_check | [clean](measured/x-small-memcheck-k4_boundary_check.log) | [clean](measured/x-small-racecheck-k4_boundary_check.log) | [**2 errors**](measured/x-small-synccheck-k4_boundary_check.log) | not run yet: no log |"), "{table}");
+    assert!(table.contains("| k7_diagonal | [no verdict: stopped at its time limit](measured/x-small-memcheck-k7_diagonal.log) |"), "{table}");
+    let wrong = booktools::sanitizer::render_wrong(&logs, &["k4_boundary_check", "k7_diagonal"]);
+    assert!(wrong.contains("- k4_boundary_check, `fill_row_only_checked`, memcheck: 3 × Invalid __global__ write of size 4 bytes; 1 × Program hit CUDA_ERROR_LAUNCH_FAILED (error 719) due to \"unspecified launch failure\" on CUDA API call to cuStreamSynchronize"), "{wrong}");
+    assert!(wrong.contains("- k4_boundary_check, `fill_row_only_checked`, racecheck: nothing"), "{wrong}");
+    assert!(wrong.contains("- k7_diagonal, `lattice_single_launch`, memcheck: no verdict"), "{wrong}");
+}
+
+/// The counters the goals are rendered from are exactly the ones
+/// `scripts/measure` collects (`booktools profiled`), and a CSV in ncu's
+/// format with them (made up, base units) renders K.6's L2-against-DRAM
+/// reading and K.7's hand-off bound; the committed record without them
+/// says "not measured yet".
+#[test]
+fn the_goals_read_exactly_what_the_ncu_part_collects() {
+    use booktools::counters::metric;
+    let list = booktools::profile_list();
+    let metrics_of = |kernel: &str| list.iter().find(|(_, k, _)| *k == kernel).map(|(_, _, m)| *m).unwrap_or_else(|| panic!("{kernel} is not profiled"));
+    for v in booktools::goals::spiral_profiled() {
+        assert_eq!(metrics_of(v.kernel), &metric::THROUGHPUT[..]);
+    }
+    for v in k2_transpose::CHAPTER.versions {
+        assert_eq!(metrics_of(v.kernel), &metric::THROUGHPUT[..]);
+    }
+    for v in booktools::goals::wavefront_versions() {
+        assert_eq!(metrics_of(v.kernel), &metric::CYCLES[..]);
+    }
+    assert!(!list.iter().any(|(_, k, _)| k7_diagonal::gpu::CLOSED_FORM_VERSIONS.contains(k)));
+    let csv = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/ncu-goals.csv")).unwrap();
+    let counters = booktools::counters::parse_ncu_csv(&csv).unwrap();
+    let record = ktrav::measured::Record::from_json(&std::fs::read_to_string(booktools::measured_dir().join("h200.json")).unwrap()).unwrap();
+    let spiral = booktools::goals::render_spiral(&record, Some(&counters));
+    assert!(spiral.contains("| `spiral_v3_tile64` | 8192x8192 | 80.0% | 62.0% | 1.29 | 4.85 |"), "{spiral}");
+    assert!(spiral.contains("| `transpose_v2_64x64_float2` | 8192x8192 | 85.0% | 80.0% | 1.06 | 4.00 |"), "{spiral}");
+    assert!(spiral.contains("moves 21% more through the L2 for each byte of DRAM traffic"), "{spiral}");
+    let wave = booktools::goals::render_wavefront(&record, Some(&counters));
+    assert!(wave.contains("| `lattice_v2_systolic_2rows` | 64 | 2290000 | 30000 cycles | 63 | 83% | 400000 cycles | not measured yet |"), "{wave}");
+    let none = booktools::goals::render_wavefront(&record, None);
+    assert!(none.contains("| `lattice_v2_systolic_2rows` | 64 | not measured yet |"), "{none}");
 }
 
 /// Every version of every chapter is timed in each record's section of
@@ -131,8 +193,9 @@ fn every_version_is_measured_or_said_not_to_be() {
 
 /// `scripts/measure` takes its chapters from `appendix_k --gpu-ids` and its
 /// profiled kernels from `booktools profiled`, so it names no chapter or
-/// kernel itself; and it runs each section under exactly the tools the
-/// sanitizer table expects.
+/// kernel itself; it runs each chapter's small-shape mode under exactly the
+/// tools the sanitizer table expects; and `booktools import` names every
+/// file it writes.
 #[test]
 fn the_measure_script_reads_its_lists_from_the_binaries() {
     let script = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../scripts/measure")).unwrap();
@@ -141,11 +204,19 @@ fn the_measure_script_reads_its_lists_from_the_binaries() {
     for ch in appendix_k::CHAPTERS {
         assert!(!code.contains(ch.id), "scripts/measure names {} itself", ch.id);
     }
-    for (_, p) in booktools::profiled() {
-        assert!(!code.contains(&p.kernel), "scripts/measure names {} itself", p.kernel);
+    for (_, kernel, _) in booktools::profile_list() {
+        assert!(!code.contains(kernel), "scripts/measure names {kernel} itself");
     }
-    let tools = format!("for tool in {}; do", booktools::sanitizer::SECTION_TOOLS.join(" "));
+    let tools = format!("for tool in {}; do", booktools::sanitizer::SMALL_TOOLS.join(" "));
     assert!(code.contains(&tools), "scripts/measure does not run `{tools}`");
+    assert!(code.contains("KTRAV_GPU_SMALL=1 timeout"), "the sanitizers run the small-shape mode, each with a time limit");
+    // Every file the script writes is one `booktools import` brings in.
+    for file in ["record.json", "ncu.csv", "gpu-suite.log", "gpu-suite-nvrtc.log", "gpu-suite-large.log", "doctor.txt", "doctor-nvrtc.txt"] {
+        assert!(code.contains(&format!("$out/{file}")), "scripts/measure does not write {file}");
+        assert!(booktools::measured_name(file, "h200").is_some(), "{file}");
+    }
+    assert_eq!(booktools::measured_name("small-memcheck-k2_transpose.log", "h200").as_deref(), Some("h200-small-memcheck-k2_transpose.log"));
+    assert!(booktools::sanitizer::is_small_log("h200-small-memcheck-k2_transpose.log", "memcheck", "k2_transpose"));
 }
 
 /// No chart under book/measured/ is left over from an older rendering: each

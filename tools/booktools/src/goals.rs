@@ -1,0 +1,342 @@
+//! The two ladders with a goal the card has not yet been shown to meet, set
+//! against it from a record and its Nsight Compute counters: K.6's spiral
+//! reorder (a share of a copy's bandwidth) and K.7's single-launch
+//! wavefront (a speed-up over the per-diagonal launches replayed from a
+//! graph). Each says by how much the best version misses or meets its goal
+//! and what the counters show limits it; a figure the record or the
+//! counters lack is said to be not measured yet, never guessed.
+
+use crate::counters::{metric, KernelCounters};
+use ktrav::ladder::Version;
+use ktrav::measured::{Record, Section, Table};
+use ktrav::{Chapter, Shape};
+use std::fmt::Write as _;
+
+/// K.6's goal: the best version's share of a copy of the same bytes, at
+/// both of [`SPIRAL_SHAPES`], in percent.
+pub const SPIRAL_GOAL_PERCENT: f64 = 85.0;
+/// The shapes K.6's goal is set at.
+pub const SPIRAL_SHAPES: [Shape; 2] = [Shape::new(4096, 4096), Shape::new(8192, 8192)];
+/// K.7's goal and aim: the best version that keeps the recurrence, as a
+/// speed-up over the per-diagonal launches replayed from a graph.
+pub const WAVEFRONT_GOAL: f64 = 50.0;
+pub const WAVEFRONT_AIM: f64 = 100.0;
+
+const NOT_MEASURED: &str = "not measured yet";
+
+/// The K.6 versions profiled for what limits them: the two newest rungs.
+pub fn spiral_profiled() -> Vec<&'static Version> {
+    k6_spiral::CHAPTER.versions.iter().rev().take(2).rev().collect()
+}
+
+/// The K.7 versions that keep the recurrence (every one but the closed
+/// forms).
+pub fn wavefront_versions() -> Vec<&'static Version> {
+    let closed = k7_diagonal::gpu::CLOSED_FORM_VERSIONS;
+    k7_diagonal::CHAPTER.versions.iter().filter(|v| !closed.contains(&v.kernel)).collect()
+}
+
+fn section<'r>(record: &'r Record, chapter: &Chapter) -> Option<&'r Section> {
+    record.sections.iter().find(|s| s.chapter == chapter.heading())
+}
+
+/// The counters of `kernel`'s launches on `shape`: those whose grid is the
+/// one the version's plan gives that shape (the versions profiled here
+/// size their grid by the shape alone, never by the SM count).
+fn counters_at<'c>(counters: &'c [KernelCounters], v: &Version, shape: Shape) -> Option<&'c KernelCounters> {
+    let grid = (v.plan)(shape, 1).ok()?.cfg.grid;
+    counters.iter().find(|k| k.kernel == v.kernel && k.grid_dims().get(..2) == Some(&[grid.x as u64, grid.y as u64][..]))
+}
+
+fn pct(v: Option<f64>) -> String {
+    v.map_or(NOT_MEASURED.to_string(), |v| format!("{v:.1}%"))
+}
+
+fn num(v: Option<f64>) -> String {
+    v.map_or(NOT_MEASURED.to_string(), |v| format!("{v:.2}"))
+}
+
+/// The table of `section` timed on `shape` against a copy.
+fn copy_table(section: Option<&Section>, shape: Shape) -> Option<&Table> {
+    let title = format!("{shape} floats");
+    section?.tables.iter().find(|t| t.yardstick.is_none() && t.title.starts_with(&title) && t.title.contains("how fast"))
+}
+
+/// The version of `chapter` with the largest share of the copy in `table`.
+fn best_share(table: &Table, chapter: &Chapter) -> Option<(&'static Version, f64)> {
+    chapter
+        .versions
+        .iter()
+        .filter_map(|v| table.rows.iter().find(|r| r.label == v.kernel).map(|r| (v, table.percent_of_copy(r))))
+        .max_by(|a, b| a.1.total_cmp(&b.1))
+}
+
+/// K.6 against its goal: per shape, the best version's share and the gap;
+/// then the counters of the profiled versions beside K.2's best transpose
+/// (a tiled permutation of the same bytes near the copy) at the larger shape.
+pub fn render_spiral(record: &Record, counters: Option<&[KernelCounters]>) -> String {
+    let spiral = &k6_spiral::CHAPTER;
+    let sec = section(record, spiral);
+    let mut md = String::new();
+    let _ = writeln!(md, "**{}**: goal, at least {SPIRAL_GOAL_PERCENT:.0}% of a copy of the same bytes at {} and {}.\n", spiral.heading(), SPIRAL_SHAPES[0], SPIRAL_SHAPES[1]);
+    let _ = writeln!(md, "| Shape | Best version | Share of the copy | Against the goal |");
+    let _ = writeln!(md, "| --- | --- | ---: | --- |");
+    for shape in SPIRAL_SHAPES {
+        match copy_table(sec, shape).and_then(|t| best_share(t, spiral)) {
+            Some((v, share)) => {
+                let gap = if share >= SPIRAL_GOAL_PERCENT {
+                    format!("meets it by {:.1} points", share - SPIRAL_GOAL_PERCENT)
+                } else {
+                    format!("misses it by {:.1} points", SPIRAL_GOAL_PERCENT - share)
+                };
+                let _ = writeln!(md, "| {shape} | `{}` | {share:.1}% | {gap} |", v.kernel);
+            }
+            None => {
+                let _ = writeln!(md, "| {shape} | {NOT_MEASURED} | {NOT_MEASURED} | {NOT_MEASURED} |");
+            }
+        }
+    }
+    let counters = counters.unwrap_or(&[]);
+    let reference_shape = SPIRAL_SHAPES[1];
+    let reference = copy_table(section(record, &k2_transpose::CHAPTER), reference_shape)
+        .and_then(|t| best_share(t, &k2_transpose::CHAPTER));
+    let _ = writeln!(
+        md,
+        "\nWhat Nsight Compute counted for the profiled versions (one launch each, at the card's own clocks), \
+         beside K.2's best transpose at {reference_shape}:\n"
+    );
+    let _ = writeln!(md, "| Kernel | Shape | L2 throughput | DRAM throughput | L2 over DRAM | Sectors per store request |");
+    let _ = writeln!(md, "| --- | --- | ---: | ---: | ---: | ---: |");
+    let mut rows: Vec<(&Version, Shape)> = Vec::new();
+    for shape in SPIRAL_SHAPES {
+        rows.extend(spiral_profiled().into_iter().map(|v| (v, shape)));
+    }
+    if let Some((v, _)) = reference {
+        rows.push((v, reference_shape));
+    }
+    let mut figures = Vec::new();
+    for (v, shape) in rows {
+        let k = counters_at(counters, v, shape);
+        let (l2, dram) = (k.and_then(|k| k.mean(metric::L2_THROUGHPUT)), k.and_then(|k| k.mean(metric::DRAM_THROUGHPUT)));
+        let ratio = l2.zip(dram).filter(|(_, d)| *d > 0.0).map(|(l, d)| l / d);
+        let stores = k.and_then(KernelCounters::sectors_per_store_request);
+        let _ = writeln!(md, "| `{}` | {shape} | {} | {} | {} | {} |", v.kernel, pct(l2), pct(dram), num(ratio), num(stores));
+        figures.push((v.kernel, shape, ratio, stores));
+    }
+    let reference_figures = figures.last().filter(|_| reference.is_some()).copied();
+    let best_large = copy_table(sec, reference_shape).and_then(|t| best_share(t, spiral)).map(|(v, _)| v.kernel);
+    let spiral_figures = figures.iter().find(|f| Some(f.0) == best_large && f.1 == reference_shape).copied();
+    match (spiral_figures, reference_figures) {
+        (Some((kernel, _, Some(ratio), Some(stores))), Some((r_kernel, _, Some(r_ratio), Some(r_stores)))) => {
+            let stores_say = if stores > r_stores {
+                "its rows of output start at any float rather than at a sector boundary, so its stores split over \
+                 partial sectors, which the L2 must merge"
+            } else {
+                "its stores touch no more sectors than the transpose's, so the extra L2 work is not in the stores"
+            };
+            let _ = writeln!(
+                md,
+                "\nWhat the counters show limits it: at {reference_shape}, `{kernel}` moves {:.0}% more through the L2 for each \
+                 byte of DRAM traffic than `{r_kernel}` does ({ratio:.2} against {r_ratio:.2}), and each warp's store touches \
+                 {stores:.2} sectors against {r_stores:.2}: {stores_say}.",
+                100.0 * (ratio / r_ratio - 1.0)
+            );
+        }
+        _ => {
+            let _ = writeln!(md, "\nWhat the counters show limits it: {NOT_MEASURED} (the record or its counters lack a figure above).");
+        }
+    }
+    md
+}
+
+/// The two baselines' times in a K.7 table: (graph, stream), each `None`
+/// where the table lacks it.
+fn baselines(t: &Table) -> (Option<f64>, Option<f64>) {
+    use k7_diagonal::gpu::{GRAPH_BASELINE, PER_DIAGONAL_KERNEL, STREAM_BASELINE};
+    let is = |label: &str, words: &str| label.starts_with(PER_DIAGONAL_KERNEL) && label.contains(words);
+    let find = |words: &str| match &t.yardstick {
+        Some(y) if is(y, words) => Some(t.copy_ms),
+        _ => t.rows.iter().find(|r| is(&r.label, words)).map(|r| r.ms),
+    };
+    (find(GRAPH_BASELINE), find(STREAM_BASELINE))
+}
+
+/// K.7 against its goal: every single-launch version over both baselines,
+/// the best that keeps the recurrence against the goal, and what bounds it:
+/// from the counters, the hand-off between bands (elapsed cycles against
+/// the bands' mean active cycles) times the number of hand-offs.
+pub fn render_wavefront(record: &Record, counters: Option<&[KernelCounters]>) -> String {
+    let ch = &k7_diagonal::CHAPTER;
+    let shape = k7_diagonal::gpu::LARGE_TABLES[0].0;
+    let table = section(record, ch).and_then(|s| s.tables.iter().find(|t| t.yardstick.is_some() && t.title.contains(&shape.to_string())));
+    let mut md = String::new();
+    let _ = writeln!(
+        md,
+        "**{}**: goal, one launch that keeps the recurrence at least {WAVEFRONT_GOAL:.0}x (aim {WAVEFRONT_AIM:.0}x) \
+         faster than the per-diagonal launches replayed from one CUDA graph, on the {shape} table.\n",
+        ch.heading()
+    );
+    let Some(t) = table else {
+        let _ = writeln!(md, "The {shape} table: {NOT_MEASURED}.");
+        return md;
+    };
+    let (graph, stream) = baselines(t);
+    let over = |base: Option<f64>, ms: f64| base.map_or(NOT_MEASURED.to_string(), |b| format!("{:.1}x", b / ms));
+    let ms = |v: Option<f64>| v.map_or(NOT_MEASURED.to_string(), |v| format!("{v:.3} ms"));
+    let _ = writeln!(md, "| Version | Time | Over the graph | Over the stream |");
+    let _ = writeln!(md, "| --- | ---: | ---: | ---: |");
+    let _ = writeln!(md, "| per-diagonal launches, one CUDA graph | {} | 1.0x | {} |", ms(graph), graph.map_or(NOT_MEASURED.to_string(), |g| over(stream, g)));
+    let _ = writeln!(md, "| per-diagonal launches, back to back on the stream | {} | {} | 1.0x |", ms(stream), stream.map_or(NOT_MEASURED.to_string(), |s| over(graph, s)));
+    let wavefront = wavefront_versions();
+    let mut best: Option<(&str, f64)> = None;
+    for v in ch.versions {
+        let Some(row) = t.rows.iter().find(|r| r.label == v.kernel) else {
+            let _ = writeln!(md, "| `{}` | {NOT_MEASURED} | | |", v.kernel);
+            continue;
+        };
+        let keeps = wavefront.iter().any(|w| w.kernel == v.kernel);
+        let note = if keeps { "" } else { " (closed form: no recurrence)" };
+        let _ = writeln!(md, "| `{}`{note} | {:.3} ms | {} | {} |", v.kernel, row.ms, over(graph, row.ms), over(stream, row.ms));
+        if keeps && best.is_none_or(|(_, b)| row.ms < b) {
+            best = Some((v.kernel, row.ms));
+        }
+    }
+    match (best, graph) {
+        (Some((kernel, best_ms)), Some(graph)) => {
+            let x = graph / best_ms;
+            let verdict = if x >= WAVEFRONT_GOAL {
+                format!("meets the goal{}", if x >= WAVEFRONT_AIM { " and the aim" } else { "" })
+            } else {
+                format!("misses the goal by a factor of {:.1}", WAVEFRONT_GOAL / x)
+            };
+            let _ = writeln!(md, "\nThe best version that keeps the recurrence, `{kernel}`, runs {x:.1}x faster than the graph: it {verdict}.");
+        }
+        (Some((kernel, best_ms)), None) => {
+            let _ = writeln!(
+                md,
+                "\nThe best version that keeps the recurrence, `{kernel}`, against the graph: {NOT_MEASURED} (this record times \
+                 the launches on the stream only, {} faster than those).",
+                over(stream, best_ms)
+            );
+        }
+        (None, _) => {
+            let _ = writeln!(md, "\nNo version that keeps the recurrence is timed in this record.");
+        }
+    }
+    md += &render_bound(counters.unwrap_or(&[]), shape, graph);
+    md
+}
+
+/// What bounds each profiled wavefront version on `shape`, from its
+/// counters: with B bands of one warp each, all resident from the start and
+/// band b waiting on band b-1, the launch lasts (B - 1) hand-offs plus one
+/// band's sweep and a band lives (B - 1) / 2 hand-offs plus a sweep on
+/// average; the two measured figures give the hand-off and the sweep.
+fn render_bound(counters: &[KernelCounters], shape: Shape, graph_ms: Option<f64>) -> String {
+    let mut md = format!(
+        "\nWhat bounds it, from Nsight Compute on the {shape} table: the elapsed cycles against the bands' mean active cycles \
+         (the multiprocessors' active cycles over the bands, one band of one warp on each) give the hand-off from one band to \
+         the next and one band's sweep:\n\n"
+    );
+    let _ = writeln!(md, "| Version | Bands | Elapsed cycles | Hand-off | Hand-offs | Share of the launch | One band's sweep | Ceiling over the graph |");
+    let _ = writeln!(md, "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+    for v in wavefront_versions() {
+        let k = counters_at(counters, v, shape);
+        let bands = (v.plan)(shape, 1).ok().map(|p| p.cfg.grid.x as f64);
+        let figures = k.and_then(|k| {
+            let (elapsed, active, ns) = (k.mean(metric::ELAPSED_CYCLES)?, k.mean(metric::SM_ACTIVE_CYCLES)?, k.mean(metric::DURATION)?);
+            let b = bands.filter(|b| *b > 1.0)?;
+            let mean_life = active / b;
+            let handoff = (elapsed - mean_life) / ((b - 1.0) / 2.0);
+            let sweep = elapsed - (b - 1.0) * handoff;
+            Some((b, elapsed, handoff, sweep, ns))
+        });
+        match figures {
+            Some((b, elapsed, handoff, sweep, ns)) => {
+                let handoffs_ms = (b - 1.0) * handoff * (ns / 1e6) / elapsed;
+                let ceiling = graph_ms.map_or(NOT_MEASURED.to_string(), |g| format!("{:.0}x", g / handoffs_ms));
+                let _ = writeln!(
+                    md,
+                    "| `{}` | {b:.0} | {elapsed:.0} | {handoff:.0} cycles | {:.0} | {:.0}% | {sweep:.0} cycles | {ceiling} |",
+                    v.kernel,
+                    b - 1.0,
+                    100.0 * (b - 1.0) * handoff / elapsed
+                );
+            }
+            None => {
+                let _ = writeln!(md, "| `{}` | {} | {NOT_MEASURED} | | | | | |", v.kernel, bands.map_or("—".into(), |b| format!("{b:.0}")));
+            }
+        }
+    }
+    let _ = writeln!(
+        md,
+        "\nThe ceiling is the graph's time over the hand-offs' alone: what the version could reach if a band's own sweep cost \
+         nothing and only the waits between bands remained."
+    );
+    md
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ktrav::measured::{Run, Timing};
+
+    fn table(title: &str, yardstick: Option<&str>, base_ms: f64, rows: &[(&str, f64)]) -> Table {
+        Table {
+            title: title.into(),
+            copy_bytes: 1 << 26,
+            copy_ms: base_ms,
+            repeats: 5,
+            rows: rows.iter().map(|(l, ms)| Timing { label: l.to_string(), bytes: 1 << 26, ms: *ms }).collect(),
+            yardstick: yardstick.map(String::from),
+        }
+    }
+
+    fn record(sections: Vec<Section>) -> Record {
+        Record { run: Run::default(), sections }
+    }
+
+    fn section_of(ch: &Chapter, tables: Vec<Table>) -> Section {
+        Section { chapter: ch.heading(), checks: vec![], lines: vec![], tables }
+    }
+
+    #[test]
+    fn the_spiral_says_by_how_much_it_misses_or_that_it_is_not_measured() {
+        let t = table("4096x4096 floats, how fast can it go", None, 1.0, &[("spiral_v3_tile64", 1.25), ("spiral_v4_mixed_bases", 1.2)]);
+        let r = record(vec![section_of(&k6_spiral::CHAPTER, vec![t])]);
+        let md = render_spiral(&r, None);
+        assert!(md.contains("| 4096x4096 | `spiral_v4_mixed_bases` | 83.3% | misses it by 1.7 points |"), "{md}");
+        assert!(md.contains("| 8192x8192 | not measured yet |"), "{md}");
+        assert!(md.contains("What the counters show limits it: not measured yet"), "{md}");
+    }
+
+    #[test]
+    fn the_wavefront_is_set_against_the_graph_and_its_bound_read_from_the_counters() {
+        use k7_diagonal::gpu::{GRAPH_BASELINE, STREAM_BASELINE};
+        let graph = format!("lattice_wavefront, 8191 {GRAPH_BASELINE}");
+        let stream = format!("lattice_wavefront, 8191 {STREAM_BASELINE}");
+        let t = table(
+            "the 4096x4096 table, how fast can it go",
+            Some(&graph),
+            12.0,
+            &[(&stream, 30.0), ("lattice_v2_systolic_2rows", 1.2), ("lattice_v3_binomial", 0.12), ("lattice_v5_skewed_staged", 1.0)],
+        );
+        let r = record(vec![section_of(&k7_diagonal::CHAPTER, vec![t])]);
+        // 64 bands: elapsed 63 h + S, mean life 31.5 h + S, with h = 30 000 and S = 400 000.
+        let (h, s, b) = (30_000.0, 400_000.0, 64.0);
+        let mut k = KernelCounters { kernel: "lattice_v5_skewed_staged".into(), grid: "(64, 1, 1)".into(), launches: 1, ..Default::default() };
+        k.metrics.insert(metric::ELAPSED_CYCLES.into(), 63.0 * h + s);
+        k.metrics.insert(metric::SM_ACTIVE_CYCLES.into(), b * (31.5 * h + s));
+        k.metrics.insert(metric::DURATION.into(), 1.0e6);
+        let md = render_wavefront(&r, Some(&[k]));
+        assert!(md.contains("| `lattice_v5_skewed_staged` | 1.000 ms | 12.0x | 30.0x |"), "{md}");
+        assert!(md.contains("| `lattice_v3_binomial` (closed form: no recurrence) | 0.120 ms | 100.0x | 250.0x |"), "{md}");
+        assert!(md.contains("`lattice_v5_skewed_staged`, runs 12.0x faster than the graph: it misses the goal by a factor of 4.2"), "{md}");
+        assert!(md.contains("| `lattice_v5_skewed_staged` | 64 | 2290000 | 30000 cycles | 63 | 83% | 400000 cycles | 15x |"), "{md}");
+        assert!(md.contains("| `lattice_v1_systolic` | 128 | not measured yet |"), "{md}");
+        // An older record: the stream is the yardstick, the graph is missing.
+        let t = table("the 4096x4096 table, how fast can it go", Some("lattice_wavefront, 8191 launches back to back"), 30.0, &[("lattice_v2_systolic_2rows", 1.2)]);
+        let md = render_wavefront(&record(vec![section_of(&k7_diagonal::CHAPTER, vec![t])]), None);
+        assert!(md.contains("`lattice_v2_systolic_2rows`, against the graph: not measured yet (this record times the launches on the stream only, 25.0x faster"), "{md}");
+    }
+}
