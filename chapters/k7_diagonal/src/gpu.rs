@@ -426,7 +426,7 @@ mod tests {
         let diagonals: u64 = SMALL_PER_DIAGONAL.iter().map(|&s| diagonal_count(s)).sum();
         assert_eq!(diagonals, 231);
         assert!(SMALL_PER_DIAGONAL.iter().any(|s| s.rows == 1 && s.cols > 1) && SMALL_PER_DIAGONAL.iter().any(|s| s.cols == 1 && s.rows > 1));
-        let ragged = |n: u64| n % SOURCE_TILE as u64 != 0 && n % SOURCE_BLOCK_X as u64 != 0;
+        let ragged = |n: u64| !n.is_multiple_of(SOURCE_TILE as u64) && !n.is_multiple_of(SOURCE_BLOCK_X as u64);
         assert!(SMALL_PER_DIAGONAL.iter().any(|s| ragged(s.rows) && ragged(s.cols)));
         assert!(SMALL_PER_DIAGONAL.contains(&Shape::new(1, 1)));
     }
