@@ -222,6 +222,11 @@ pub fn small(gpu: &Gpu, sec: &mut GpuSection) -> Result<()> {
         let cells = |f: fn(u64, u64) -> f32| (0..n).map(|i| f(i / shape.cols, i % shape.cols)).collect::<Vec<f32>>();
         let (a, b) = (gpu.upload(&cells(add_a))?, gpu.upload(&cells(add_b))?);
         let mut out = gpu.poisoned::<f32>(n as usize)?;
+        // The strays stay inside each buffer's 256-byte rounding only if the
+        // buffer starts on a 256-byte boundary, as CUDA's allocations do.
+        for address in [gpu.address(&out), gpu.address(&a), gpu.address(&b)] {
+            anyhow::ensure!(address.is_multiple_of(256), "a device buffer at {address:#x} is not 256-byte aligned");
+        }
         for (name, reads, reference, wrong) in KERNELS {
             let f = gpu.function(FILE, name)?;
             let inputs: &[&DeviceBuffer<f32>] = if reads { &[&a, &b] } else { &[] };

@@ -140,11 +140,12 @@ pub fn small(gpu: &Gpu, sec: &mut GpuSection) -> Result<()> {
     ladder(&dp(), small_shapes()).validate(gpu, sec)
 }
 
-/// The small shapes of the per-diagonal fills and the single launch: the
-/// small-shape mode's own, with its line and column cut to 200, since a
-/// per-diagonal fill makes one launch (and one wait) per diagonal.
+/// The small shapes of the per-diagonal fills and the single launch: 1x1,
+/// a line and a column, one ragged against the 4-cell tiles and blocks and
+/// one aligned, kept to 231 diagonals in all, since a per-diagonal fill
+/// makes one launch (and one wait) per diagonal and a sanitizer slows each.
 pub const SMALL_PER_DIAGONAL: [Shape; 5] =
-    [Shape::new(1, 1), Shape::new(1, 200), Shape::new(200, 1), Shape::new(37, 61), Shape::new(48, 64)];
+    [Shape::new(1, 1), Shape::new(1, 64), Shape::new(64, 1), Shape::new(21, 19), Shape::new(32, 32)];
 
 /// The section at a reader's shape (`--gpu`): the per-diagonal and tiled
 /// fills and every version (twice on one work buffer) against the scalar
@@ -498,6 +499,16 @@ mod tests {
         }
         assert!(crate::CHAPTER.versions.len() > CLOSED_FORM_VERSIONS.len(), "no version keeps the recurrence");
         assert!(crate::CHAPTER.kernel_source.unwrap().contains(&format!("void {PER_DIAGONAL_KERNEL}(")));
+    }
+
+    #[test]
+    fn the_small_per_diagonal_shapes_are_few_diagonals_with_the_edges() {
+        let diagonals: u64 = SMALL_PER_DIAGONAL.iter().map(|&s| diagonal_count(s)).sum();
+        assert_eq!(diagonals, 231);
+        assert!(SMALL_PER_DIAGONAL.iter().any(|s| s.rows == 1 && s.cols > 1) && SMALL_PER_DIAGONAL.iter().any(|s| s.cols == 1 && s.rows > 1));
+        let ragged = |n: u64| !n.is_multiple_of(SOURCE_TILE as u64) && !n.is_multiple_of(SOURCE_BLOCK_X as u64);
+        assert!(SMALL_PER_DIAGONAL.iter().any(|s| ragged(s.rows) && ragged(s.cols)));
+        assert!(SMALL_PER_DIAGONAL.contains(&Shape::new(1, 1)));
     }
 
     #[test]

@@ -33,7 +33,7 @@ pub mod record;
 pub mod runner;
 pub mod section;
 
-pub use ktrav::section::{DISABLE_ENV, LARGE_ENV, QUICK_ENV};
+pub use ktrav::section::{DISABLE_ENV, LARGE_ENV, QUICK_ENV, SMALL_ENV};
 pub use probe::{probe, DeviceInfo, Probe, Unavailable};
 pub use runner::{open, Args, DeviceBuffer, Gpu, Kernel, KernelPath, PushKernelArg, FORCE_NVRTC_ENV};
 pub use section::{gbps, median_ms, section, section_named, Bandwidth, GpuChecks, GpuSection};

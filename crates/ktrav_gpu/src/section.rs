@@ -338,21 +338,29 @@ pub fn section_at(
         Ok(gpu) => gpu,
         Err(reason) => return SectionOutcome::Skipped(reason.0),
     };
-    let fits = gpu.multiprocessors().and_then(|sms| Ok((needed(sms), gpu.free_memory()? as u64)));
-    match fits {
-        Ok((Some(needed), free)) if needed <= free => {}
-        Ok((Some(needed), free)) => ktrav::cli::fail(&format!(
-            "the {shape} run needs {needed} bytes ({:.2} GB) of device memory, and {free} bytes ({:.2} GB) are free",
-            needed as f64 / 1e9,
-            free as f64 / 1e9
-        )),
-        Ok((None, _)) => ktrav::cli::fail(&format!("the {shape} run needs more device memory than 64 bits can count")),
-        Err(e) => ktrav::cli::fail(&format!("reading the device's free memory failed: {e:#}")),
+    let needed = gpu.multiprocessors().map(needed);
+    if let Err(why) = needed.map_err(|e| format!("{e:#}")).and_then(|needed| fits(&gpu, shape, needed)) {
+        ktrav::cli::fail(&why);
     }
     let mut sec = GpuSection::new(&gpu, &chapter.heading(), std::env::var_os(LARGE_ENV).is_some());
     sec.id = chapter.id.to_string();
     sec.line(format!("every kernel and version at {shape}, checked, then timed:"));
     finish(&gpu, sec, checks)
+}
+
+/// Whether a run at `shape` that takes `needed` bytes of device memory fits
+/// in what is free now; if not, the one line that says so.
+pub fn fits(gpu: &Gpu, shape: Shape, needed: Option<u64>) -> std::result::Result<(), String> {
+    let free = gpu.free_memory().map_err(|e| format!("reading the device's free memory failed: {e:#}"))? as u64;
+    match needed {
+        Some(needed) if needed <= free => Ok(()),
+        Some(needed) => Err(format!(
+            "the {shape} run needs {needed} bytes ({:.2} GB) of device memory, and {free} bytes ({:.2} GB) are free",
+            needed as f64 / 1e9,
+            free as f64 / 1e9
+        )),
+        None => Err(format!("the {shape} run needs more device memory than 64 bits can count")),
+    }
 }
 
 /// Opens the GPU and runs `checks` in one mode.
@@ -400,6 +408,23 @@ mod tests {
         assert!(shapes.iter().any(|s| s.rows == 1 && s.cols > 1000));
         assert!(shapes.iter().any(|s| s.cols == 1 && s.rows > 1000));
         assert!(shapes.iter().any(|s| s.rows % 32 != 0 && s.cols % 32 != 0 && s.rows > 32 && s.cols > 32));
+    }
+
+    /// On a GPU: a run needing more than the free device memory is refused
+    /// in one line that says how much it needs; one that fits is let
+    /// through. Without one, says it was skipped.
+    #[test]
+    fn a_run_that_does_not_fit_says_how_much_it_needs() {
+        let Ok(gpu) = crate::open() else {
+            eprintln!("skipped: no GPU");
+            return;
+        };
+        let shape = Shape::new(5000, 3000);
+        let free = gpu.free_memory().unwrap() as u64;
+        assert_eq!(fits(&gpu, shape, Some(1 << 20)), Ok(()));
+        let e = fits(&gpu, shape, Some(2 * free)).unwrap_err();
+        assert!(e.starts_with(&format!("the 5000x3000 run needs {} bytes", 2 * free)) && e.ends_with("are free"), "{e}");
+        assert!(fits(&gpu, shape, None).unwrap_err().contains("64 bits"));
     }
 
     /// The line of the docs' example, field by field: a log reader splits
