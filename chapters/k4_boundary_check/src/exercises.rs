@@ -170,7 +170,7 @@ mod tests {
     fn find_the_bug_fails_on(shape: Shape) -> bool {
         let (cfg, _) = ktrav::lab::launches(&FIND_THE_BUG_EXERCISE, shape).unwrap()[0];
         let bx = cfg.block.x as u64;
-        shape.cols > bx && shape.cols % bx != 0
+        shape.cols > bx && !shape.cols.is_multiple_of(bx)
     }
 
     #[test]

@@ -154,7 +154,7 @@ mod tests {
     fn find_the_bug_fails_on(shape: Shape) -> bool {
         let (cfg, _) = ktrav::lab::launches(&FIND_THE_BUG_EXERCISE, shape).unwrap()[0];
         let (bx, by) = (cfg.block.x as u64, cfg.block.y as u64);
-        shape.cols >= bx && shape.cols % by != 0 && shape.rows >= shape.cols.div_ceil(by) * by
+        shape.cols >= bx && !shape.cols.is_multiple_of(by) && shape.rows >= shape.cols.div_ceil(by) * by
     }
 
     #[test]
