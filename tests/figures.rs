@@ -118,3 +118,25 @@ fn figures_stay_small_and_carry_a_title() {
         assert!(!svg.contains("fill=\"#fff") && !svg.contains("fill=\"white\""), "{part}: {name} paints white, which glares in the dark themes");
     }
 }
+
+/// K.7's page says the single launch comes out right under every block
+/// order that runs each block after the blocks above it and to its left,
+/// and wrong reversed: the figure's runs show both, and the orders drawn
+/// right are exactly those that keep that property.
+#[test]
+fn the_single_launch_figure_bears_out_the_page() {
+    use k7_diagonal::figures::{single_launch_runs, SINGLE_BLOCK, SINGLE_SHAPE};
+    let across = SINGLE_SHAPE.cols.div_ceil(SINGLE_BLOCK.x as u64) as usize;
+    let runs = single_launch_runs(SINGLE_SHAPE, SINGLE_BLOCK);
+    let names: Vec<&str> = runs.iter().map(|r| r.0).collect();
+    assert_eq!(names, ["forward", "column by column", "anti-diagonal", "reversed"]);
+    for (name, position, wrong) in &runs {
+        let after_neighbours = (0..position.len()).all(|b| {
+            let (by, bx) = (b / across, b % across);
+            (bx == 0 || position[b] > position[b - 1]) && (by == 0 || position[b] > position[b - across])
+        });
+        let wrong = wrong.iter().filter(|&&w| w).count();
+        assert_eq!(wrong == 0, after_neighbours, "{name}: {wrong} cells wrong");
+    }
+    assert!(runs.iter().filter(|r| r.2.iter().all(|&w| !w)).count() == 3, "three of the four orders fill the table right");
+}

@@ -76,7 +76,7 @@ impl SmLimits {
     pub fn blocks_per_sm(&self, needs: BlockNeeds) -> (u32, Limiter) {
         let warps = needs.threads.div_ceil(crate::ladder::WARP);
         let per_warp = round_up(needs.registers_per_thread * crate::ladder::WARP, self.register_unit);
-        let by_registers = if per_warp == 0 { u32::MAX } else { (self.registers / per_warp) / warps.max(1) };
+        let by_registers = self.registers.checked_div(per_warp).map_or(u32::MAX, |w| w / warps.max(1));
         let per_block = round_up(needs.shared_bytes + self.shared_reserved_per_block, self.shared_unit);
         let limits = [
             (self.max_threads / needs.threads.max(1), Limiter::Threads),
