@@ -72,7 +72,10 @@ pub fn import(dir: &Path, name: &str) -> Result<Vec<(PathBuf, PathBuf)>> {
     for from in entries {
         let file = from.file_name().expect("a file name").to_string_lossy().to_string();
         if let Some(to) = measured_name(&file, name).map(|n| target.join(n)) {
-            std::fs::copy(&from, &to).with_context(|| format!("copying {} to {}", from.display(), to.display()))?;
+            // Read and written rather than copied: the measured files may
+            // come back read-only, and the book's copies must stay writable.
+            let bytes = std::fs::read(&from).with_context(|| format!("reading {}", from.display()))?;
+            std::fs::write(&to, bytes).with_context(|| format!("writing {}", to.display()))?;
             copied.push((from, to));
         }
     }
