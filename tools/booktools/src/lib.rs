@@ -74,7 +74,10 @@ pub fn import(dir: &Path, name: &str) -> Result<Vec<(PathBuf, PathBuf)>> {
     for from in entries {
         let file = from.file_name().expect("a file name").to_string_lossy().to_string();
         if let Some(to) = measured_name(&file, name).map(|n| target.join(n)) {
-            std::fs::copy(&from, &to).with_context(|| format!("copying {} to {}", from.display(), to.display()))?;
+            // Read and written rather than copied: the measured files may
+            // come back read-only, and the book's copies must stay writable.
+            let bytes = std::fs::read(&from).with_context(|| format!("reading {}", from.display()))?;
+            std::fs::write(&to, bytes).with_context(|| format!("writing {}", to.display()))?;
             copied.push((from, to));
         }
     }
@@ -109,7 +112,8 @@ pub fn chart_name(record: &str, section: &Section, index: usize, table: usize) -
 /// `NAME-kN-T.svg` of every table of two or more rows, shared by both, and
 /// `NAME-kN-rows-wrong.svg` where a section tallies rows wrong per run. For
 /// every `book/measured/NAME-ncu.csv` (Nsight Compute's `--csv` output):
-/// `NAME-ncu.md`, the counters beside the simulator's predictions; and
+/// `NAME-ncu.md`, the counters beside the simulator's predictions (K.6's
+/// and K.7's chapter sections end with their goal, read from both); and
 /// `NAME-goals.md`, K.6's and K.7's ladders against their goals, read from
 /// the record and `NAME-ncu.csv`. Then the sanitizer logs: the verdict
 /// table of the small-shape logs (`sanitizers.md`), what they say about the
@@ -130,13 +134,13 @@ pub fn measured_pages() -> Result<Vec<(PathBuf, String)>> {
             continue;
         }
         let record = Record::from_json(&text).with_context(|| format!("{}", path.display()))?;
-        pages.extend(record_pages(&dir, &stem, &record));
         let csv = dir.join(format!("{stem}-ncu.csv"));
         let counters = if csv.exists() {
             Some(counters::parse_ncu_csv(&read(&csv)?).with_context(|| format!("{}", csv.display()))?)
         } else {
             None
         };
+        pages.extend(record_pages(&dir, &stem, &record, counters.as_deref()));
         let goals = goals::render_spiral(&record, counters.as_deref()) + "\n" + &goals::render_wavefront(&record, counters.as_deref());
         pages.push((dir.join(format!("{stem}-goals.md")), goals));
     }
@@ -159,8 +163,9 @@ pub fn measured_pages() -> Result<Vec<(PathBuf, String)>> {
     Ok(pages)
 }
 
-/// The pages of one record named `stem`.
-fn record_pages(dir: &Path, stem: &str, record: &Record) -> Vec<(PathBuf, String)> {
+/// The pages of one record named `stem`; K.6's and K.7's sections end
+/// with their goal, read from the record and its `counters`.
+fn record_pages(dir: &Path, stem: &str, record: &Record, counters: Option<&[counters::KernelCounters]>) -> Vec<(PathBuf, String)> {
     let mut pages = Vec::new();
     let charts: Vec<Vec<Option<String>>> = record
         .sections
@@ -198,7 +203,12 @@ fn record_pages(dir: &Path, stem: &str, record: &Record) -> Vec<(PathBuf, String
     }
     for (i, section) in record.sections.iter().enumerate() {
         if let Some(key) = records::section_key(&section.chapter).filter(|_| !section.tables.is_empty()) {
-            let md = records::render_section(section, &unmeasured(section), |table| charts[i][table].clone());
+            let mut md = records::render_section(section, &unmeasured(section), |table| charts[i][table].clone());
+            match chapter_of(section).map(|ch| ch.id) {
+                Some(id) if id == k6_spiral::CHAPTER.id => md += &format!("\n{}", goals::render_spiral(record, counters)),
+                Some(id) if id == k7_diagonal::CHAPTER.id => md += &format!("\n{}", goals::render_wavefront(record, counters)),
+                _ => {}
+            }
             pages.push((dir.join(format!("{stem}-{key}.md")), md));
         }
     }

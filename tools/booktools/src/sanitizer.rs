@@ -42,6 +42,9 @@ pub struct Summary {
     pub wrong_on_purpose: Vec<String>,
     /// The `small-summary` line's runs and disagreements, if the log has one.
     pub small_runs: Option<(u64, u64)>,
+    /// A small-shape log (`...-small-...`): its section must reach its
+    /// `small-summary` line for the verdict to cover every kernel.
+    pub small: bool,
 }
 
 /// A chapter's verdict under one tool, its wrong-on-purpose kernels set
@@ -52,6 +55,9 @@ pub enum Verdict {
     NotRun,
     /// A log without a summary: stopped at its time limit.
     Stopped,
+    /// A small-shape log whose section ended before its `small-summary`
+    /// line (a launch failed), so some kernels never ran under the tool.
+    Unfinished,
     /// Findings outside the wrong-on-purpose kernels (0: clean), in the
     /// tool's unit.
     Found { count: u64, unit: &'static str },
@@ -63,6 +69,7 @@ impl Verdict {
         match self {
             Verdict::NotRun => "not run yet: no log".into(),
             Verdict::Stopped => "no verdict: stopped at its time limit".into(),
+            Verdict::Unfinished => "no verdict: the section stopped before its last kernel".into(),
             Verdict::Found { count: 0, .. } => "clean".into(),
             Verdict::Found { count, unit } => {
                 format!("**{count} {}**", if *count == 1 { unit.trim_end_matches('s') } else { unit })
@@ -157,7 +164,8 @@ pub fn parse(file_name: &str, log: &str) -> Option<Summary> {
             None => {}
         }
     }
-    Some(Summary { tool: tool.to_string(), command, result, findings, wrong_on_purpose, small_runs })
+    let small = file_name.contains("-small-");
+    Some(Summary { tool: tool.to_string(), command, result, findings, wrong_on_purpose, small_runs, small })
 }
 
 impl Summary {
@@ -179,6 +187,7 @@ impl Summary {
         let unit = if self.tool == "racecheck" { "hazards" } else { "errors" };
         match &self.result {
             None => Verdict::Stopped,
+            Some(_) if self.small && self.small_runs.is_none() => Verdict::Unfinished,
             Some((count, _)) => {
                 let wrong: usize = self.wrong_findings().values().map(Vec::len).sum();
                 Verdict::Found { count: count.saturating_sub(wrong as u64), unit }
@@ -338,15 +347,18 @@ small-summary chapter=k4_boundary_check runs=2 disagree=0
         assert!(table.contains("| k4_boundary_check | [**1 error**](measured/h200-small-memcheck-k4_boundary_check.log) | not run yet: no log |"), "{table}");
         let wrong = render_wrong(&logs, &["k4_boundary_check"]);
         assert!(wrong.contains("- k4_boundary_check, `fill_row_only_checked`, memcheck: 2 × Invalid __global__ write of size 4 bytes"), "{wrong}");
-        let clean = log.replace("=========     at fill_checked+0x80 in /k/kernels/k4_boundary_check.cu:30\n", "").replace("read of size 4 bytes\n", "").replace("3 errors", "2 errors");
+        let clean = log.replace("=========     at fill_checked+0x80 in /k/kernels/k4_boundary_check.cu:30\n", "").replace("========= Invalid __global__ read of size 4 bytes\n", "").replace("3 errors", "2 errors");
         let clean = parse("h200-small-memcheck-k4_boundary_check.log", &clean).unwrap();
         assert_eq!(clean.verdict().describe(), "clean");
+        let cut = log.replace("small-summary chapter=k4_boundary_check runs=2 disagree=0\n", "");
+        let cut = parse("h200-small-memcheck-k4_boundary_check.log", &cut).unwrap();
+        assert_eq!(cut.verdict().describe(), "no verdict: the section stopped before its last kernel");
     }
 
     #[test]
     fn a_race_names_its_kernel_on_its_own_line() {
         let log = "========= Error: Race reported between Write access at tile+0x50 in t.cu:9\n=========     and Read access at tile+0x90 in t.cu:12 [16 hazards]\n========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)\n";
-        let s = parse("x-small-racecheck-k2.log", log).unwrap();
+        let s = parse("x-racecheck-k2.log", log).unwrap();
         assert_eq!(s.findings, [Finding { what: "Error: Race reported between Write access at tile+0x50 in t.cu:9".into(), kernel: Some("tile".into()) }]);
         assert_eq!(s.verdict().describe(), "**1 hazard**");
     }
