@@ -121,7 +121,7 @@ fn in_child(chapter: &str, path: &std::path::Path, index: usize) -> Result<Strin
 const RACE_RUNS: usize = 5;
 
 fn lab_args(file: &std::path::Path, large: bool) -> check::CheckArgs {
-    check::CheckArgs { file: file.to_path_buf(), large, json: false, exercise: None, timeout: 120, sanitize: None }
+    check::CheckArgs { file: file.to_path_buf(), large, json: false, exercise: None, timeout: 120, sanitize: None, seed: None, private: false }
 }
 
 /// The chapter whose id is `id` (an `exercises/` folder's name).

@@ -498,6 +498,8 @@ pub struct ShapeResult {
     pub cols: u64,
     #[serde(flatten)]
     pub verdict: Verdict,
+    /// `public` or `hidden`.
+    pub battery: Battery,
 }
 
 impl ShapeResult {
@@ -507,7 +509,21 @@ impl ShapeResult {
             Verdict::Skipped { .. } => "skipped".to_string(),
             v => report::flag(v.passed(), if v.passed() { "pass" } else { "FAIL" }),
         };
+        if self.rows == 0 && self.cols == 0 {
+            // A private hidden shape: its size is not told.
+            return format!("  {}: {word}", self.label);
+        }
         format!("  {}: {}: {word}", self.label, self.verdict.describe(elements))
+    }
+
+    /// The line as a private check reports a hidden shape: its number,
+    /// and pass or fail, nothing that would tell the shape.
+    pub fn private(self, n: usize) -> ShapeResult {
+        let verdict = match self.verdict {
+            v if v.passed() => Verdict::Pass,
+            _ => Verdict::Fail { wrong: 0, unwritten: 0, first_bad: None, out_of_bounds_before: 0, out_of_bounds_after: 0 },
+        };
+        ShapeResult { label: format!("hidden shape {n}"), rows: 0, cols: 0, verdict, battery: self.battery }
     }
 }
 
@@ -532,6 +548,13 @@ pub struct Record {
     /// anything, capped.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub printed: Vec<Printed>,
+    /// The hidden battery's seed, when it ran: a failure is replayed with
+    /// `--seed` and this number.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
+    /// Whether hidden shapes are reported as pass or fail only.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub private: bool,
     /// Lines about the run as a whole: a MIG instance, a missing tool.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
@@ -565,6 +588,10 @@ pub fn render(r: &Record) -> String {
         for l in log.lines() {
             out.line(format!("  {l}"));
         }
+    }
+    if let Some(seed) = r.seed {
+        let how = if r.private { ", reported as pass or fail only" } else { "" };
+        out.line(format!("hidden battery: seed {seed}{how} (replay with --seed {seed})"));
     }
     for s in &r.shapes {
         out.line(s.line());
@@ -614,6 +641,8 @@ impl Record {
             shapes: Vec::new(),
             timing: None,
             printed: Vec::new(),
+            seed: None,
+            private: false,
             notes: Vec::new(),
             sanitize: Vec::new(),
         }
