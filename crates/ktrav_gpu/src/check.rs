@@ -13,7 +13,7 @@ use crate::runner::{self as gpu, DeviceBuffer, Gpu, Kernel, PushKernelArg};
 use crate::section::median_ms;
 use anyhow::{anyhow, Result};
 use ktrav::lab::{
-    battery, input, judge, launches, read_source, render, Arg, Exercise, Record, ShapeResult, Timing, Verdict,
+    battery, case_launches, input, judge, read_source, Case, render, Arg, Exercise, Record, ShapeResult, Timing, Verdict,
     COULD_NOT_CHECK, GUARD_WORDS, TIMING_REPEATS,
 };
 use ktrav::{Chapter, Shape};
@@ -84,6 +84,11 @@ pub fn run_check(chapter: &Chapter, args: &CheckArgs) -> ! {
 /// kernel that did not finish: then the device is stuck, so the record is
 /// printed and the process exits at once.
 pub fn check(chapter: &Chapter, ex: &Exercise, args: &CheckArgs, source: &str) -> Record {
+    check_on(chapter, ex, args, source, battery(ex, args.large))
+}
+
+/// [`check`] on the given cases (the public battery, the hidden one, or both).
+pub fn check_on(chapter: &Chapter, ex: &Exercise, args: &CheckArgs, source: &str, cases: Vec<Case>) -> Record {
     let mut record = Record::new(chapter.section, ex, args.file.display().to_string());
     let nvrtc = match nvrtc::locate() {
         Ok(n) => n,
@@ -114,8 +119,8 @@ pub fn check(chapter: &Chapter, ex: &Exercise, args: &CheckArgs, source: &str) -
     };
     record.compile_log = Some(compiled.log.clone());
     record.compiler = Some(format!("{} for {}; {}", nvrtc.describe(), compiled.code(), nvrtc.includes.describe()));
-    if !has_entry(&compiled.ptx, ex.kernel) {
-        return record.fail(&format!("the file has no kernel `extern \"C\" __global__ void {}(...)`", ex.kernel));
+    if let Err(why) = crate::hints::check_entry(&compiled.ptx, ex) {
+        return record.fail(&why);
     }
     let gpu = match gpu {
         Ok(g) => g,
@@ -129,13 +134,15 @@ pub fn check(chapter: &Chapter, ex: &Exercise, args: &CheckArgs, source: &str) -
         Ok(f) => f,
         Err(e) => return record.fail(&format!("the compiled kernel did not load ({e:#})")),
     };
+    let entry = crate::hints::find_entry(&compiled.ptx, ex.kernel).ok();
+    record.resources = crate::hints::function_limits(&gpu, &function, entry.as_ref()).ok().map(|l| l.describe());
     let timeout = Duration::from_secs(args.timeout);
     let mut usable = true;
-    for case in battery(ex, args.large) {
-        let verdict = if usable { run_case(&gpu, &function, ex, case.shape, timeout) } else { Verdict::NotRun };
+    for case in cases {
+        let verdict = if usable { run_case(&gpu, &function, ex, &case, timeout) } else { Verdict::NotRun };
         usable &= verdict.device_usable();
         let stuck = matches!(verdict, Verdict::DidNotFinish { .. });
-        record.shapes.push(ShapeResult { label: case.label, rows: case.shape.rows, cols: case.shape.cols, verdict });
+        record.shapes.push(ShapeResult { label: case.label, rows: case.shape.rows, cols: case.shape.cols, battery: case.battery, verdict });
         if stuck {
             // The kernel still runs: nothing on this context can be freed
             // or waited for. Report what is known and leave.
@@ -180,13 +187,14 @@ fn enqueue_all(
     gpu: &Gpu,
     f: &Kernel,
     ex: &Exercise,
-    shape: Shape,
+    case: &Case,
     bufs: &Buffers,
     timeout: Duration,
 ) -> std::result::Result<(), Verdict> {
+    let shape = case.shape;
     let out_at = gpu.address(&bufs.out) + 4 * GUARD_WORDS as u64;
     let ins: Vec<u64> = bufs.inputs.iter().map(|b| gpu.address(b)).collect();
-    let plan = launches(ex, shape).map_err(|e| Verdict::LaunchFailed { error: format!("{e:#}") })?;
+    let plan = case_launches(ex, case).map_err(|e| Verdict::LaunchFailed { error: format!("{e:#}") })?;
     let (rows, cols) = (shape.rows as i64, shape.cols as i64);
     let (rows32, cols32) = (shape.rows as i32, shape.cols as i32);
     for (n, (cfg, step)) in plan.iter().enumerate() {
@@ -219,7 +227,8 @@ fn wait(gpu: &Gpu, timeout: Duration) -> std::result::Result<(), Verdict> {
 }
 
 /// Runs the kernel on one shape and judges what it left in memory.
-fn run_case(gpu: &Gpu, f: &Kernel, ex: &Exercise, shape: Shape, timeout: Duration) -> Verdict {
+fn run_case(gpu: &Gpu, f: &Kernel, ex: &Exercise, case: &Case, timeout: Duration) -> Verdict {
+    let shape = case.shape;
     let n = shape.elements();
     let needed = (2 * GUARD_WORDS as u64 + n * ex.elem.words() as u64 + n * ex.inputs() as u64) * 4;
     match gpu.free_memory() {
@@ -235,13 +244,19 @@ fn run_case(gpu: &Gpu, f: &Kernel, ex: &Exercise, shape: Shape, timeout: Duratio
         Ok(b) => b,
         Err(e) => return Verdict::Crashed { error: format!("{e:#}") },
     };
-    if let Err(v) = enqueue_all(gpu, f, ex, shape, &bufs, timeout) {
-        if let Verdict::LaunchFailed { .. } = v {
+    if let Err(v) = enqueue_all(gpu, f, ex, case, &bufs, timeout) {
+        if let Verdict::LaunchFailed { error } = v {
             // A refused launch leaves the device usable unless an earlier
             // one faulted; find out which.
             if let Err(crash) = wait(gpu, timeout) {
                 return crash;
             }
+            let block = case_launches(ex, case).ok().and_then(|p| p.first().map(|(cfg, _)| cfg.block.count() as u32));
+            let why = crate::hints::function_limits(gpu, f, None)
+                .ok()
+                .zip(block)
+                .and_then(|(limits, threads)| crate::hints::explain_launch_failure(&limits, threads, 0));
+            return Verdict::LaunchFailed { error: why.map_or(error.clone(), |w| format!("{error}: {w}")) };
         }
         return v;
     }
@@ -260,7 +275,8 @@ fn time(gpu: &Gpu, yours: &Kernel, chapter: &Chapter, ex: &Exercise) -> Result<T
     let bufs = buffers(gpu, ex, shape)?;
     let no_limit = Duration::from_secs(600);
     let run = |f: &Kernel| -> Result<f32> {
-        gpu.timed(|| enqueue_all(gpu, f, ex, shape, &bufs, no_limit).map_err(|v| anyhow!("{}", v.describe(0))))
+        let case = Case::public(String::new(), shape);
+        gpu.timed(|| enqueue_all(gpu, f, ex, &case, &bufs, no_limit).map_err(|v| anyhow!("{}", v.describe(0))))
     };
     let words = shape.elements() as usize * ex.elem.words();
     let src = gpu.poisoned::<u32>(words)?;
@@ -349,6 +365,11 @@ mod tests {
         let other = check(&CHAPTER, &COPY, &args("other.cu"), "extern \"C\" __global__ void copy(float* o) { }");
         assert_eq!(other.exit_code, 1);
         assert!(other.reason.as_deref().unwrap().contains("no kernel `extern \"C\" __global__ void test_copy"));
+        let mangled = check(&CHAPTER, &COPY, &args("mangled.cu"), &SOLUTION.replace("extern \"C\" ", ""));
+        assert!(mangled.reason.as_deref().unwrap().starts_with("`extern \"C\"` is missing"), "{:?}", mangled.reason);
+        let wide = check(&CHAPTER, &COPY, &args("wide.cu"), &SOLUTION.replace("size_t rows", "int rows"));
+        let why = wide.reason.as_deref().unwrap();
+        assert!(why.starts_with("parameter 3 (rows) is 32-bit in your kernel; the exercise passes a 64-bit integer"), "{why}");
         let json: serde_json::Value = serde_json::from_str(&serde_json::to_string(&other).unwrap()).unwrap();
         assert_eq!((json["outcome"].as_str(), json["exit_code"].as_i64()), (Some("fail"), Some(1)));
     }
