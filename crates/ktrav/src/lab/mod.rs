@@ -315,7 +315,8 @@ pub fn hidden_battery(ex: &Exercise, seed: u64, large: bool) -> Vec<Case> {
                 for cap in HIDDEN_GRID_Y_CAPS {
                     // At least three rounds for every block.
                     let tiles = cap as u64 * rng.gen_range(3..=8) + rng.gen_range(0..cap as u64);
-                    let y = by * (tiles - 1) + rng.gen_range(1..=by);
+                    // Ragged in y, so the last row of tiles is a partial one.
+                    let y = by * (tiles - 1) + rng.gen_range(1..by.max(2));
                     let x = bx * rng.gen_range(1..=6) + rng.gen_range(0..bx);
                     let shape = real(y, x);
                     let rounds = tiles / cap as u64;
@@ -496,10 +497,10 @@ pub struct ShapeResult {
     pub label: String,
     pub rows: u64,
     pub cols: u64,
+    /// The battery the shape belongs to (`public` or `hidden`).
+    pub battery: Battery,
     #[serde(flatten)]
     pub verdict: Verdict,
-    /// `public` or `hidden`.
-    pub battery: Battery,
 }
 
 impl ShapeResult {
@@ -542,6 +543,8 @@ pub struct Record {
     /// Why the check could not be made, or why the file failed to compile.
     pub reason: Option<String>,
     pub compile_log: Option<String>,
+    /// What the loaded kernel uses: registers, shared memory, threads per block.
+    pub resources: Option<String>,
     pub shapes: Vec<ShapeResult>,
     pub timing: Option<Timing>,
     /// What the kernel printed (`printf`) on each shape where it printed
@@ -588,6 +591,9 @@ pub fn render(r: &Record) -> String {
         for l in log.lines() {
             out.line(format!("  {l}"));
         }
+    }
+    if let Some(resources) = &r.resources {
+        out.line(format!("your kernel uses {resources}"));
     }
     if let Some(seed) = r.seed {
         let how = if r.private { ", reported as pass or fail only" } else { "" };
@@ -638,6 +644,7 @@ impl Record {
             compiler: None,
             reason: None,
             compile_log: None,
+            resources: None,
             shapes: Vec::new(),
             timing: None,
             printed: Vec::new(),
