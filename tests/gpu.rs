@@ -17,6 +17,11 @@
 //! `KTRAV_GPU_LARGE=1` (they pass the default battery, by design). A kernel
 //! that crashes leaves its CUDA context unusable for the rest of the
 //! process, so those large checks each run in a child process of this one.
+//!
+//! The hidden battery ([`lab::hidden_battery`], drawn from `KTRAV_LAB_SEED`
+//! or the suite's own seed) must pass every solution and reject every
+//! kernel whose line says `passes the public battery; fails the hidden
+//! battery`, while the public battery passes it.
 
 use appendix_k::CHAPTERS;
 use ktrav::lab;
@@ -121,7 +126,7 @@ fn in_child(chapter: &str, path: &std::path::Path, index: usize) -> Result<Strin
 const RACE_RUNS: usize = 5;
 
 fn lab_args(file: &std::path::Path, large: bool) -> check::CheckArgs {
-    check::CheckArgs { file: file.to_path_buf(), large, json: false, exercise: None, timeout: 120, sanitize: None }
+    check::CheckArgs { file: file.to_path_buf(), large, json: false, exercise: None, timeout: 120, sanitize: None, seed: None, private: false }
 }
 
 /// The chapter whose id is `id` (an `exercises/` folder's name).
@@ -138,6 +143,9 @@ fn judge_expectation(
     e: &lab::expect::Expect,
     large: bool,
 ) -> Result<String, String> {
+    if e.hidden_only {
+        return judge_hidden(ch, ex, path, source, e, large);
+    }
     let runs = if e.race { RACE_RUNS } else { 1 };
     let mut last = None;
     for run in 1..=runs {
@@ -177,6 +185,44 @@ fn judge_expectation(
     Err(format!("expected '{}'{race}, got:\n{}", e.kind.unwrap_or("?"), plain(&lab::render(&r))))
 }
 
+/// The hidden battery's seed here: `KTRAV_LAB_SEED` if set, else a fixed one.
+fn hidden_seed() -> u64 {
+    lab::seed_from(None).expect("KTRAV_LAB_SEED is a seed").unwrap_or(HIDDEN_SEED)
+}
+
+/// The seed the suite draws the hidden battery with when none is set.
+const HIDDEN_SEED: u64 = 2026;
+
+/// A kernel only the hidden battery rejects: the public battery passes it
+/// and the hidden one (with `--large` where its line says so) does not.
+fn judge_hidden(
+    ch: &ktrav::Chapter,
+    ex: &lab::Exercise,
+    path: &std::path::Path,
+    source: &str,
+    e: &lab::expect::Expect,
+    large: bool,
+) -> Result<String, String> {
+    let public = check::check(ch, ex, &lab_args(path, false), source);
+    if public.exit_code != 0 {
+        return Err(format!("expected to pass the public battery, got:\n{}", plain(&lab::render(&public))));
+    }
+    if e.hidden_large && !large {
+        return Ok(format!("passes the public battery, as expected (its hidden failure needs {}=1)", ktrav::section::LARGE_ENV));
+    }
+    let seed = hidden_seed();
+    let cases = lab::hidden_battery(ex, seed, e.hidden_large);
+    let r = check::check_on(ch, ex, &lab_args(path, false), source, cases);
+    let failing: Vec<&lab::ShapeResult> = r.shapes.iter().filter(|s| !s.verdict.passed()).collect();
+    let kinds: Vec<&str> = failing.iter().flat_map(|s| s.verdict.kinds()).collect();
+    let kind_ok = e.hidden_kind.is_none_or(|k| kinds.contains(&k));
+    if r.exit_code == 1 && !failing.is_empty() && kind_ok {
+        Ok(format!("passes the public battery; the hidden battery (seed {seed}) rejects it ({}) on {} shapes", kinds.join(", "), failing.len()))
+    } else {
+        Err(format!("expected the hidden battery (seed {seed}) to reject it{}, got:\n{}", e.hidden_kind.map_or(String::new(), |k| format!(" as {k}")), plain(&lab::render(&r))))
+    }
+}
+
 fn plain(s: &str) -> String {
     ktrav::report::plain(s)
 }
@@ -214,6 +260,10 @@ fn lab_checks() -> (usize, usize, usize) {
             let r = check::check(ch, ex, &lab_args(&path, large), solution.source);
             let name = format!("{} {}: the solution, kernels/{}.cu", ch.section, ex.id, ch.id);
             report(name, if r.exit_code == 0 { Ok(format!("passes all {} shapes", r.shapes.len())) } else { Err(plain(&lab::render(&r))) });
+            let seed = hidden_seed();
+            let r = check::check_on(ch, ex, &lab_args(&path, large), solution.source, lab::hidden_battery(ex, seed, large));
+            let name = format!("{} {}: the solution on the hidden battery (seed {seed})", ch.section, ex.id);
+            report(name, if r.exit_code == 0 { Ok(format!("passes all {} shapes", r.shapes.len())) } else { Err(plain(&lab::render(&r))) });
         }
     }
     let files = match lab::expect::files(root) {
@@ -245,7 +295,7 @@ fn lab_checks() -> (usize, usize, usize) {
                 continue;
             };
             let name = format!("{} {}: {shown}", ch.section, ex.id);
-            if e.large_only && !large {
+            if (e.large_only || e.hidden_large) && !large {
                 skipped += 1;
                 println!("lab {name}: skipped: overflows only past 2^31 elements; set {}=1", ktrav::section::LARGE_ENV);
             }

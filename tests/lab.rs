@@ -5,7 +5,7 @@
 
 use appendix_k::CHAPTERS;
 use ktrav::lab::expect::{self, Expect};
-use ktrav::lab::simtrack::check_twin;
+use ktrav::lab::simtrack::{check_twin, check_twin_hidden, TEST_SEED};
 use ktrav::{Chapter, Exercise};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -110,13 +110,14 @@ fn every_twin_is_its_files_and_every_file_has_its_twin() {
         for (twin, kind) in ex.twins.wrong {
             let file = folder(ch).join("wrong").join(format!("{}.cu", twin.name));
             let named: Vec<Expect> = expects_of(&file).into_iter().filter(|e| e.exercise == ex.id).collect();
-            assert!(named.iter().any(|e| e.kind == Some(*kind)), "{}: {} expects {named:?}, its twin '{kind}'", ex.id, file.display());
+            let agrees = |e: &Expect| e.kind == Some(*kind) || (e.hidden_only && e.hidden_kind.is_none_or(|k| k == *kind));
+            assert!(named.iter().any(agrees), "{}: {} expects {named:?}, its twin '{kind}'", ex.id, file.display());
         }
         let mut wrong: Vec<PathBuf> = std::fs::read_dir(folder(ch).join("wrong")).into_iter().flatten().flatten().map(|e| e.path()).collect();
         wrong.sort();
         for file in wrong {
             let stem = file.file_stem().unwrap().to_string_lossy().to_string();
-            for e in expects_of(&file).into_iter().filter(|e| e.exercise == ex.id && !e.large_only) {
+            for e in expects_of(&file).into_iter().filter(|e| e.exercise == ex.id && !e.large_only && !e.hidden_large) {
                 assert!(ex.twins.wrong.iter().any(|(t, _)| t.name == stem), "{}: {} ({e:?}) has no twin", ex.id, file.display());
             }
         }
@@ -227,4 +228,44 @@ fn every_solution_compiles_after_each_usual_first_line() {
             }
         }
     }
+}
+
+/// The catalogue holds bugs only the hidden battery catches, and the
+/// simulator track shows each one that has a twin: rejected on the hidden
+/// battery's shapes, with the kind its file names, and passed on the public
+/// ones (except where the exercise loops over rows of blocks: the simulator's
+/// public battery already caps gridDim.y, which is how the hidden one catches
+/// such bugs on a GPU).
+#[test]
+fn the_simulator_track_rejects_the_hidden_only_bugs_on_the_hidden_battery() {
+    let (mut hidden, mut twins, mut large) = (0, 0, 0);
+    for (ch, ex) in exercises() {
+        let mut files: Vec<PathBuf> = std::fs::read_dir(folder(ch).join("wrong")).into_iter().flatten().flatten().map(|e| e.path()).collect();
+        files.sort();
+        for file in files {
+            for e in expects_of(&file).into_iter().filter(|e| e.exercise == ex.id && e.hidden_only) {
+                hidden += 1;
+                if e.hidden_large {
+                    large += 1;
+                    continue;
+                }
+                let stem = file.file_stem().unwrap().to_string_lossy().to_string();
+                let Some((twin, _)) = ex.twins.wrong.iter().find(|(t, _)| t.name == stem) else {
+                    panic!("{}: {} fails the hidden battery without --large but has no twin", ex.id, file.display())
+                };
+                twins += 1;
+                let h = check_twin_hidden(ex, twin, TEST_SEED);
+                assert!(!h.passed(), "{}: the hidden battery accepts {}:\n{}", ex.id, file.display(), ktrav::report::plain(&h.render()));
+                if let Some(kind) = e.hidden_kind {
+                    assert!(h.kinds().contains(&kind), "{}: {} fails as {:?}, not {kind}", ex.id, file.display(), h.kinds());
+                }
+                let loops_y = matches!(ex.launch, ktrav::lab::Launch::Covering { grid_stride_y: true, .. });
+                if !loops_y {
+                    let p = check_twin(ex, twin);
+                    assert!(p.passed(), "{}: {} is said to pass the public battery:\n{}", ex.id, file.display(), ktrav::report::plain(&p.render()));
+                }
+            }
+        }
+    }
+    assert!(hidden >= 3 && twins >= 2 && large >= 1, "{hidden} hidden-only kernels, {twins} with twins, {large} needing --large");
 }

@@ -150,6 +150,32 @@ pub fn swapped_xy(ctx: &Ctx, step: usize, tile: &mut [f32], mem: &mut Mem) {
     }
 }
 
+/// `wrong/stale_whole_tile.cu`: whether the block's first tile is whole is
+/// decided once, and its guards skipped in every round on that answer.
+pub fn stale_whole_tile(ctx: &Ctx, step: usize, tile: &mut [f32], mem: &mut Mem) {
+    let (t, rows, cols) = (ctx.t, ctx.rows, ctx.cols);
+    let (tx, ty, bx) = (t.thread_idx.x as u64, t.thread_idx.y as u64, t.block_idx.x as u64);
+    let by = t.block_idx.y as u64 + ctx.round * t.grid_dim.y as u64;
+    if by >= rows.div_ceil(TILE) {
+        return;
+    }
+    let whole = (t.block_idx.y as u64 + 1) * TILE <= rows && (bx + 1) * TILE <= cols;
+    match step {
+        0 => {
+            let (in_row, in_col) = (by * TILE + ty, bx * TILE + tx);
+            if whole || (in_row < rows && in_col < cols) {
+                tile[(ty * STRIDE + tx) as usize] = mem.input(0, (in_row * cols + in_col) as i64);
+            }
+        }
+        _ => {
+            let (out_row, out_col) = (bx * TILE + ty, by * TILE + tx);
+            if whole || (out_row < cols && out_col < rows) {
+                mem.write_f32((out_row * rows + out_col) as i64, tile[(tx * STRIDE + ty) as usize]);
+            }
+        }
+    }
+}
+
 /// Every wrong twin, with the verdict its `.cu` file's `expect:` line names.
 /// (`wrong/int32_index.cu` has no twin: its overflow needs 2^31 elements,
 /// which only `check --large` on a GPU reaches.)
@@ -158,6 +184,7 @@ pub const WRONG: &[(Twin, &str)] = &[
     (Twin { name: "one_axis_guard", body: one_axis_guard, ..SOLUTION }, "out of bounds"),
     (Twin { name: "tile_edge_off_by_one", body: tile_edge_off_by_one, ..SOLUTION }, "out of bounds"),
     (Twin { name: "swapped_xy", body: swapped_xy, ..SOLUTION }, "wrong"),
+    (Twin { name: "stale_whole_tile", body: stale_whole_tile, ..SOLUTION }, "wrong"),
 ];
 // ANCHOR_END: wrong
 

@@ -81,7 +81,8 @@ pub fn one_axis_guard(ctx: &Ctx, _step: usize, _shared: &mut [f32], mem: &mut Me
     }
 }
 
-/// (`wrong/int32_index.cu` has no twin: it needs 2^31 elements.)
+/// (`wrong/int32_index.cu` and `wrong/uint32_index.cu` have no twin: they
+/// need 2^31 and 2^32 elements.)
 pub const WRONG: &[(Twin, &str)] = &[(Twin { name: "one_axis_guard", body: one_axis_guard, ..STARTER }, "out of bounds")];
 // ANCHOR_END: wrong
 

@@ -82,9 +82,20 @@ pub fn swapped_xy(ctx: &Ctx, _step: usize, _shared: &mut [f32], mem: &mut Mem) {
     }
 }
 
+/// `wrong/short_row_index.cu`: the row in an `unsigned short`, which wraps
+/// at 65536 rows; only the hidden battery has a column that tall.
+pub fn short_row_index(ctx: &Ctx, _step: usize, _shared: &mut [f32], mem: &mut Mem) {
+    let (row, col) = (ctx.t.global_x() as u16 as u64, ctx.t.global_y());
+    if row < ctx.rows && col < ctx.cols {
+        let i = (col * ctx.rows + row) as i64;
+        mem.write_f32(i, mem.input(0, i) + mem.input(1, i));
+    }
+}
+
 pub const WRONG: &[(Twin, &str)] = &[
     (Twin { name: "one_axis_guard", body: one_axis_guard, ..STARTER }, "out of bounds"),
     (Twin { name: "swapped_xy", body: swapped_xy, ..STARTER }, "unwritten"),
+    (Twin { name: "short_row_index", body: short_row_index, ..STARTER }, "unwritten"),
 ];
 // ANCHOR_END: wrong
 

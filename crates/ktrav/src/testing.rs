@@ -11,6 +11,7 @@ pub fn run_binary(path: &str, args: &[&str]) -> Output {
         .args(args)
         .env("NO_COLOR", "1")
         .env(crate::section::DISABLE_ENV, "1")
+        .env_remove(crate::lab::SEED_ENV)
         .output()
         .unwrap_or_else(|e| panic!("cannot run {path}: {e}"))
 }
@@ -109,7 +110,8 @@ pub fn starter_path(chapter: &crate::Chapter, ex: &crate::Exercise) -> std::path
 /// Asserts that a chapter binary's `check` refuses bad input the way every
 /// flag does (one line, exit 2, before any work): no file, a missing file,
 /// a directory, a binary file, an unknown exercise, a zero timeout, a
-/// sanitizer tool that does not exist or is named twice, `check` mixed with
+/// sanitizer tool that does not exist or is named twice, `--private`
+/// without a seed, a seed that is no number, `check` mixed with
 /// the chapter's own flags.
 pub fn assert_check_usage_errors(path: &str, chapter: &crate::Chapter) {
     let ex = chapter.exercises.first().unwrap_or_else(|| panic!("{} has no exercise", chapter.id));
@@ -138,11 +140,20 @@ pub fn assert_check_usage_errors(path: &str, chapter: &crate::Chapter) {
             &["check", &starter, "--sanitize=memcheck,memcheck"],
             &["check", &starter, "--sanitize="],
             &["check", &starter, "--sanitize", "memcheck"],
+            &["check", &starter, "--private"],
+            &["check", &starter, "--seed", "abc"],
+            &["check", &starter, "--seed", "-1"],
+            &["check", &starter, "--seed"],
             // The worker a check starts for each shape, given no job it can read.
             &["check-worker", "/no/such/job.json"],
             &["check-worker", &root],
         ],
     );
+    // A malformed seed in the instructor's variable is bad input too.
+    let out = Command::new(path).args(["check", &starter]).env(crate::section::DISABLE_ENV, "1").env(crate::lab::SEED_ENV, "twelve").output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.starts_with(&format!("error: {}", crate::lab::SEED_ENV)) && err.lines().count() == 1, "{err}");
     let help = run_binary(path, &["--help"]);
     let help = String::from_utf8_lossy(&help.stdout);
     assert!(help.contains("check") && !help.contains("check-worker"), "the worker subcommand is not hidden:\n{help}");

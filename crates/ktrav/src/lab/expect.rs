@@ -2,6 +2,15 @@
 //! the checker must say about each starter and wrong kernel. The GPU suite
 //! holds the checker to them, and the book's tests make sure every line in
 //! `exercises/` means something and agrees with the simulator track.
+//!
+//! A verdict is one of:
+//! * a kind of failure on the public battery (`wrong`, `unwritten`, `out of
+//!   bounds`, ...), with `(a race ...)` or `(only on the shape past
+//!   gridDim.y's limit)` after it where that applies;
+//! * `passes without --large; fails with --large`;
+//! * `passes the public battery; fails the hidden battery`, optionally `as
+//!   KIND`, or `... fails the hidden battery with --large`: a kernel only the
+//!   hidden battery ([`super::hidden_battery`]) rejects.
 
 use anyhow::{anyhow, bail, Result};
 use std::path::{Path, PathBuf};

@@ -315,7 +315,8 @@ pub fn hidden_battery(ex: &Exercise, seed: u64, large: bool) -> Vec<Case> {
                 for cap in HIDDEN_GRID_Y_CAPS {
                     // At least three rounds for every block.
                     let tiles = cap as u64 * rng.gen_range(3..=8) + rng.gen_range(0..cap as u64);
-                    let y = by * (tiles - 1) + rng.gen_range(1..=by);
+                    // Ragged in y, so the last row of tiles is a partial one.
+                    let y = by * (tiles - 1) + rng.gen_range(1..by.max(2));
                     let x = bx * rng.gen_range(1..=6) + rng.gen_range(0..bx);
                     let shape = real(y, x);
                     let rounds = tiles / cap as u64;
@@ -496,6 +497,8 @@ pub struct ShapeResult {
     pub label: String,
     pub rows: u64,
     pub cols: u64,
+    /// The battery the shape belongs to (`public` or `hidden`).
+    pub battery: Battery,
     #[serde(flatten)]
     pub verdict: Verdict,
 }
@@ -507,7 +510,21 @@ impl ShapeResult {
             Verdict::Skipped { .. } => "skipped".to_string(),
             v => report::flag(v.passed(), if v.passed() { "pass" } else { "FAIL" }),
         };
+        if self.rows == 0 && self.cols == 0 {
+            // A private hidden shape: its size is not told.
+            return format!("  {}: {word}", self.label);
+        }
         format!("  {}: {}: {word}", self.label, self.verdict.describe(elements))
+    }
+
+    /// The line as a private check reports a hidden shape: its number,
+    /// and pass or fail, nothing that would tell the shape.
+    pub fn private(self, n: usize) -> ShapeResult {
+        let verdict = match self.verdict {
+            v if v.passed() => Verdict::Pass,
+            _ => Verdict::Fail { wrong: 0, unwritten: 0, first_bad: None, out_of_bounds_before: 0, out_of_bounds_after: 0 },
+        };
+        ShapeResult { label: format!("hidden shape {n}"), rows: 0, cols: 0, verdict, battery: self.battery }
     }
 }
 
@@ -526,12 +543,21 @@ pub struct Record {
     /// Why the check could not be made, or why the file failed to compile.
     pub reason: Option<String>,
     pub compile_log: Option<String>,
+    /// What the loaded kernel uses: registers, shared memory, threads per block.
+    pub resources: Option<String>,
     pub shapes: Vec<ShapeResult>,
     pub timing: Option<Timing>,
     /// What the kernel printed (`printf`) on each shape where it printed
     /// anything, capped.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub printed: Vec<Printed>,
+    /// The hidden battery's seed, when it ran: a failure is replayed with
+    /// `--seed` and this number.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
+    /// Whether hidden shapes are reported as pass or fail only.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub private: bool,
     /// Lines about the run as a whole: a MIG instance, a missing tool.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
@@ -565,6 +591,13 @@ pub fn render(r: &Record) -> String {
         for l in log.lines() {
             out.line(format!("  {l}"));
         }
+    }
+    if let Some(resources) = &r.resources {
+        out.line(format!("your kernel uses {resources}"));
+    }
+    if let Some(seed) = r.seed {
+        let how = if r.private { ", reported as pass or fail only" } else { "" };
+        out.line(format!("hidden battery: seed {seed}{how} (replay with --seed {seed})"));
     }
     for s in &r.shapes {
         out.line(s.line());
@@ -611,9 +644,12 @@ impl Record {
             compiler: None,
             reason: None,
             compile_log: None,
+            resources: None,
             shapes: Vec::new(),
             timing: None,
             printed: Vec::new(),
+            seed: None,
+            private: false,
             notes: Vec::new(),
             sanitize: Vec::new(),
         }

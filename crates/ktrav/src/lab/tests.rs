@@ -134,7 +134,7 @@ fn the_judge_tells_wrong_unwritten_and_out_of_bounds_apart() {
     let big: Expected = Box::new(|_| 5u64 << 32 | 6);
     assert_eq!(judge(&guarded(&[6, 5]), Elem::U64, &big), Verdict::Pass);
     assert_eq!(judge(&guarded(&[POISON_WORD, POISON_WORD, 6, 7]), Elem::U64, &big), fail(1, 1, Some(0), 0, 0));
-    let line = ShapeResult { label: "x".into(), rows: 1, cols: 3, verdict: fail(0, 0, None, 1, 1) }.line();
+    let line = ShapeResult { label: "x".into(), rows: 1, cols: 3, battery: Battery::Public, verdict: fail(0, 0, None, 1, 1) }.line();
     assert!(report::plain(&line).contains("written out of bounds: 1 words before the output, 1 after: FAIL"), "{line}");
 }
 
@@ -151,10 +151,10 @@ fn records_start_as_could_not_check_and_finish_by_their_shapes() {
     assert_eq!((failed.outcome.as_str(), failed.exit_code), ("fail", 1));
     assert!(render(&failed).contains("result: FAIL: no kernel") || report::plain(&render(&failed)).contains("result: FAIL: no kernel"));
     let mut r = Record::new("K.9", &ex, "x.cu".into());
-    r.shapes.push(ShapeResult { label: "1x1".into(), rows: 1, cols: 1, verdict: Verdict::Pass });
+    r.shapes.push(ShapeResult { label: "1x1".into(), rows: 1, cols: 1, battery: Battery::Public, verdict: Verdict::Pass });
     r.finish();
     assert_eq!((r.outcome.as_str(), r.exit_code), ("pass", 0));
-    r.shapes.push(ShapeResult { label: "1x2".into(), rows: 1, cols: 2, verdict: Verdict::NotRun });
+    r.shapes.push(ShapeResult { label: "1x2".into(), rows: 1, cols: 2, battery: Battery::Public, verdict: Verdict::NotRun });
     r.finish();
     assert_eq!((r.outcome.as_str(), r.exit_code), ("fail", 1));
 }
@@ -175,8 +175,11 @@ fn bad_files_are_refused_in_one_line() {
 
 #[test]
 fn verdict_json_is_one_flat_record_per_shape() {
-    let s = ShapeResult { label: "1x1".into(), rows: 1, cols: 1, verdict: Verdict::DidNotFinish { seconds: 60 } };
-    assert_eq!(serde_json::to_string(&s).unwrap(), r#"{"label":"1x1","rows":1,"cols":1,"verdict":"did_not_finish","seconds":60}"#);
+    let s = ShapeResult { label: "1x1".into(), rows: 1, cols: 1, battery: Battery::Public, verdict: Verdict::DidNotFinish { seconds: 60 } };
+    assert_eq!(serde_json::to_string(&s).unwrap(), r#"{"label":"1x1","rows":1,"cols":1,"battery":"public","verdict":"did_not_finish","seconds":60}"#);
+    let private = ShapeResult { battery: Battery::Hidden, ..s.clone() }.private(3);
+    assert_eq!(serde_json::to_string(&private).unwrap(), r#"{"label":"hidden shape 3","rows":0,"cols":0,"battery":"hidden","verdict":"fail","wrong":0,"unwritten":0,"first_bad":null,"out_of_bounds_before":0,"out_of_bounds_after":0}"#);
+    assert_eq!(crate::report::plain(&private.line()), "  hidden shape 3: FAIL");
     assert!(!Verdict::DidNotFinish { seconds: 1 }.device_usable() && !Verdict::NotRun.passed());
     assert!(Verdict::Skipped { reason: "memory".into() }.passed());
 }

@@ -253,7 +253,7 @@ mod tests {
         assert_eq!(fine.impossible, None);
         let mut fast = timing(0.001, 0.01);
         fast.judge(4 << 20, 4 << 20);
-        let why = fast.impossible.unwrap();
+        let why = fast.impossible.clone().unwrap();
         assert!(why.starts_with("your kernel's fastest run, 0.0010 ms is impossible: moving 7340032 bytes"), "{why}");
         let shown = |t: &Timing| {
             let mut out = Report::new();

@@ -18,7 +18,7 @@ pub mod worker;
 
 use crate::nvrtc;
 use crate::runner::{self as gpu, Gpu, Kernel};
-use ktrav::lab::{battery, read_source, render, Case, Exercise, Printed, Record, ShapeResult, Verdict, COULD_NOT_CHECK};
+use ktrav::lab::{battery, hidden_battery, read_source, render, seed_from, Battery, Case, Exercise, Printed, Record, ShapeResult, Verdict, COULD_NOT_CHECK, SEED_ENV};
 use ktrav::{Chapter, Shape};
 use std::path::PathBuf;
 use std::time::Duration;
@@ -44,6 +44,12 @@ pub struct CheckArgs {
     /// Also run the small shapes under compute-sanitizer: memcheck and racecheck, or the tools named (comma separated).
     #[arg(long, value_name = "TOOLS", num_args = 0..=1, require_equals = true, default_missing_value = "memcheck,racecheck", value_parser = sanitize::parse_tools)]
     pub sanitize: Option<sanitize::Tools>,
+    /// Also run the hidden battery drawn from this seed (or from KTRAV_LAB_SEED when set).
+    #[arg(long, value_parser = ktrav::cli::seed)]
+    pub seed: Option<u64>,
+    /// Report each hidden shape as pass or fail only, as a course's grader does (needs a seed).
+    #[arg(long)]
+    pub private: bool,
 }
 
 /// The subcommand every chapter binary from K.2 on offers.
@@ -80,8 +86,12 @@ pub fn run_check(chapter: &Chapter, args: &CheckArgs) -> ! {
         }),
         None => all.first().unwrap_or_else(|| ktrav::cli::fail(&format!("{} has no lab exercise", chapter.id))),
     };
+    let seed = ktrav::cli::or_exit(seed_from(args.seed));
+    if args.private && seed.is_none() {
+        ktrav::cli::fail(&format!("--private needs a hidden battery: give --seed N or set {SEED_ENV}"));
+    }
     let source = ktrav::cli::or_exit(read_source(&args.file));
-    let record = check(chapter, ex, args, &source);
+    let record = check_seeded(chapter, ex, args, &source, seed);
     print_record(&record, args.json);
     std::process::exit(record.exit_code)
 }
@@ -117,6 +127,35 @@ pub(crate) fn compile_and_load(gpu: &Gpu, ex: &Exercise, source: &str, name: &st
 /// that did not finish: then the device is stuck, so the record is printed
 /// and the process exits at once.
 pub fn check(chapter: &Chapter, ex: &Exercise, args: &CheckArgs, source: &str) -> Record {
+    check_seeded(chapter, ex, args, source, args.seed)
+}
+
+/// [`check`] on the public battery, then the hidden one drawn from `seed`
+/// when there is one (reported as pass or fail only with `args.private`).
+pub fn check_seeded(chapter: &Chapter, ex: &Exercise, args: &CheckArgs, source: &str, seed: Option<u64>) -> Record {
+    let mut cases = battery(ex, args.large);
+    if let Some(seed) = seed {
+        cases.extend(hidden_battery(ex, seed, args.large));
+    }
+    let mut record = check_on(chapter, ex, args, source, cases);
+    record.seed = seed;
+    if args.private && seed.is_some() {
+        record.private = true;
+        let mut n = 0;
+        for s in &mut record.shapes {
+            if s.battery == Battery::Hidden {
+                n += 1;
+                *s = s.clone().private(n);
+            }
+        }
+        // What a kernel printed on a hidden shape could tell the shape.
+        record.printed.retain(|p| !p.label.starts_with("hidden"));
+    }
+    record
+}
+
+/// [`check`] on the given cases (the public battery, the hidden one, or both).
+pub fn check_on(chapter: &Chapter, ex: &Exercise, args: &CheckArgs, source: &str, cases: Vec<Case>) -> Record {
     let mut record = Record::new(chapter.section, ex, args.file.display().to_string());
     let nvrtc = match nvrtc::locate() {
         Ok(n) => n,
@@ -147,8 +186,8 @@ pub fn check(chapter: &Chapter, ex: &Exercise, args: &CheckArgs, source: &str) -
     };
     record.compile_log = Some(compiled.log.clone());
     record.compiler = Some(format!("{} for {}; {}", nvrtc.describe(), compiled.code(), nvrtc.includes.describe()));
-    if !has_entry(&compiled.ptx, ex.kernel) {
-        return record.fail(&format!("the file has no kernel `extern \"C\" __global__ void {}(...)`", ex.kernel));
+    if let Err(why) = crate::hints::check_entry(&compiled.ptx, ex) {
+        return record.fail(&why);
     }
     let gpu = match gpu {
         Ok(g) => g,
@@ -163,13 +202,14 @@ pub fn check(chapter: &Chapter, ex: &Exercise, args: &CheckArgs, source: &str) -
         Ok(f) => f,
         Err(why) => return record.fail(&why),
     };
+    let entry = crate::hints::find_entry(&compiled.ptx, ex.kernel).ok();
+    record.resources = crate::hints::function_limits(&gpu, &function, entry.as_ref()).ok().map(|l| l.describe());
     let timeout = Duration::from_secs(args.timeout);
-    let cases = battery(ex, args.large);
     match worker::launcher() {
         Some(launcher) => {
             let mut limit = timeout;
             for case in &cases {
-                let task = Task::Shape { rows: case.shape.rows, cols: case.shape.cols };
+                let task = Task::Shape { rows: case.shape.rows, cols: case.shape.cols, grid_y_cap: case.grid_y_cap };
                 let ran = worker::supervise(launcher, worker::job(chapter, ex, &name, source, task, limit), &case.label, None, limit);
                 keep_printed(&mut record, ran.printed.clone());
                 let verdict = ran.verdict(limit);
@@ -225,7 +265,7 @@ pub fn check(chapter: &Chapter, ex: &Exercise, args: &CheckArgs, source: &str) -
 }
 
 fn push(record: &mut Record, case: &Case, verdict: Verdict) {
-    record.shapes.push(ShapeResult { label: case.label.clone(), rows: case.shape.rows, cols: case.shape.cols, verdict });
+    record.shapes.push(ShapeResult { label: case.label.clone(), rows: case.shape.rows, cols: case.shape.cols, verdict, battery: case.battery });
 }
 
 fn keep_printed(record: &mut Record, printed: Printed) {
@@ -239,7 +279,7 @@ fn keep_printed(record: &mut Record, printed: Printed) {
 fn in_process(record: &mut Record, gpu: &Gpu, function: &Kernel, ex: &Exercise, cases: &[Case], timeout: Duration, json: bool) {
     let mut usable = true;
     for case in cases {
-        let verdict = if usable { run::run_case(gpu, function, ex, case.shape, timeout) } else { Verdict::NotRun };
+        let verdict = if usable { run::run_case(gpu, function, ex, case, timeout) } else { Verdict::NotRun };
         usable &= verdict.device_usable();
         let stuck = matches!(verdict, Verdict::DidNotFinish { .. });
         push(record, case, verdict);
@@ -253,7 +293,7 @@ fn in_process(record: &mut Record, gpu: &Gpu, function: &Kernel, ex: &Exercise, 
     }
 }
 
-/// `--sanitize`: every shape of at most [`sanitize::MAX_ELEMENTS`] elements,
+/// `--sanitize`: every public shape of at most [`sanitize::MAX_ELEMENTS`] elements,
 /// under each tool, in a worker started under compute-sanitizer.
 #[allow(clippy::too_many_arguments)]
 fn sanitize_shapes(record: &mut Record, chapter: &Chapter, ex: &Exercise, name: &str, source: &str, cases: &[Case], tools: &sanitize::Tools, timeout: Duration) {
@@ -266,8 +306,8 @@ fn sanitize_shapes(record: &mut Record, chapter: &Chapter, ex: &Exercise, name: 
         return;
     };
     for tool in &tools.0 {
-        for case in cases.iter().filter(|c| c.shape.elements() <= sanitize::MAX_ELEMENTS) {
-            let task = Task::Shape { rows: case.shape.rows, cols: case.shape.cols };
+        for case in cases.iter().filter(|c| c.battery == Battery::Public && c.shape.elements() <= sanitize::MAX_ELEMENTS) {
+            let task = Task::Shape { rows: case.shape.rows, cols: case.shape.cols, grid_y_cap: case.grid_y_cap };
             let label = format!("{tool} on {}", case.label);
             let args = sanitize::arguments(tool);
             let ran = worker::supervise(launcher, worker::job(chapter, ex, name, source, task, timeout), &label, Some((&program, &args)), timeout);
@@ -278,7 +318,7 @@ fn sanitize_shapes(record: &mut Record, chapter: &Chapter, ex: &Exercise, name: 
                     reason: format!("{} gave no summary ({}{})", sanitize::PROGRAM, ran.status, ran.sanitizer.first().map_or(String::new(), |l| format!(": {}", l.trim_start_matches('=').trim()))),
                 },
             };
-            record.sanitize.push(ShapeResult { label, rows: case.shape.rows, cols: case.shape.cols, verdict });
+            record.sanitize.push(ShapeResult { label, rows: case.shape.rows, cols: case.shape.cols, verdict, battery: case.battery });
         }
     }
 }
@@ -302,7 +342,7 @@ mod tests {
     use ktrav::Dim2;
 
     fn args(file: &str) -> CheckArgs {
-        CheckArgs { file: PathBuf::from(file), large: false, json: false, exercise: None, timeout: 60, sanitize: None }
+        CheckArgs { file: PathBuf::from(file), large: false, json: false, exercise: None, timeout: 60, sanitize: None, seed: None, private: false }
     }
 
     const NOTHING: Twin = Twin { name: "nothing", steps: 1, barriers_after: &[], shared_words: 0, body: |_, _, _, _| {} };
@@ -369,6 +409,11 @@ mod tests {
         let other = check(&CHAPTER, &COPY, &args("other.cu"), "extern \"C\" __global__ void copy(float* o) { }");
         assert_eq!(other.exit_code, 1);
         assert!(other.reason.as_deref().unwrap().contains("no kernel `extern \"C\" __global__ void test_copy"));
+        let mangled = check(&CHAPTER, &COPY, &args("mangled.cu"), &SOLUTION.replace("extern \"C\" ", ""));
+        assert!(mangled.reason.as_deref().unwrap().starts_with("`extern \"C\"` is missing"), "{:?}", mangled.reason);
+        let wide = check(&CHAPTER, &COPY, &args("wide.cu"), &SOLUTION.replace("size_t rows", "int rows"));
+        let why = wide.reason.as_deref().unwrap();
+        assert!(why.starts_with("parameter 3 (rows) is 32-bit in your kernel; the exercise passes a 64-bit integer"), "{why}");
         let json: serde_json::Value = serde_json::from_str(&serde_json::to_string(&other).unwrap()).unwrap();
         assert_eq!((json["outcome"].as_str(), json["exit_code"].as_i64()), (Some("fail"), Some(1)));
     }

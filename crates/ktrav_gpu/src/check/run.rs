@@ -3,7 +3,7 @@
 
 use crate::runner::{DeviceBuffer, Gpu, Kernel, PushKernelArg};
 use anyhow::Result;
-use ktrav::lab::{input, input_value, judge, launches, Arg, Exercise, Verdict, GUARD_WORDS};
+use ktrav::lab::{case_launches, input, input_value, judge, Arg, Case, Exercise, Verdict, GUARD_WORDS};
 use ktrav::Shape;
 use std::time::Duration;
 
@@ -30,13 +30,14 @@ pub(crate) fn enqueue_all(
     gpu: &Gpu,
     f: &Kernel,
     ex: &Exercise,
-    shape: Shape,
+    case: &Case,
     bufs: &Buffers,
     wait_every: Option<(usize, Duration)>,
 ) -> std::result::Result<(), Verdict> {
+    let shape = case.shape;
     let out_at = gpu.address(&bufs.out) + 4 * GUARD_WORDS as u64;
     let ins: Vec<u64> = bufs.inputs.iter().map(|b| gpu.address(b)).collect();
-    let plan = launches(ex, shape).map_err(|e| Verdict::LaunchFailed { error: format!("{e:#}") })?;
+    let plan = case_launches(ex, case).map_err(|e| Verdict::LaunchFailed { error: format!("{e:#}") })?;
     let (rows, cols) = (shape.rows as i64, shape.cols as i64);
     let (rows32, cols32) = (shape.rows as i32, shape.cols as i32);
     for (n, (cfg, step)) in plan.iter().enumerate() {
@@ -76,7 +77,8 @@ const WAIT_EVERY: usize = 256;
 
 /// Runs the kernel on one shape and judges what it left in memory, then
 /// whether it left its inputs as they were uploaded.
-pub(crate) fn run_case(gpu: &Gpu, f: &Kernel, ex: &Exercise, shape: Shape, timeout: Duration) -> Verdict {
+pub(crate) fn run_case(gpu: &Gpu, f: &Kernel, ex: &Exercise, case: &Case, timeout: Duration) -> Verdict {
+    let shape = case.shape;
     let n = shape.elements();
     let needed = (2 * GUARD_WORDS as u64 + n * ex.elem.words() as u64 + n * ex.inputs() as u64) * 4;
     match gpu.free_memory() {
@@ -92,13 +94,20 @@ pub(crate) fn run_case(gpu: &Gpu, f: &Kernel, ex: &Exercise, shape: Shape, timeo
         Ok(b) => b,
         Err(e) => return Verdict::Crashed { error: format!("{e:#}") },
     };
-    if let Err(v) = enqueue_all(gpu, f, ex, shape, &bufs, Some((WAIT_EVERY, timeout))) {
-        if let Verdict::LaunchFailed { .. } = v {
+    if let Err(v) = enqueue_all(gpu, f, ex, case, &bufs, Some((WAIT_EVERY, timeout))) {
+        if let Verdict::LaunchFailed { error } = v {
             // A refused launch leaves the device usable unless an earlier
             // one faulted; find out which.
             if let Err(crash) = wait(gpu, timeout) {
                 return crash;
             }
+            // Which of the function's limits the launch passed, if any.
+            let block = case_launches(ex, case).ok().and_then(|p| p.first().map(|(cfg, _)| cfg.block.count() as u32));
+            let why = crate::hints::function_limits(gpu, f, None)
+                .ok()
+                .zip(block)
+                .and_then(|(limits, threads)| crate::hints::explain_launch_failure(&limits, threads, 0));
+            return Verdict::LaunchFailed { error: why.map_or(error.clone(), |w| format!("{error}: {w}")) };
         }
         return v;
     }

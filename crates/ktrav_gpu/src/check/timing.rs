@@ -10,7 +10,7 @@ use super::run::{buffers, enqueue_all, wait};
 use crate::runner::{DeviceBuffer, Gpu, Kernel};
 use anyhow::{anyhow, Result};
 use ktrav::lab::timing::{gbps, is_mig, peak_gbps, Sample, Timing, FLUSH_FACTOR, MIG_NOTE};
-use ktrav::lab::{Exercise, TIMING_REPEATS};
+use ktrav::lab::{Case, Exercise, TIMING_REPEATS};
 use ktrav::Shape;
 use std::time::Duration;
 
@@ -47,6 +47,7 @@ pub fn time(gpu: &Gpu, yours: &Kernel, theirs: Option<&Kernel>, ex: &Exercise, s
     let l2 = gpu.l2_bytes()? as u64;
     let mut scratch: DeviceBuffer<u32> = gpu.poisoned((FLUSH_FACTOR * l2 / 4).max(1) as usize)?;
     let verdict = |v: ktrav::lab::Verdict| anyhow!("{}", v.describe(shape.elements()));
+    let case = Case::public(String::new(), shape);
     let mut kernels: Vec<&Kernel> = vec![yours];
     kernels.extend(theirs);
     let mut times: Vec<Vec<f32>> = vec![Vec::new(); 1 + kernels.len()];
@@ -57,7 +58,7 @@ pub fn time(gpu: &Gpu, yours: &Kernel, theirs: Option<&Kernel>, ex: &Exercise, s
             let span = if which == 0 {
                 gpu.span(|| gpu.enqueue_copy(&src, &mut dst))?
             } else {
-                gpu.span(|| enqueue_all(gpu, kernels[which - 1], ex, shape, &bufs, None).map_err(verdict))?
+                gpu.span(|| enqueue_all(gpu, kernels[which - 1], ex, &case, &bufs, None).map_err(verdict))?
             };
             wait(gpu, timeout).map_err(verdict)?;
             // Round 0 warms up: the module loaded, the clocks up.

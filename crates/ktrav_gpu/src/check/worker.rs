@@ -21,7 +21,7 @@
 use super::run::run_case;
 use super::timing::time;
 use crate::runner::{self as gpu};
-use ktrav::lab::{Exercise, Printed, Timing, Verdict};
+use ktrav::lab::{Case, Exercise, Printed, Timing, Verdict};
 use ktrav::{Chapter, Shape};
 use serde::{Deserialize, Serialize};
 use std::ffi::OsString;
@@ -52,8 +52,9 @@ pub(crate) struct Job {
 
 #[derive(Clone, Copy, Debug, Serialize, Deserialize)]
 pub(crate) enum Task {
-    /// Run the kernel on one shape and judge it.
-    Shape { rows: u64, cols: u64 },
+    /// Run the kernel on one shape (gridDim.y capped where the case says)
+    /// and judge it.
+    Shape { rows: u64, cols: u64, grid_y_cap: Option<u32> },
     /// Time the kernel, the chapter's and a copy on one shape.
     Timing { rows: u64, cols: u64 },
 }
@@ -134,7 +135,10 @@ fn work(chapters: &[&Chapter], job: &Job) -> Outcome {
     };
     let timeout = Duration::from_secs(job.timeout_s);
     match job.task {
-        Task::Shape { rows, cols } => Outcome::Verdict(run_case(&gpu, &f, ex, Shape::new(rows, cols), timeout)),
+        Task::Shape { rows, cols, grid_y_cap } => {
+            let case = Case { grid_y_cap, ..Case::public(String::new(), Shape::new(rows, cols)) };
+            Outcome::Verdict(run_case(&gpu, &f, ex, &case, timeout))
+        }
         Task::Timing { rows, cols } => {
             let theirs = gpu.function(ch.id, ex.kernel).ok();
             match time(&gpu, &f, theirs.as_ref(), ex, Shape::new(rows, cols), timeout) {
@@ -324,7 +328,7 @@ mod tests {
             exercise: "e".into(),
             file: "f.cu".into(),
             source: String::new(),
-            task: Task::Shape { rows: 1, cols: 1 },
+            task: Task::Shape { rows: 1, cols: 1, grid_y_cap: None },
             timeout_s: 1,
             result: PathBuf::new(),
         };
