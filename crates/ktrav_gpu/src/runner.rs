@@ -169,9 +169,14 @@ impl Gpu {
     /// some, else its PTX.
     pub fn load_compiled(&self, compiled: &nvrtc::Compiled) -> Result<Arc<CudaModule>> {
         match &compiled.cubin {
-            Some(cubin) => Ok(self.ctx.load_module(Ptx::from_binary(cubin.clone()))?),
+            Some(cubin) => self.load_cubin(cubin),
             None => self.load_ptx(&compiled.ptx),
         }
+    }
+
+    /// Loads machine code (a cubin) for this device.
+    pub fn load_cubin(&self, cubin: &[u8]) -> Result<Arc<CudaModule>> {
+        Ok(self.ctx.load_module(Ptx::from_binary(cubin.to_vec()))?)
     }
 
     /// The context, for reading device attributes beside a kernel's.

@@ -116,7 +116,19 @@ pub const AFTER_A_HANG: Duration = Duration::from_secs(5);
 /// way both the check and its workers get a kernel. `Err` is one line.
 pub(crate) fn compile_and_load(gpu: &Gpu, ex: &Exercise, source: &str, name: &str) -> Result<Kernel, String> {
     let compiled = gpu.compile(source, name).map_err(|e| e.to_string())?;
-    gpu.load_compiled(&compiled)
+    load(gpu, ex, &compiled)
+}
+
+/// Loads the kernel of `ex` from what NVRTC made of the file.
+fn load(gpu: &Gpu, ex: &Exercise, compiled: &nvrtc::Compiled) -> Result<Kernel, String> {
+    gpu.load_compiled(compiled)
+        .and_then(|m| Ok(m.load_function(ex.kernel)?))
+        .map_err(|e| format!("the compiled kernel did not load ({e:#})"))
+}
+
+/// Loads the kernel of `ex` from machine code the supervisor compiled.
+pub(crate) fn load_machine_code(gpu: &Gpu, ex: &Exercise, cubin: &[u8]) -> Result<Kernel, String> {
+    gpu.load_cubin(cubin)
         .and_then(|m| Ok(m.load_function(ex.kernel)?))
         .map_err(|e| format!("the compiled kernel did not load ({e:#})"))
 }
@@ -198,7 +210,7 @@ pub fn check_on(chapter: &Chapter, ex: &Exercise, args: &CheckArgs, source: &str
     };
     record.device = Some(format!("{}; {}", gpu.info.describe(), gpu.kernel_path().describe()));
     record.notes.extend(timing::device_note(&gpu));
-    let function = match compile_and_load(&gpu, ex, source, &name) {
+    let function = match load(&gpu, ex, &compiled) {
         Ok(f) => f,
         Err(why) => return record.fail(&why),
     };
@@ -210,7 +222,7 @@ pub fn check_on(chapter: &Chapter, ex: &Exercise, args: &CheckArgs, source: &str
             let mut limit = timeout;
             for case in &cases {
                 let task = Task::Shape { rows: case.shape.rows, cols: case.shape.cols, grid_y_cap: case.grid_y_cap };
-                let ran = worker::supervise(launcher, worker::job(chapter, ex, &name, source, task, limit), &case.label, None, limit);
+                let ran = worker::supervise(launcher, worker::job(chapter, ex, &name, source, compiled.cubin.as_deref(), task, limit), &case.label, None, limit);
                 keep_printed(&mut record, ran.printed.clone());
                 let verdict = ran.verdict(limit);
                 if let Verdict::DidNotFinish { .. } = verdict {
@@ -236,7 +248,7 @@ pub fn check_on(chapter: &Chapter, ex: &Exercise, args: &CheckArgs, source: &str
                 let task = Task::Timing { rows: shape.rows, cols: shape.cols };
                 // Every repeat of every kernel waits on this watchdog.
                 let limit = timeout * (2 * ktrav::lab::TIMING_REPEATS as u32 + 2);
-                let ran = worker::supervise(launcher, worker::job(chapter, ex, &name, source, task, timeout), "the timing run", None, limit);
+                let ran = worker::supervise(launcher, worker::job(chapter, ex, &name, source, compiled.cubin.as_deref(), task, timeout), "the timing run", None, limit);
                 keep_printed(&mut record, ran.printed.clone());
                 match ran.outcome {
                     Some(Outcome::Timing(t)) => Ok(*t),
@@ -310,7 +322,7 @@ fn sanitize_shapes(record: &mut Record, chapter: &Chapter, ex: &Exercise, name: 
             let task = Task::Shape { rows: case.shape.rows, cols: case.shape.cols, grid_y_cap: case.grid_y_cap };
             let label = format!("{tool} on {}", case.label);
             let args = sanitize::arguments(tool);
-            let ran = worker::supervise(launcher, worker::job(chapter, ex, name, source, task, timeout), &label, Some((&program, &args)), timeout);
+            let ran = worker::supervise(launcher, worker::job(chapter, ex, name, source, None, task, timeout), &label, Some((&program, &args)), timeout);
             let verdict = match sanitize::verdict(tool, &ran.sanitizer) {
                 _ if ran.timed_out => Verdict::DidNotFinish { seconds: timeout.as_secs() },
                 Some(v) => v,

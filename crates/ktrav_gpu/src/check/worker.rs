@@ -48,6 +48,11 @@ pub(crate) struct Job {
     pub timeout_s: u64,
     /// Where the worker writes its [`Outcome`].
     pub result: PathBuf,
+    /// The supervisor's machine code for the source, when it has some: a
+    /// worker loads it instead of compiling the file again, so a battery
+    /// pays for one compile, not one per shape.
+    #[serde(default)]
+    pub cubin: Option<Vec<u8>>,
 }
 
 #[derive(Clone, Copy, Debug, Serialize, Deserialize)]
@@ -129,7 +134,11 @@ fn work(chapters: &[&Chapter], job: &Job) -> Outcome {
         Ok(g) => g,
         Err(why) => return Outcome::Failed(format!("no GPU ({why})")),
     };
-    let f = match super::compile_and_load(&gpu, ex, &job.source, &job.file) {
+    let loaded = match &job.cubin {
+        Some(cubin) => super::load_machine_code(&gpu, ex, cubin),
+        None => super::compile_and_load(&gpu, ex, &job.source, &job.file),
+    };
+    let f = match loaded {
         Ok(f) => f,
         Err(why) => return Outcome::Failed(why),
     };
@@ -300,7 +309,7 @@ impl Ran {
 }
 
 /// A job for `task` on `ex` of `chapter`.
-pub(crate) fn job(chapter: &Chapter, ex: &Exercise, file: &str, source: &str, task: Task, timeout: Duration) -> Job {
+pub(crate) fn job(chapter: &Chapter, ex: &Exercise, file: &str, source: &str, cubin: Option<&[u8]>, task: Task, timeout: Duration) -> Job {
     Job {
         chapter: chapter.id.to_string(),
         exercise: ex.id.to_string(),
@@ -311,6 +320,7 @@ pub(crate) fn job(chapter: &Chapter, ex: &Exercise, file: &str, source: &str, ta
         // worker whose supervisor is gone.
         timeout_s: timeout.as_secs() * 2 + 10,
         result: PathBuf::new(),
+        cubin: cubin.map(<[u8]>::to_vec),
     }
 }
 
