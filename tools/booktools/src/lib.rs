@@ -7,12 +7,16 @@
 //! * [`records`]: a measurement record as markdown and bar charts;
 //! * [`counters`]: Nsight Compute's CSV beside the simulator's predictions;
 //! * [`sanitizer`]: compute-sanitizer's logs, each by its closing line;
-//! * [`suite`]: the GPU suite's logs, verdict by verdict.
+//! * [`suite`]: the GPU suite's logs, verdict by verdict;
+//! * [`values`]: `book/values.txt`, every value the prose quotes;
+//! * [`numbers`]: the literal numbers left in each page's prose.
 
 pub mod counters;
+pub mod numbers;
 pub mod records;
 pub mod sanitizer;
 pub mod suite;
+pub mod values;
 
 use anyhow::{Context, Result};
 use appendix_k::CHAPTERS;
