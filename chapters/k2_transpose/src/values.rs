@@ -7,7 +7,7 @@
 //! so this is also what it can have in flight.
 
 use crate::exercises::{MISSING_SYNCTHREADS, TRANSPOSE_EXERCISE};
-use crate::{VERSIONS, TILE};
+use crate::{TileLayout, TILE, VERSIONS};
 use ktrav::lab::simtrack::check_twin;
 use ktrav::{Dim2, LaunchConfig, Shape};
 
@@ -53,7 +53,13 @@ pub fn missing_barrier() -> (usize, usize, usize, String, String) {
 }
 
 pub fn values() -> Vec<(&'static str, String)> {
-    let mut v = Vec::new();
+    let square = TileLayout::Square.shared_bytes(TILE);
+    let padded = TileLayout::Padded.shared_bytes(TILE);
+    let mut v = vec![
+        ("k2.tile.square_bytes", square.to_string()),
+        ("k2.tile.padded_bytes", padded.to_string()),
+        ("k2.tile.padding_bytes", (padded - square).to_string()),
+    ];
     let per = bytes_per_thread();
     let names = ["k2.teaching", "k2.v1", "k2.v2", "k2.v3"];
     for ((_, bytes, loads), name) in per.iter().zip(names) {

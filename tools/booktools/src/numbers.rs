@@ -107,8 +107,11 @@ pub fn prose_numbers(text: &str) -> Vec<(usize, String)> {
     out
 }
 
-/// Every page's numbers, as (page name, numbers).
-pub fn count(pages: &[PathBuf]) -> Result<Vec<(String, Vec<(usize, String)>)>> {
+/// A page's name and the numbers of its prose, each with its line.
+pub type PageNumbers = (String, Vec<(usize, String)>);
+
+/// Every page's numbers.
+pub fn count(pages: &[PathBuf]) -> Result<Vec<PageNumbers>> {
     pages
         .iter()
         .map(|p: &PathBuf| {
