@@ -36,9 +36,21 @@ fn drop_spans(text: &str, open: &str, close: &str) -> String {
     out
 }
 
-/// One line of prose with code, directives, link targets and tags removed.
+/// One line of prose with code, directives, link targets, tags and the
+/// label of a numbered item (`1. `, `**7.**`) removed.
 fn prose_of(line: &str) -> String {
-    let line = drop_spans(line, "{{", "}}");
+    let trimmed = line.trim_start();
+    let label = trimmed.trim_start_matches("**").chars().take_while(char::is_ascii_digit).count();
+    let line = if label > 0 {
+        let rest = trimmed.trim_start_matches("**")[label..].to_string();
+        match rest.strip_prefix(".**").or_else(|| rest.strip_prefix(". ")) {
+            Some(after) => after.to_string(),
+            None => line.to_string(),
+        }
+    } else {
+        line.to_string()
+    };
+    let line = drop_spans(&line, "{{", "}}");
     let line = drop_spans(&line, "`", "`");
     let line = drop_spans(&line, "](", ")");
     drop_spans(&line, "<", ">")
@@ -129,8 +141,9 @@ mod tests {
     fn numbers_in_prose_are_found_and_code_is_not() {
         let page = "A 4099x4097 shape, 93.75 % and 65 535 blocks.\n\
                     `tile[32][33]` and {{value k6.avg}} and [K.3](k3.md) in v2, 2D.\n\
-                    ```rust\nlet x = 5;\n```\npast 2^31 and 2³¹ elements, sm_80.\n";
+                    ```rust\nlet x = 5;\n```\npast 2^31 and 2³¹ elements, sm_80.\n\
+                    **7.** A question\n2. **`v2`**: an item of 3 parts\n";
         let found: Vec<String> = prose_numbers(page).into_iter().map(|(_, n)| n).collect();
-        assert_eq!(found, ["4099x4097", "93.75", "65 535", "2^31", "2³¹"]);
+        assert_eq!(found, ["4099x4097", "93.75", "65 535", "2^31", "2³¹", "3"]);
     }
 }
