@@ -25,3 +25,5 @@ pub fn figures() -> Vec<(&'static str, &'static str, String)> {
     }
     all
 }
+
+pub mod values;

@@ -234,3 +234,44 @@ fn the_readme_layout_matches_the_tree() {
         assert!(root().join(p).exists() || p == "book-out", "README's layout table names {p}, which does not exist");
     }
 }
+
+/// The values in `book/values.txt` as a map (see `tools/mdbook-values`).
+fn values_file() -> mdbook_values::Values {
+    let text = std::fs::read_to_string(root().join("book/values.txt")).expect("book/values.txt; run scripts/refresh-outputs");
+    mdbook_values::Values::parse(&text).expect("book/values.txt parses")
+}
+
+/// Every `{{value NAME}}` of every page names a value the code computed:
+/// an unknown name fails here as it fails `mdbook build`.
+#[test]
+fn every_value_a_page_quotes_is_computed() {
+    let values = values_file();
+    let mut unknown = Vec::new();
+    for page in pages() {
+        let text = std::fs::read_to_string(&page).unwrap();
+        let names = mdbook_values::names_used(&text).unwrap_or_else(|e| panic!("{}: {e}", page.display()));
+        for name in names.into_iter().filter(|n| values.get(n).is_none()) {
+            unknown.push(format!("{}: unknown value `{name}`", page.display()));
+        }
+    }
+    assert!(unknown.is_empty(), "{}", unknown.join("\n"));
+    // And the check itself rejects a name nobody computed.
+    assert!(mdbook_values::substitute("{{value k0.nothing}}", &values).is_err());
+}
+
+/// The chapters' values and the lab's batteries in book/values.txt are what
+/// the code computes now (the measured values are checked by booktools'
+/// tests): a changed constant makes the committed file stale and fails here.
+#[test]
+fn the_chapters_values_are_not_stale() {
+    let file = values_file();
+    let mut stale = Vec::new();
+    for (name, value) in appendix_k::values::values() {
+        match file.get(&name) {
+            Some(v) if v == value => {}
+            Some(v) => stale.push(format!("{name}: the file says `{v}`, the code computes `{value}`")),
+            None => stale.push(format!("{name}: missing from the file; the code computes `{value}`")),
+        }
+    }
+    assert!(stale.is_empty(), "book/values.txt is stale (run scripts/refresh-outputs):\n{}", stale.join("\n"));
+}

@@ -20,6 +20,7 @@ use std::time::{Duration, Instant};
 
 pub mod exercises;
 pub mod figures;
+pub mod values;
 
 // --- 1. CPU reference -------------------------------------------------------
 

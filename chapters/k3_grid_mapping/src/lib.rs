@@ -14,6 +14,7 @@
 
 pub mod exercises;
 pub mod figures;
+pub mod values;
 pub mod gpu;
 
 use anyhow::{Context, Result};
@@ -450,7 +451,7 @@ pub fn worked_example() -> String {
         per.push(tr);
     }
     out.line(format!(
-        "  the swapped mapping moves {}x the sectors for the same copy",
+        "  the swapped mapping requests {}x the sectors for the same copy",
         format_ratio(per[1].sectors, per[0].sectors)
     ));
     out.into_string()

@@ -15,6 +15,7 @@
 
 pub mod exercises;
 pub mod figures;
+pub mod values;
 pub mod gpu;
 
 use anyhow::{bail, Context, Result};

@@ -15,6 +15,7 @@
 
 pub mod exercises;
 pub mod figures;
+pub mod values;
 pub mod gpu;
 
 use ktrav::report::{self, join, Report};
@@ -390,8 +391,8 @@ pub fn add(a: &Matrix<f32>, b: &Matrix<f32>, block: Dim2, order: &BlockOrder) ->
 // --- 4. Exploration: where each pairing's first warp reaches -----------------
 
 /// The first warp's access under a kernel: its lanes' offsets (in bounds
-/// only) and the number of distinct 128-byte segments of 4-byte floats they
-/// touch. Each lane's offset is the one cell its twin writes when it runs
+/// only) and the number of distinct 32-byte sectors of 4-byte floats they
+/// request. Each lane's offset is the one cell its twin writes when it runs
 /// alone on a buffer of NaNs.
 pub fn first_warp(kernel: Pairing, shape: Shape, block: Dim2) -> (Vec<u64>, u64) {
     let cfg = launch_plan(kernel, shape, block).expect("a valid launch");
@@ -405,8 +406,8 @@ pub fn first_warp(kernel: Pairing, shape: Shape, block: Dim2) -> (Vec<u64>, u64)
             offsets.extend(out.iter().position(|v| !v.is_nan()).map(|i| i as u64));
         }
     });
-    let segments: BTreeSet<u64> = offsets.iter().map(|o| o * 4 / 128).collect();
-    (offsets, segments.len() as u64)
+    let sectors: BTreeSet<u64> = offsets.iter().map(|o| o * 4 / 32).collect();
+    (offsets, sectors.len() as u64)
 }
 
 /// The GEMM operands: A counts down from `m*k`, B counts up from 1, both
@@ -577,11 +578,11 @@ pub fn twins_report() -> String {
     for order in [StorageOrder::RowMajor, StorageOrder::ColMajor] {
         for x_walks in [Axis::Col, Axis::Row] {
             let kernel = Pairing { order, x_walks };
-            let (offsets, segments) = first_warp(kernel, shape, WARP_BLOCK);
+            let (offsets, sectors) = first_warp(kernel, shape, WARP_BLOCK);
             let stride = constant_stride(&offsets).map_or("none".to_string(), |s| s.to_string());
             let twin = if kernel == Pairing::twin_for(order) { kernel.kernel_name() } else { "mismatched" };
             out.line(format!(
-                "  {order} data, x walks {x_walks}s ({twin}): lane stride {stride}, 128-byte segments touched: {segments}"
+                "  {order} data, x walks {x_walks}s ({twin}): lane stride {stride}, 32-byte sectors requested: {sectors}"
             ));
         }
     }
@@ -810,8 +811,8 @@ mod tests {
 
     #[test]
     fn twins_coalesce_and_mismatches_do_not() {
-        for (kernel, segments) in PAIRINGS.into_iter().zip([1, 1, 32, 32]) {
-            assert_eq!(first_warp(kernel, WARP_SHAPE, WARP_BLOCK).1, segments, "{kernel:?}");
+        for (kernel, sectors) in PAIRINGS.into_iter().zip([4, 4, 32, 32]) {
+            assert_eq!(first_warp(kernel, WARP_SHAPE, WARP_BLOCK).1, sectors, "{kernel:?}");
         }
         // The lanes of a twin's warp sit one float apart, from offset 0.
         assert_eq!(first_warp(PAIRINGS[0], WARP_SHAPE, WARP_BLOCK).0, (0..32).collect::<Vec<u64>>());

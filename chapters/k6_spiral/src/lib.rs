@@ -19,6 +19,7 @@
 
 pub mod exercises;
 pub mod figures;
+pub mod values;
 pub mod gpu;
 
 use anyhow::{Context, Result};
@@ -292,38 +293,42 @@ pub fn cross_check(shape: Shape) -> ShapeCheck {
     ShapeCheck { positions: n, rank_matches_walk, position_matches_walk }
 }
 
-/// Average number of distinct 128-byte segments one warp touches when it
-/// reads, and when it writes, 4-byte elements: 1.00 is perfectly coalesced,
-/// 32.00 means every thread of the warp hits its own segment.
+/// Average number of distinct 32-byte sectors one warp requests when it
+/// reads, and when it writes, 4-byte elements: 4.00 is the least a warp's
+/// 32 floats can take (128 contiguous bytes), 32.00 means every thread of
+/// the warp hits its own sector.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Coalescing {
     pub warps: u64,
-    pub read_segments: f64,
-    pub write_segments: f64,
+    pub read_sectors: f64,
+    pub write_sectors: f64,
 }
 
+/// The memory system's unit of request, in bytes, as K.3 and Nsight Compute
+/// count it.
+pub const SECTOR_BYTES: u64 = 32;
+
 /// Runs `kernel`'s index computation through the simulator, with the
-/// kernel's own launch plan, and counts the memory segments each warp's load
-/// and store instructions touch.
+/// kernel's own launch plan, and counts the sectors each warp's load and
+/// store instructions request.
 pub fn coalescing(kernel: Kernel, shape: Shape, block: Dim2) -> Result<Coalescing, GeometryError> {
     const ELEM_BYTES: u64 = 4;
-    const SEGMENT_BYTES: u64 = 128;
     let cfg = plan(shape, block)?;
-    // (block, warp) -> the segments its loads and its stores touch.
+    // (block, warp) -> the sectors its loads and its stores request.
     let mut reads: BTreeMap<(u64, u32), HashSet<u64>> = Default::default();
     let mut writes: BTreeMap<(u64, u32), HashSet<u64>> = Default::default();
     launch(&cfg, &BlockOrder::Forward, |t| {
         if let Some((from, to)) = kernel.indices(t, shape.rows, shape.cols) {
             let warp = (t.linear_block(), t.linear_in_block() / 32);
-            reads.entry(warp).or_default().insert(from * ELEM_BYTES / SEGMENT_BYTES);
-            writes.entry(warp).or_default().insert(to * ELEM_BYTES / SEGMENT_BYTES);
+            reads.entry(warp).or_default().insert(from * ELEM_BYTES / SECTOR_BYTES);
+            writes.entry(warp).or_default().insert(to * ELEM_BYTES / SECTOR_BYTES);
         }
     });
     let warps = reads.len() as u64;
     let avg = |m: &BTreeMap<(u64, u32), HashSet<u64>>| {
         m.values().map(|s| s.len() as u64).sum::<u64>() as f64 / warps as f64
     };
-    Ok(Coalescing { warps, read_segments: avg(&reads), write_segments: avg(&writes) })
+    Ok(Coalescing { warps, read_sectors: avg(&reads), write_sectors: avg(&writes) })
 }
 
 /// The rank of every position, drawn as the matrix itself.
@@ -504,15 +509,15 @@ pub fn beyond_the_source() -> String {
     out.heading("Which side of the copy coalesces");
     let (shape, block) = (Shape::new(64, 64), Dim2::new(32, 8));
     out.line(format!(
-        "{shape} floats, {block} blocks: 128-byte segments touched per warp instruction (1 is ideal, 32 the worst):"
+        "{shape} floats, {block} blocks: 32-byte sectors requested per warp instruction (4 is the least, 32 the most):"
     ));
     for kernel in [Kernel::Scatter, Kernel::Gather] {
         let c = coalescing(kernel, shape, block).expect("a valid launch");
         out.line(format!(
             "  {:<14}  loads {:>5.2}   stores {:>5.2}   ({} warps)",
             kernel.name(),
-            c.read_segments,
-            c.write_segments,
+            c.read_sectors,
+            c.write_sectors,
             c.warps
         ));
     }

@@ -60,13 +60,13 @@ fn source_cases_pass_in_the_report() {
 #[test]
 fn the_copy_side_that_follows_the_grid_is_coalesced() {
     // 64 floats per row, a warp is half a row: its loads (scatter) or
-    // stores (gather) cover exactly one 128-byte segment.
+    // stores (gather) cover 128 contiguous bytes: 4 sectors, the least.
     let s = coalescing(Kernel::Scatter, Shape::new(64, 64), Dim2::new(32, 8)).unwrap();
     let g = coalescing(Kernel::Gather, Shape::new(64, 64), Dim2::new(32, 8)).unwrap();
     assert_eq!(s.warps, 128);
-    assert_eq!(s.read_segments, 1.0);
-    assert_eq!(g.write_segments, 1.0);
-    assert!(s.write_segments > 1.0 && g.read_segments > 1.0);
+    assert_eq!(s.read_sectors, 4.0);
+    assert_eq!(g.write_sectors, 4.0);
+    assert!(s.write_sectors > 4.0 && g.read_sectors > 4.0);
 }
 
 #[test]

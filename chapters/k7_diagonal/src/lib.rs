@@ -25,6 +25,7 @@
 
 pub mod exercises;
 pub mod figures;
+pub mod values;
 pub mod gpu;
 
 use anyhow::{Context, Result};

@@ -11,14 +11,18 @@
 //!   counters show limits them;
 //! * [`sanitizer`]: compute-sanitizer's logs: a verdict per chapter and tool,
 //!   and what the tools say about the kernels wrong on purpose;
-//! * [`suite`]: the GPU suite's logs, verdict by verdict.
+//! * [`suite`]: the GPU suite's logs, verdict by verdict;
+//! * [`values`]: `book/values.txt`, every value the prose quotes;
+//! * [`numbers`]: the literal numbers left in each page's prose.
 
 pub mod counters;
 pub mod goals;
+pub mod numbers;
 pub mod records;
 pub mod rows_wrong;
 pub mod sanitizer;
 pub mod suite;
+pub mod values;
 
 use anyhow::{Context, Result};
 use appendix_k::CHAPTERS;

@@ -1,8 +1,12 @@
 //! `booktools`: the book's own tooling, for its maintainers.
 //!
-//! * `booktools refresh` rewrites `book/outputs/`, `book/figures/` and the
-//!   pages and charts made from `book/measured/` from the code (what
+//! * `booktools refresh` rewrites `book/outputs/`, `book/figures/`,
+//!   `book/values.txt` and the pages and charts made from `book/measured/`
+//!   from the code (what
 //!   `scripts/refresh-outputs` runs; review the diff before committing);
+//! * `booktools values` rewrites `book/values.txt` alone;
+//! * `booktools numbers [--list]` counts the literal numbers left in each
+//!   page's prose;
 //! * `booktools profiled` prints, one per line, the chapter, kernel and
 //!   Nsight Compute metrics (comma-separated) of every kernel the measured
 //!   pages read counters of (what `scripts/measure` profiles);
@@ -25,8 +29,16 @@ struct Args {
 
 #[derive(clap::Subcommand, Debug)]
 enum Command {
-    /// Rewrite book/outputs/, book/figures/ and the measured pages from the code (review the diff before committing)
+    /// Rewrite book/outputs/, book/figures/, book/values.txt and the measured pages from the code (review the diff before committing)
     Refresh,
+    /// Rewrite book/values.txt alone, the values the prose's {{value NAME}} directives read
+    Values,
+    /// Count the literal numbers left in each page's prose (outside code, directives and {{value}})
+    Numbers {
+        /// List every number with its page and line
+        #[arg(long)]
+        list: bool,
+    },
     /// Print "CHAPTER KERNEL METRIC,METRIC,..." for every kernel the measured pages read Nsight Compute counters of
     Profiled,
     /// Copy what `scripts/measure DIR` wrote into book/measured/, each file named after the record (NAME.json, NAME-ncu.csv, NAME-*.log, NAME-doctor*.txt)
@@ -43,6 +55,8 @@ fn main() {
     let args: Args = cli::parse_or_exit();
     match args.command {
         Command::Refresh => refresh(),
+        Command::Values => write_values(),
+        Command::Numbers { list } => numbers(list),
         Command::Profiled => {
             for (ch, kernel, metrics) in booktools::profile_list() {
                 cli::print(&format!("{ch} {kernel} {}\n", metrics.join(",")));
@@ -54,6 +68,27 @@ fn main() {
             }
         }
     }
+}
+
+fn numbers(list: bool) {
+    let pages = cli::or_exit(booktools::numbers::pages());
+    let counted = cli::or_exit(booktools::numbers::count(&pages));
+    let total: usize = counted.iter().map(|(_, n)| n.len()).sum();
+    for (page, numbers) in &counted {
+        cli::print(&format!("{:>5}  {page}\n", numbers.len()));
+        if list {
+            for (line, n) in numbers {
+                cli::print(&format!("         {page}:{line}: {n}\n"));
+            }
+        }
+    }
+    cli::print(&format!("{total:>5}  in all\n"));
+}
+
+fn write_values() {
+    let path = booktools::values::values_path();
+    cli::or_exit(std::fs::write(&path, cli::or_exit(booktools::values::values_file())));
+    cli::print(&format!("values {}\n", path.display()));
 }
 
 fn refresh() {
@@ -84,6 +119,7 @@ fn refresh() {
         cli::or_exit(std::fs::write(&path, svg));
         cli::print(&format!("{part} {}\n", path.display()));
     }
+    write_values();
     for (path, text) in cli::or_exit(booktools::measured_pages()) {
         cli::or_exit(std::fs::write(&path, text));
         cli::print(&format!("measured {}\n", path.display()));

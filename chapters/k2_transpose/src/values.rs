@@ -1,0 +1,103 @@
+//! The numbers K.2's page quotes, computed here (see `book/values.txt`).
+//!
+//! Bytes per thread: what one thread of a kernel's block loads from the
+//! input per tile, from the kernel's own launch (the tile and the block of
+//! its plan) and the width of its accesses (`float2`, `float4` in its name,
+//! else 4-byte floats). Each thread issues all of them before the barrier,
+//! so this is also what it can have in flight.
+
+use crate::exercises::{MISSING_SYNCTHREADS, TRANSPOSE_EXERCISE};
+use crate::{TileLayout, TILE, VERSIONS};
+use ktrav::lab::simtrack::check_twin;
+use ktrav::{Dim2, LaunchConfig, Shape};
+
+fn threads(cfg: &LaunchConfig) -> u64 {
+    cfg.grid.x as u64 * cfg.grid.y as u64 * cfg.block.x as u64 * cfg.block.y as u64
+}
+
+/// A shape every version's plan covers without a grid-stride loop.
+const PROBE: Shape = Shape::new(4096, 4096);
+
+/// (kernel, bytes one thread loads per tile, loads it issues for them).
+pub fn bytes_per_thread() -> Vec<(&'static str, u64, u64)> {
+    let per_thread = |cfg: LaunchConfig| PROBE.elements() * 4 / threads(&cfg);
+    let teaching = LaunchConfig::covering_strided(PROBE, Dim2::new(TILE, TILE)).expect("a 4096x4096 launch");
+    let mut out = vec![("transpose_tile32_padded", per_thread(teaching), 1)];
+    for v in &VERSIONS {
+        let plan = (v.plan)(PROBE, 1).expect("a 4096x4096 plan");
+        let bytes = per_thread(plan.cfg);
+        let width = if v.kernel.ends_with("float4") { 16 } else if v.kernel.ends_with("float2") { 8 } else { 4 };
+        out.push((v.kernel, bytes, bytes / width));
+    }
+    out
+}
+
+/// The missing-barrier twin under the simulator track's schedules: how
+/// many schedules there are, the most and the fewest any failing shape
+/// fails under, the shapes failing under the fewest, and the shapes that
+/// pass.
+pub fn missing_barrier() -> (usize, usize, usize, String, String) {
+    let check = check_twin(&TRANSPOSE_EXERCISE, &MISSING_SYNCTHREADS);
+    let schedules = check.lines[0].schedules;
+    let failing: Vec<_> = check.lines.iter().filter(|l| l.failed > 0).collect();
+    let most = failing.iter().map(|l| l.failed).max().unwrap_or(0);
+    let fewest = failing.iter().map(|l| l.failed).min().unwrap_or(0);
+    let join = |v: Vec<String>| match v.len() {
+        0 => "none".to_string(),
+        1 => v[0].clone(),
+        _ => format!("{} and {}", v[..v.len() - 1].join(", "), v[v.len() - 1]),
+    };
+    let at_fewest = join(failing.iter().filter(|l| l.failed == fewest).map(|l| l.shape.to_string()).collect());
+    let passing = join(check.lines.iter().filter(|l| l.failed == 0).map(|l| l.shape.to_string()).collect());
+    (schedules, most, fewest, at_fewest, passing)
+}
+
+pub fn values() -> Vec<(&'static str, String)> {
+    let square = TileLayout::Square.shared_bytes(TILE);
+    let padded = TileLayout::Padded.shared_bytes(TILE);
+    let mut v = vec![
+        ("k2.tile.square_bytes", square.to_string()),
+        ("k2.tile.padded_bytes", padded.to_string()),
+        ("k2.tile.padding_bytes", (padded - square).to_string()),
+    ];
+    let per = bytes_per_thread();
+    let names = ["k2.teaching", "k2.v1", "k2.v2", "k2.v3"];
+    for ((_, bytes, loads), name) in per.iter().zip(names) {
+        let (b, l): (&'static str, &'static str) = match name {
+            "k2.teaching" => ("k2.teaching.bytes_per_thread", "k2.teaching.loads_per_thread"),
+            "k2.v1" => ("k2.v1.bytes_per_thread", "k2.v1.loads_per_thread"),
+            "k2.v2" => ("k2.v2.bytes_per_thread", "k2.v2.loads_per_thread"),
+            _ => ("k2.v3.bytes_per_thread", "k2.v3.loads_per_thread"),
+        };
+        v.push((b, bytes.to_string()));
+        v.push((l, loads.to_string()));
+    }
+    v.push(("k2.v1_over_teaching", (per[1].1 / per[0].1).to_string()));
+    v.push(("k2.v2_over_v1", (per[2].1 / per[1].1).to_string()));
+    let (schedules, most, fewest, at_fewest, passing) = missing_barrier();
+    v.push(("k2.missing_barrier.schedules", schedules.to_string()));
+    v.push(("k2.missing_barrier.most", most.to_string()));
+    v.push(("k2.missing_barrier.fewest", fewest.to_string()));
+    v.push(("k2.missing_barrier.at_fewest", at_fewest));
+    v.push(("k2.missing_barrier.passing", passing));
+    v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_version_moves_the_bytes_its_tile_and_block_give() {
+        let per = bytes_per_thread();
+        assert_eq!(per.iter().map(|p| (p.1, p.2)).collect::<Vec<_>>(), [(4, 1), (16, 4), (64, 8), (64, 4)]);
+    }
+
+    #[test]
+    fn a_changed_tile_changes_the_bytes() {
+        // v1's plan with a 64-wide tile instead of its 32 would give each
+        // of its 256 threads four times the bytes.
+        let plan = ktrav::ladder::tiles_strided(PROBE, 64, Dim2::new(32, 8)).unwrap();
+        assert_eq!(PROBE.elements() * 4 / threads(&plan), 4 * bytes_per_thread()[1].1);
+    }
+}

@@ -1,0 +1,116 @@
+//! The book's computed values: every chapter's own (`values()` in each
+//! chapter crate, names prefixed with the chapter's key, `k6.…`), and the
+//! public battery of every lab exercise as the prose states it
+//! (`lab.<exercise>.battery`), rendered from [`ktrav::lab::battery`]
+//! itself. `booktools refresh` adds the values read from the measured
+//! records and writes them all to `book/values.txt`, which the book's
+//! `{{value NAME}}` directives read.
+
+use crate::CHAPTERS;
+use ktrav::geometry::{ceil_div, MAX_GRID_Y};
+use ktrav::lab::{battery, Exercise, Launch};
+
+/// Every chapter's values, in book order.
+pub fn chapter_values() -> Vec<(&'static str, String)> {
+    [
+        k1_row_col_major::values::values,
+        k2_transpose::values::values,
+        k3_grid_mapping::values::values,
+        k4_boundary_check::values::values,
+        k5_layout_interop::values::values,
+        k6_spiral::values::values,
+        k7_diagonal::values::values,
+    ]
+    .into_iter()
+    .flat_map(|f| f())
+    .collect()
+}
+
+/// The chapter's values and every exercise's battery, as (name, value).
+pub fn values() -> Vec<(String, String)> {
+    let mut all: Vec<(String, String)> = chapter_values().into_iter().map(|(n, v)| (n.to_string(), v)).collect();
+    let any = CHAPTERS.iter().flat_map(|ch| ch.exercises).next().expect("an exercise");
+    let large = battery(any, true).pop().expect("the large case");
+    all.push(("lab.large".to_string(), large.label));
+    for ch in CHAPTERS {
+        for ex in ch.exercises {
+            all.push((format!("lab.{}.battery", ex.id), battery_sentence(ex)));
+            all.push((format!("lab.{}.tall", ex.id), tall_case(ex)));
+        }
+    }
+    all.push(("lab.tall.by_chapter".to_string(), tall_by_chapter()));
+    all
+}
+
+/// Every exercise's tall case, the exercises with the same one grouped:
+/// `K.2 (`transpose`, `find-the-bug`): …; K.3 (`copy`) and K.4 (…): …`.
+pub fn tall_by_chapter() -> String {
+    let mut groups: Vec<(String, Vec<String>)> = Vec::new();
+    for ch in CHAPTERS {
+        if ch.exercises.is_empty() {
+            continue;
+        }
+        let ids: Vec<String> = ch.exercises.iter().map(|e| format!("`{}`", e.id)).collect();
+        let who = format!("{} ({})", ch.section, ids.join(", "));
+        let text = tall_case(&ch.exercises[0]);
+        assert!(ch.exercises.iter().all(|e| tall_case(e) == text), "{}'s exercises differ in their tall case", ch.id);
+        match groups.iter_mut().find(|(t, _)| *t == text) {
+            Some((_, g)) => g.push(who),
+            None => groups.push((text, vec![who])),
+        }
+    }
+    let and = |v: &[String]| match v.len() {
+        1 => v[0].clone(),
+        _ => format!("{} and {}", v[..v.len() - 1].join(", "), v[v.len() - 1]),
+    };
+    groups.iter().map(|(text, who)| format!("{}: {text}", and(who))).collect::<Vec<_>>().join("; ")
+}
+
+/// The shapes of an exercise's public battery in a sentence: the source's
+/// own, then the rest, the tall case last with what its grid is.
+pub fn battery_sentence(ex: &Exercise) -> String {
+    let cases = battery(ex, false);
+    let (source, rest): (Vec<_>, Vec<_>) = cases.iter().partition(|c| c.label.starts_with("the source's"));
+    let source: Vec<String> = source.iter().map(|c| c.shape.to_string()).collect();
+    let rest = &rest[..rest.len() - 1];
+    let (ragged, plain): (Vec<&&ktrav::lab::Case>, Vec<_>) = rest.iter().partition(|c| c.label.starts_with("ragged"));
+    let ragged: Vec<String> = ragged.iter().map(|c| c.shape.to_string()).collect();
+    let plain: Vec<String> = plain.iter().map(|c| c.shape.to_string()).collect();
+    format!(
+        "the source's own {} ({}), ragged edges ({}), {}, and {}",
+        if source.len() == 1 { "shape" } else { "shapes" },
+        source.join(", "),
+        ragged.join(", "),
+        plain.join(", "),
+        tall_case(ex)
+    )
+}
+
+/// The battery's last shape, the one sized against gridDim.y's limit, and
+/// what the exercise's launch makes of it.
+pub fn tall_case(ex: &Exercise) -> String {
+    let case = battery(ex, false).pop().expect("a battery has shapes");
+    let shape = case.shape;
+    match ex.launch {
+        Launch::Covering { block, x_walks_rows, grid_stride_y } => {
+            let walked = if x_walks_rows { shape.transposed() } else { shape };
+            let (gx, gy) = (ceil_div(walked.cols, block.x as u64), ceil_div(walked.rows, block.y as u64));
+            let side = if x_walks_rows { "columns" } else { "rows" };
+            if grid_stride_y {
+                format!(
+                    "{shape}, whose {block} blocks would need a gridDim.y of {gy}, past its limit of {MAX_GRID_Y}, \
+                     so the kernel must loop over rows of blocks"
+                )
+            } else {
+                format!(
+                    "{shape}, more {side} than gridDim.y's limit of {MAX_GRID_Y}, which {block} blocks cover \
+                     with a grid of {gx}x{gy}, within that limit"
+                )
+            }
+        }
+        Launch::PerDiagonal { block } => format!(
+            "{shape}, more rows than gridDim.y's limit of {MAX_GRID_Y}, which the launch of one 1D grid of \
+             {block}-thread blocks per diagonal never puts on gridDim.y"
+        ),
+    }
+}

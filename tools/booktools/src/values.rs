@@ -1,0 +1,97 @@
+//! `book/values.txt`: every value the book's `{{value NAME}}` directives
+//! read (see `tools/mdbook-values`). The chapters' own values and the lab's
+//! batteries come from [`appendix_k::values`]; this adds what the measured
+//! records hold, so a rate the prose quotes is the record's. For every
+//! record `NAME.json`, every table `T` (numbered from 1 within a chapter's
+//! section `kN`) and every row, named by the row label's first word (the
+//! kernel):
+//!
+//! * `NAME.kN.tT.KERNEL.ms`: the median time, in milliseconds;
+//! * `NAME.kN.tT.KERNEL.gb_s`: its bytes over that time, in GB/s;
+//! * `NAME.kN.tT.KERNEL.tb_s`: the same in TB/s, to two places;
+//! * `NAME.kN.tT.copy.gb_s` and `.tb_s`: the table's device-to-device copy
+//!   (for a table timed against a copy);
+//! * `NAME.kN.tT.KERNEL.share`: the kernel's rate as a percentage of that
+//!   copy's, or of the best copy rate the record measured when its own
+//!   yardstick is another kernel;
+//! * `NAME.copy.best.gb_s` and `.tb_s`: that best copy rate.
+
+use crate::{files, measured_dir, read, records::section_key, stem};
+use anyhow::{Context, Result};
+use ktrav::measured::{Record, Table};
+
+/// The header of `book/values.txt`.
+pub const HEADER: &str = "The values the book's {{value NAME}} directives read, computed by the code:\n\
+    each chapter's values(), the lab's batteries and the measured records.\n\
+    Written by `scripts/refresh-outputs`; the book's tests fail when it is stale.";
+
+/// Where the values file lives.
+pub fn values_path() -> std::path::PathBuf {
+    ktrav::book::outputs_dir().join("../values.txt")
+}
+
+/// Every value, in the file's order.
+pub fn values() -> Result<Vec<(String, String)>> {
+    let mut all = appendix_k::values::values();
+    for path in files(&measured_dir(), "json")? {
+        let record = Record::from_json(&read(&path)?).with_context(|| format!("{}", path.display()))?;
+        all.extend(record_values(&stem(&path), &record));
+    }
+    Ok(all)
+}
+
+/// The text of `book/values.txt`.
+pub fn values_file() -> Result<String> {
+    let values = values()?;
+    Ok(mdbook_values::Values::render(HEADER, values.iter().map(|(n, v)| (n.as_str(), v.as_str()))))
+}
+
+fn gb_s(bytes: u64, ms: f64) -> f64 {
+    bytes as f64 / (ms * 1e-3) / 1e9
+}
+
+/// A row's name: its label's first word, in the characters a value name allows.
+fn kernel_of(label: &str) -> String {
+    let word = label.split_whitespace().next().unwrap_or("row").trim_end_matches(',');
+    word.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '-' { c } else { '_' }).collect()
+}
+
+/// The values of one record named `stem`.
+pub fn record_values(stem: &str, record: &Record) -> Vec<(String, String)> {
+    let copies = |t: &Table| t.yardstick.is_none().then(|| gb_s(t.copy_bytes, t.copy_ms));
+    let best_copy =
+        record.sections.iter().flat_map(|s| &s.tables).filter_map(copies).fold(0.0_f64, f64::max);
+    let mut out = vec![
+        (format!("{stem}.copy.best.gb_s"), format!("{best_copy:.0}")),
+        (format!("{stem}.copy.best.tb_s"), format!("{:.2}", best_copy / 1e3)),
+    ];
+    for section in &record.sections {
+        let Some(key) = section_key(&section.chapter) else { continue };
+        for (t, table) in section.tables.iter().enumerate() {
+            let prefix = format!("{stem}.{key}.t{}", t + 1);
+            let copy = copies(table);
+            if let Some(rate) = copy {
+                out.push((format!("{prefix}.copy.gb_s"), format!("{rate:.0}")));
+                out.push((format!("{prefix}.copy.tb_s"), format!("{:.2}", rate / 1e3)));
+            }
+            let mut seen = std::collections::BTreeSet::new();
+            for row in &table.rows {
+                let mut name = kernel_of(&row.label);
+                let mut n = 2;
+                while !seen.insert(name.clone()) {
+                    name = format!("{}-{n}", kernel_of(&row.label));
+                    n += 1;
+                }
+                let rate = gb_s(row.bytes, row.ms);
+                out.push((format!("{prefix}.{name}.ms"), format!("{:.3}", row.ms)));
+                out.push((format!("{prefix}.{name}.gb_s"), format!("{rate:.0}")));
+                out.push((format!("{prefix}.{name}.tb_s"), format!("{:.2}", rate / 1e3)));
+                let against = copy.unwrap_or(best_copy);
+                if against > 0.0 {
+                    out.push((format!("{prefix}.{name}.share"), format!("{:.0}%", 100.0 * rate / against)));
+                }
+            }
+        }
+    }
+    out
+}
