@@ -341,6 +341,7 @@ mod tests {
             task: Task::Shape { rows: 1, cols: 1, grid_y_cap: None },
             timeout_s: 1,
             result: PathBuf::new(),
+            cubin: None,
         };
         let chatty = sh("i=0; while [ $i -lt 500 ]; do echo thread $i; i=$((i+1)); done; echo '========= ERROR SUMMARY: 0 errors'");
         let ran = supervise(&chatty, job(), "1x1", None, Duration::from_secs(30));
