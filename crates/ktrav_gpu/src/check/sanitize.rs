@@ -108,11 +108,19 @@ pub fn arguments(tool: &str) -> Vec<String> {
 /// `None` when the tool gave no summary (it did not run the kernel).
 pub fn verdict(tool: &str, lines: &[String]) -> Option<Verdict> {
     let body = |l: &str| l.trim_start_matches('=').to_string();
-    let errors = lines.iter().find_map(|l| {
-        let rest = body(l);
-        let n = rest.trim().strip_prefix("ERROR SUMMARY:")?.split_whitespace().next()?.parse::<u64>().ok()?;
-        Some(n)
-    })?;
+    let summary = |prefix: &str| {
+        lines.iter().find_map(|l| body(l).trim().strip_prefix(prefix).map(str::to_string))
+    };
+    // memcheck, synccheck and initcheck end with `ERROR SUMMARY: N errors`;
+    // racecheck may end with `RACECHECK SUMMARY: H hazards displayed (E
+    // errors, W warnings)` alone, whose errors are the hazards it is sure of.
+    let errors = match summary("ERROR SUMMARY:") {
+        Some(rest) => rest.split_whitespace().next()?.parse::<u64>().ok()?,
+        None => {
+            let rest = summary("RACECHECK SUMMARY:")?;
+            rest.split_once('(')?.1.split_whitespace().next()?.parse::<u64>().ok()?
+        }
+    };
     if errors == 0 {
         return Some(Verdict::Pass);
     }
@@ -143,6 +151,17 @@ mod tests {
         assert!(parse_tools("memcheck,memcheck").unwrap_err().contains("named twice"));
         assert!(parse_tools("").is_err());
         assert_eq!(Tools::default().0, TOOLS.to_vec());
+    }
+
+    #[test]
+    fn racechecks_own_summary_is_a_verdict() {
+        let clean = lines("========= COMPUTE-SANITIZER\n========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)");
+        assert_eq!(verdict("racecheck", &clean), Some(Verdict::Pass));
+        let race = lines("========= Error: Race reported between Write access at k+0x10\n========= RACECHECK SUMMARY: 3 hazards displayed (2 errors, 1 warnings)");
+        match verdict("racecheck", &race) {
+            Some(Verdict::Sanitizer { errors, .. }) => assert_eq!(errors, 2),
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]
