@@ -206,36 +206,81 @@ fn sum_ab(row: u64, col: u64) -> f32 {
     add_a(row, col) + add_b(row, col)
 }
 
-/// The small-shape mode: all four kernels once on each small shape, on
-/// buffers of exactly the matrix, with no padding, so that a memory checker
-/// sees the one-axis kernels' stray accesses for what they are: past the
-/// end of the allocation. The two guarded kernels are checked cell by cell;
-/// the two one-axis ones are wrong on purpose and their wrong cells shown.
-/// Their strays reach at most `threads_x - cols` elements past the end,
-/// which stays inside the allocation's 256-byte rounding on every small
-/// shape (a test says so), so no other buffer is touched.
+/// The small-shape mode, in three parts, so that every kernel gets a
+/// sanitizer's verdict and the one-axis kernels' strays are still shown for
+/// what they are:
+///
+/// 1. the two guarded kernels on every small shape, on buffers of exactly
+///    the matrix, checked cell by cell;
+/// 2. the two one-axis kernels (wrong on purpose) on every small shape into
+///    buffers with the chapter's padding rows, as in the whole section: their
+///    strays land in allocated memory, so a memory checker has nothing to
+///    say, and their wrong cells are shown;
+/// 3. each one-axis kernel once more, on the first small shape with strays,
+///    into a buffer of exactly the matrix: its strays pass the allocation's
+///    end (they stay inside its 256-byte rounding, a test says so, so no other
+///    buffer is touched). Without a checker the run is shown like part 2's;
+///    under memcheck the launch is stopped at the first stray, the run is
+///    shown as aborted, and since the context is lost, the runs after it
+///    are shown as skipped.
 pub fn small(gpu: &Gpu, sec: &mut GpuSection) -> Result<()> {
+    let cells = |shape: Shape, len: u64, f: CellReference| -> Vec<f32> {
+        (0..len).map(|i| if i < shape.elements() { f(i / shape.cols, i % shape.cols) } else { SENTINEL }).collect()
+    };
+    // Part 1 (guarded) and part 2 (one-axis, padded), shape by shape.
     for shape in small_shapes() {
-        let plan = LaunchPlan { padding_rows: 0, ..launch_plan(shape, GPU_BLOCK)? };
-        let n = shape.elements();
-        let init = vec![f32::from_bits(POISON_WORD); n as usize];
-        let cells = |f: fn(u64, u64) -> f32| (0..n).map(|i| f(i / shape.cols, i % shape.cols)).collect::<Vec<f32>>();
-        let (a, b) = (gpu.upload(&cells(add_a))?, gpu.upload(&cells(add_b))?);
-        let mut out = gpu.poisoned::<f32>(n as usize)?;
-        // The strays stay inside each buffer's 256-byte rounding only if the
-        // buffer starts on a 256-byte boundary, as CUDA's allocations do.
-        for address in [gpu.address(&out), gpu.address(&a), gpu.address(&b)] {
-            anyhow::ensure!(address.is_multiple_of(256), "a device buffer at {address:#x} is not 256-byte aligned");
+        for padded in [false, true] {
+            let plan = if padded { launch_plan(shape, GPU_BLOCK)? } else { LaunchPlan { padding_rows: 0, ..launch_plan(shape, GPU_BLOCK)? } };
+            let (len, n) = (plan.buffer_len(), shape.elements());
+            let init = initial_buffer(&plan);
+            let (a, b) = (gpu.upload(&cells(shape, len, add_a))?, gpu.upload(&cells(shape, len, add_b))?);
+            let mut out = gpu.poisoned::<f32>(len as usize)?;
+            for (name, reads, reference, wrong) in KERNELS.into_iter().filter(|k| k.3 == padded) {
+                let f = gpu.function(FILE, name)?;
+                let inputs: &[&DeviceBuffer<f32>] = if reads { &[&a, &b] } else { &[] };
+                let (buf, _) = launch(gpu, &plan, &init, &f, &mut out, inputs)?;
+                let agreement = compare_with(&buf[..n as usize], |i| reference(i as u64 / shape.cols, i as u64 % shape.cols));
+                if wrong {
+                    sec.run_shown(name, shape, &plan.cfg, (agreement.unwritten + agreement.mismatched) as u64, n);
+                } else {
+                    sec.run(name, Role::Teaching, shape, &plan.cfg, &agreement);
+                }
+            }
         }
-        for (name, reads, reference, wrong) in KERNELS {
-            let f = gpu.function(FILE, name)?;
-            let inputs: &[&DeviceBuffer<f32>] = if reads { &[&a, &b] } else { &[] };
-            let (buf, _) = launch(gpu, &plan, &init, &f, &mut out, inputs)?;
-            let agreement = compare_with(&buf, |i| reference(i as u64 / shape.cols, i as u64 % shape.cols));
-            if wrong {
+    }
+    // Part 3: the strays past the end of an unpadded buffer.
+    let shape = small_shapes()
+        .into_iter()
+        .find(|&s| launch_plan(s, GPU_BLOCK).is_ok_and(|p| p.overflow() > 0))
+        .context("no small shape has strays")?;
+    let plan = LaunchPlan { padding_rows: 0, ..launch_plan(shape, GPU_BLOCK)? };
+    let n = shape.elements();
+    let init = vec![f32::from_bits(POISON_WORD); n as usize];
+    let (a, b) = (gpu.upload(&cells(shape, n, add_a))?, gpu.upload(&cells(shape, n, add_b))?);
+    let mut out = gpu.poisoned::<f32>(n as usize)?;
+    // The strays stay inside each buffer's 256-byte rounding only if the
+    // buffer starts on a 256-byte boundary, as CUDA's allocations do.
+    for address in [gpu.address(&out), gpu.address(&a), gpu.address(&b)] {
+        anyhow::ensure!(address.is_multiple_of(256), "a device buffer at {address:#x} is not 256-byte aligned");
+    }
+    sec.line(format!("one-axis kernels once more on {shape}, into buffers of exactly the matrix (strays past the end):"));
+    let mut lost = false;
+    for (name, reads, reference, _) in KERNELS.into_iter().filter(|k| k.3) {
+        if lost {
+            sec.run_skipped(name, shape, &plan.cfg);
+            continue;
+        }
+        let f = gpu.function(FILE, name)?;
+        let inputs: &[&DeviceBuffer<f32>] = if reads { &[&a, &b] } else { &[] };
+        match launch(gpu, &plan, &init, &f, &mut out, inputs) {
+            Ok((buf, _)) => {
+                let agreement = compare_with(&buf, |i| reference(i as u64 / shape.cols, i as u64 % shape.cols));
                 sec.run_shown(name, shape, &plan.cfg, (agreement.unwritten + agreement.mismatched) as u64, n);
-            } else {
-                sec.run(name, Role::Teaching, shape, &plan.cfg, &agreement);
+            }
+            Err(e) => {
+                sec.run_aborted(name, shape, &plan.cfg, &format!("{e:#}"));
+                sec.line("the launch ended in an error, so the context is lost: nothing more runs on the GPU");
+                lost = true;
             }
         }
     }

@@ -35,8 +35,12 @@
 //! kernel wrong on purpose, whose sanitizer findings are expected and
 //! shown, never judged); `shape` is rows x cols; `grid` and `block` are the
 //! launch's `gridDim` and `blockDim` (x by y); `result` is `agrees` or
-//! `DISAGREES` against the reference, and for `role=wrong` always `shown`,
-//! with `wrong=N/M` the cells that differed out of all. A kernel launched
+//! `DISAGREES` against the reference, and for `role=wrong` either `shown`,
+//! with `wrong=N/M` the cells that differed out of all, or `aborted` when
+//! the launch ended in an error (under memcheck, at its first access past
+//! an allocation; the context is lost then, so the section runs nothing
+//! more on the GPU, prints `skipped` for each launch it could not make,
+//! and goes on to its summary). A kernel launched
 //! in several steps (one launch per diagonal) prints one line for the whole
 //! fill, its `grid` that of the first launch. More keys may be added at the
 //! end; readers ignore keys they do not know. The last line of the section
@@ -162,6 +166,22 @@ impl GpuSection {
         let line = run_line(&self.id, kernel, Role::Wrong, shape, cfg, "shown");
         self.report.line(format!("{line} wrong={wrong}/{of}"));
         self.record.lines.push(format!("{shape} {kernel} (wrong on purpose): {wrong} of {of} cells wrong"));
+    }
+
+    /// A launch of a kernel wrong on purpose that ended in an error (a
+    /// memory checker stops a kernel at its first access past an
+    /// allocation): shown as `result=aborted`, never judged.
+    pub fn run_aborted(&mut self, kernel: &str, shape: Shape, cfg: &LaunchConfig, error: &str) {
+        self.runs += 1;
+        self.report.line(run_line(&self.id, kernel, Role::Wrong, shape, cfg, "aborted"));
+        self.record.lines.push(format!("{shape} {kernel} (wrong on purpose): the launch ended in an error: {error}"));
+    }
+
+    /// A launch of a kernel wrong on purpose that the section could not
+    /// make, since an earlier launch lost the context: `result=skipped`.
+    pub fn run_skipped(&mut self, kernel: &str, shape: Shape, cfg: &LaunchConfig) {
+        self.report.line(run_line(&self.id, kernel, Role::Wrong, shape, cfg, "skipped"));
+        self.record.lines.push(format!("{shape} {kernel} (wrong on purpose): not run, the context was lost"));
     }
 
     /// Whether the checks on shapes past 2^31 elements were asked for.

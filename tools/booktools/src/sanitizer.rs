@@ -40,6 +40,9 @@ pub struct Summary {
     pub findings: Vec<Finding>,
     /// The kernels the run's `small-run` lines mark `role=wrong`.
     pub wrong_on_purpose: Vec<String>,
+    /// The kernels with a run the section could not make (`result=skipped`:
+    /// an earlier launch under the tool lost the context).
+    pub skipped: Vec<String>,
     /// The `small-summary` line's runs and disagreements, if the log has one.
     pub small_runs: Option<(u64, u64)>,
     /// A small-shape log (`...-small-...`): its section must reach its
@@ -125,12 +128,18 @@ pub fn parse(file_name: &str, log: &str) -> Option<Summary> {
     let command = log.lines().next().and_then(|l| l.strip_prefix("$ ")).unwrap_or("").trim().to_string();
     let mut findings: Vec<Finding> = Vec::new();
     let mut wrong_on_purpose: Vec<String> = Vec::new();
+    let mut skipped: Vec<String> = Vec::new();
     let mut small_runs = None;
     for line in log.lines() {
         if line.starts_with("small-run ") {
             if let (Some("wrong"), Some(kernel)) = (field(line, "role"), field(line, "kernel")) {
                 if !wrong_on_purpose.iter().any(|k| k == kernel) {
                     wrong_on_purpose.push(kernel.to_string());
+                }
+            }
+            if let (Some("skipped"), Some(kernel)) = (field(line, "result"), field(line, "kernel")) {
+                if !skipped.iter().any(|k| k == kernel) {
+                    skipped.push(kernel.to_string());
                 }
             }
             continue;
@@ -165,7 +174,7 @@ pub fn parse(file_name: &str, log: &str) -> Option<Summary> {
         }
     }
     let small = file_name.contains("-small-");
-    Some(Summary { tool: tool.to_string(), command, result, findings, wrong_on_purpose, small_runs, small })
+    Some(Summary { tool: tool.to_string(), command, result, findings, wrong_on_purpose, skipped, small_runs, small })
 }
 
 impl Summary {
@@ -252,6 +261,11 @@ pub fn render_wrong(summaries: &[(String, Summary)], chapters: &[&str]) -> Strin
                         }
                         kinds.iter().map(|(k, n)| format!("{n} × {k}")).collect::<Vec<_>>().join("; ")
                     }
+                };
+                let said = if s.skipped.contains(kernel) {
+                    format!("{said} (its run past the buffer's end was skipped: an earlier launch under the tool lost the context)")
+                } else {
+                    said
                 };
                 let _ = writeln!(md, "- {chapter}, `{kernel}`, {tool}: {said} ([log](measured/{file}))");
             }
@@ -353,6 +367,43 @@ small-summary chapter=k4_boundary_check runs=2 disagree=0
         let cut = log.replace("small-summary chapter=k4_boundary_check runs=2 disagree=0\n", "");
         let cut = parse("h200-small-memcheck-k4_boundary_check.log", &cut).unwrap();
         assert_eq!(cut.verdict().describe(), "no verdict: the section stopped before its last kernel");
+    }
+
+    /// The strays of a kernel wrong on purpose past an allocation's end:
+    /// memcheck stops the launch, the host's next call meets the error, the
+    /// run line says `result=aborted` (after the findings, as it is printed
+    /// once the launch has failed), and the section still reaches its
+    /// summary: the chapter is clean, the findings shown apart.
+    #[test]
+    fn an_aborted_wrong_launch_is_shown_apart_and_leaves_a_verdict() {
+        let log = "\
+$ KTRAV_GPU_SMALL=1 compute-sanitizer --tool memcheck k4_boundary_check
+small-run chapter=k4_boundary_check kernel=fill_checked role=teaching shape=1x1 grid=1x1 block=32x8 result=agrees
+small-run chapter=k4_boundary_check kernel=fill_row_only_checked role=wrong shape=1x1 grid=1x1 block=32x8 result=shown wrong=0/1
+========= Invalid __global__ write of size 4 bytes
+=========     at fill_row_only_checked+0x1c0 in k4_boundary_check.cu:38
+=========     by thread (1,0,0) in block (0,0,0)
+=========
+========= Program hit CUDA_ERROR_LAUNCH_FAILED (error 719) due to \"unspecified launch failure\" on CUDA API call to cuStreamSynchronize.
+small-run chapter=k4_boundary_check kernel=fill_row_only_checked role=wrong shape=1x1 grid=1x1 block=32x8 result=aborted
+the launch ended in an error, so the context is lost: nothing more runs on the GPU
+small-run chapter=k4_boundary_check kernel=add_row_only_checked role=wrong shape=1x1 grid=1x1 block=32x8 result=skipped
+small-summary chapter=k4_boundary_check runs=3 disagree=0
+========= Program hit CUDA_ERROR_LAUNCH_FAILED (error 719) due to \"unspecified launch failure\" on CUDA API call to cuMemFree.
+========= ERROR SUMMARY: 3 errors
+";
+        let s = parse("h200-small-memcheck-k4_boundary_check.log", log).unwrap();
+        assert_eq!(s.wrong_on_purpose, ["fill_row_only_checked", "add_row_only_checked"]);
+        assert_eq!(s.skipped, ["add_row_only_checked"]);
+        assert_eq!(s.wrong_findings()["fill_row_only_checked"].len(), 3);
+        assert_eq!(s.verdict().describe(), "clean");
+        let logs = vec![("h200-small-memcheck-k4_boundary_check.log".to_string(), s)];
+        let wrong = render_wrong(&logs, &["k4_boundary_check"]);
+        assert!(wrong.contains("`fill_row_only_checked`, memcheck: 1 × Invalid __global__ write of size 4 bytes; 1 × Program hit CUDA_ERROR_LAUNCH_FAILED"), "{wrong}");
+        assert!(wrong.contains("`add_row_only_checked`, memcheck: nothing (its run past the buffer's end was skipped"), "{wrong}");
+        let teaching = log.replace("role=wrong shape=1x1 grid=1x1 block=32x8 result=shown", "role=teaching shape=1x1 grid=1x1 block=32x8 result=agrees");
+        let teaching = teaching.replace("role=wrong shape=1x1 grid=1x1 block=32x8 result=aborted", "role=teaching shape=1x1 grid=1x1 block=32x8 result=agrees");
+        assert_eq!(parse("h200-small-memcheck-k4_boundary_check.log", &teaching).unwrap().verdict().describe(), "**3 errors**");
     }
 
     #[test]
