@@ -71,6 +71,15 @@ fn best_share(table: &Table, chapter: &Chapter) -> Option<(&'static Version, f64
         .max_by(|a, b| a.1.total_cmp(&b.1))
 }
 
+/// The global store sectors a launch on `shape` counted
+/// (`l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum`) over the 32-byte
+/// sectors its `f32` output fills: 1.00 when every store fills whole
+/// sectors once; above when stores split over partial sectors.
+fn store_sectors_over_output(k: &KernelCounters, shape: Shape) -> Option<f64> {
+    let output_sectors = shape.checked_elements()? as f64 * 4.0 / 32.0;
+    k.mean(metric::GLOBAL_ST_SECTORS).map(|s| s / output_sectors)
+}
+
 /// K.6 against its goal: per shape, the best version's share and the gap;
 /// then the counters of the profiled versions beside K.2's best transpose
 /// (a tiled permutation of the same bytes near the copy) at the larger shape.
@@ -105,7 +114,7 @@ pub fn render_spiral(record: &Record, counters: Option<&[KernelCounters]>) -> St
         "\nWhat Nsight Compute counted for the profiled versions (one launch each, at the card's own clocks), \
          beside K.2's best transpose at {reference_shape}:\n"
     );
-    let _ = writeln!(md, "| Kernel | Shape | L2 throughput | DRAM throughput | L2 over DRAM | Sectors per store request |");
+    let _ = writeln!(md, "| Kernel | Shape | L2 throughput | DRAM throughput | L2 over DRAM | Store sectors over the output's |");
     let _ = writeln!(md, "| --- | --- | ---: | ---: | ---: | ---: |");
     let mut rows: Vec<(&Version, Shape)> = Vec::new();
     for shape in SPIRAL_SHAPES {
@@ -119,7 +128,7 @@ pub fn render_spiral(record: &Record, counters: Option<&[KernelCounters]>) -> St
         let k = counters_at(counters, v, shape);
         let (l2, dram) = (k.and_then(|k| k.mean(metric::L2_THROUGHPUT)), k.and_then(|k| k.mean(metric::DRAM_THROUGHPUT)));
         let ratio = l2.zip(dram).filter(|(_, d)| *d > 0.0).map(|(l, d)| l / d);
-        let stores = k.and_then(KernelCounters::sectors_per_store_request);
+        let stores = k.and_then(|k| store_sectors_over_output(k, shape));
         let _ = writeln!(md, "| `{}` | {shape} | {} | {} | {} | {} |", v.kernel, pct(l2), pct(dram), num(ratio), num(stores));
         figures.push((v.kernel, shape, ratio, stores));
     }
@@ -129,16 +138,17 @@ pub fn render_spiral(record: &Record, counters: Option<&[KernelCounters]>) -> St
     match (spiral_figures, reference_figures) {
         (Some((kernel, _, Some(ratio), Some(stores))), Some((r_kernel, _, Some(r_ratio), Some(r_stores)))) => {
             let stores_say = if stores > r_stores {
-                "its rows of output start at any float rather than at a sector boundary, so its stores split over \
+                "its runs of output start at any float rather than at a sector boundary, so its stores split over \
                  partial sectors, which the L2 must merge"
             } else {
-                "its stores touch no more sectors than the transpose's, so the extra L2 work is not in the stores"
+                "its stores touch no more of the output's sectors than the transpose's do, so the counters above do not \
+                 place the gap in the stores"
             };
             let _ = writeln!(
                 md,
                 "\nWhat the counters show limits it: at {reference_shape}, `{kernel}` moves {:.0}% more through the L2 for each \
-                 byte of DRAM traffic than `{r_kernel}` does ({ratio:.2} against {r_ratio:.2}), and each warp's store touches \
-                 {stores:.2} sectors against {r_stores:.2}: {stores_say}.",
+                 byte of DRAM traffic than `{r_kernel}` does ({ratio:.2} against {r_ratio:.2}), and its stores touch \
+                 {stores:.2} sectors for every sector of output, the transpose's {r_stores:.2}: {stores_say}.",
                 100.0 * (ratio / r_ratio - 1.0)
             );
         }
