@@ -55,7 +55,7 @@ pub struct GradeArgs {
     /// Grade every .cu file against this exercise, as CHAPTER:EXERCISE (K.2:transpose or k2_transpose:transpose)
     #[arg(long, value_name = "CHAPTER:EXERCISE")]
     pub exercise: Option<String>,
-    /// A CSV file with the columns file,exercise[,expect,expect_large] naming each submission's exercise
+    /// A CSV file with the columns file,exercise[,expect,expect_large,expect_hidden,expect_hidden_large] naming each submission's exercise
     #[arg(long, value_name = "FILE")]
     pub manifest: Option<PathBuf>,
     /// The results folder [default: ./grading]
@@ -211,7 +211,7 @@ pub fn grade(args: &GradeArgs, catalogue: &[ExerciseRef]) -> Outcome2<i32> {
             if files.is_empty() {
                 return bad(format!("{} holds no .cu file to grade", dir.display()));
             }
-            files.into_iter().map(|f| (f, exercise.clone(), None, None)).collect()
+            files.into_iter().map(|f| (f, exercise.clone(), plan::Expect::default())).collect()
         }
         (None, Some(manifest)) => plan::read_manifest(manifest, dir, catalogue).map_err(Failure::BadInput)?,
         _ => unreachable!("clap's group allows one of the two"),

@@ -46,19 +46,34 @@ pub struct Job {
     /// The stored result's name: a SHA-256 of the file's content, the
     /// exercise, the seed and `--large`.
     pub key: String,
-    /// The verdict the manifest expects without `--large`, and with it.
-    pub expect: Option<String>,
-    pub expect_large: Option<String>,
+    /// The verdicts the manifest expects of it.
+    pub expect: Expect,
+}
+
+/// The verdicts a manifest expects of a submission: with the public battery
+/// (`expect`), with `--large` (`expect_large`), with a seeded hidden battery
+/// (`expect_hidden`, under `--seed`) and with both (`expect_hidden_large`).
+/// An empty column falls back to the one that asks less: hidden and large
+/// to hidden, then to large; hidden to public; large to public.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Expect {
+    pub public: Option<String>,
+    pub large: Option<String>,
+    pub hidden: Option<String>,
+    pub hidden_large: Option<String>,
 }
 
 impl Job {
     /// The verdict expected under `options`, if the manifest names one.
     pub fn expected(&self, options: &Options) -> Option<&str> {
-        if options.large {
-            self.expect_large.as_deref().or(self.expect.as_deref())
-        } else {
-            self.expect.as_deref()
-        }
+        let e = &self.expect;
+        let chain: &[&Option<String>] = match (options.seed.is_some(), options.large) {
+            (false, false) => &[&e.public],
+            (false, true) => &[&e.large, &e.public],
+            (true, false) => &[&e.hidden, &e.public],
+            (true, true) => &[&e.hidden_large, &e.hidden, &e.large, &e.public],
+        };
+        chain.iter().find_map(|v| v.as_deref())
     }
 }
 
@@ -117,9 +132,8 @@ fn same_path(a: &Path, b: &Path) -> bool {
     }
 }
 
-/// A file to grade, its exercise, and the verdicts a manifest expects of it
-/// without `--large` and with it.
-pub type Entry = (PathBuf, ExerciseRef, Option<String>, Option<String>);
+/// A file to grade, its exercise, and the verdicts a manifest expects of it.
+pub type Entry = (PathBuf, ExerciseRef, Expect);
 
 /// One row of a manifest.
 #[derive(Debug, Deserialize)]
@@ -130,12 +144,17 @@ struct ManifestRow {
     expect: Option<String>,
     #[serde(default)]
     expect_large: Option<String>,
+    #[serde(default)]
+    expect_hidden: Option<String>,
+    #[serde(default)]
+    expect_hidden_large: Option<String>,
 }
 
-/// A manifest's rows as (file under `dir`, exercise, expect, expect_large).
+/// A manifest's rows as (file under `dir`, exercise, expected verdicts).
 /// The format is CSV with a header line naming the columns `file` and
-/// `exercise`, and optionally `expect` and `expect_large`; lines starting
-/// with `#` are comments.
+/// `exercise`, and optionally `expect`, `expect_large`, `expect_hidden` and
+/// `expect_hidden_large` (see [`Expect`]); lines starting with `#` are
+/// comments.
 pub fn read_manifest(
     path: &Path,
     dir: &Path,
@@ -159,7 +178,13 @@ pub fn read_manifest(
                 Some(v) => Err(at(format!("'{v}' is not a verdict (use one of: {})", EXPECTATIONS.join(", ")))),
             }
         };
-        rows.push((file, exercise, expectation(row.expect)?, expectation(row.expect_large)?));
+        let expect = Expect {
+            public: expectation(row.expect)?,
+            large: expectation(row.expect_large)?,
+            hidden: expectation(row.expect_hidden)?,
+            hidden_large: expectation(row.expect_hidden_large)?,
+        };
+        rows.push((file, exercise, expect));
     }
     if rows.is_empty() {
         return Err(format!("the manifest {} lists no submission", path.display()));
@@ -167,7 +192,7 @@ pub fn read_manifest(
     Ok(rows)
 }
 
-/// The plan for `rows` (file, exercise, expect, expect_large): reads each
+/// The plan for `rows` (file, exercise, expected verdicts): reads each
 /// file for its key and names each submission.
 pub fn plan(
     dir: &Path,
@@ -176,7 +201,7 @@ pub fn plan(
 ) -> Result<Plan, String> {
     let dir = absolute(dir)?;
     let mut jobs = Vec::new();
-    for (file, exercise, expect, expect_large) in &rows {
+    for (file, exercise, expect) in &rows {
         let file = absolute(file)?;
         let content = std::fs::read(&file).map_err(|e| format!("cannot read {}: {e}", file.display()))?;
         let shown = file.strip_prefix(&dir).unwrap_or(&file).to_string_lossy().replace('\\', "/");
@@ -185,7 +210,7 @@ pub fn plan(
             submission = format!("{submission}@{}", exercise.id);
         }
         let key = key(&content, exercise, &options);
-        jobs.push(Job { submission, file, exercise: exercise.clone(), key, expect: expect.clone(), expect_large: expect_large.clone() });
+        jobs.push(Job { submission, file, exercise: exercise.clone(), key, expect: expect.clone() });
     }
     jobs.sort_by(|a, b| (&a.submission, &a.exercise).cmp(&(&b.submission, &b.exercise)));
     if let Some(w) = jobs.windows(2).find(|w| w[0].submission == w[1].submission) {
@@ -232,7 +257,7 @@ mod tests {
         }
         let files = discover(d.path(), Some(&d.path().join("grading"))).unwrap();
         let c = sample();
-        let rows = files.into_iter().map(|f| (f, c[2].clone(), None, None)).collect();
+        let rows = files.into_iter().map(|f| (f, c[2].clone(), Expect::default())).collect();
         let p = plan(d.path(), rows, options()).unwrap();
         let names: Vec<&str> = p.jobs.iter().map(|j| j.submission.as_str()).collect();
         assert_eq!(names, ["a/z", "b"]);
@@ -252,7 +277,10 @@ mod tests {
         };
         let rows = write("# a comment\nfile,exercise,expect\na.cu, K.2:transpose ,pass\na.cu,K.2:find-the-bug,\n").unwrap();
         assert_eq!(rows.len(), 2);
-        assert_eq!((rows[0].2.as_deref(), rows[1].2.as_deref()), (Some("pass"), None));
+        assert_eq!((rows[0].2.public.as_deref(), rows[1].2.public.as_deref()), (Some("pass"), None));
+        let hidden = write("file,exercise,expect,expect_large,expect_hidden,expect_hidden_large\na.cu,K.2:transpose,pass,,fail,\n").unwrap();
+        assert_eq!(hidden[0].2, Expect { public: Some("pass".into()), large: None, hidden: Some("fail".into()), hidden_large: None });
+        assert!(write("file,exercise,expect_hidden\na.cu,K.2:transpose,hmm\n").unwrap_err().contains("'hmm' is not a verdict"));
         let p = plan(d.path(), rows, options()).unwrap();
         assert_eq!(p.jobs[0].submission, "a@find-the-bug");
         assert!(write("file,exercise\nb.cu,K.2:transpose\n").unwrap_err().contains("row 1: no file b.cu"));
@@ -265,16 +293,20 @@ mod tests {
     }
 
     #[test]
-    fn large_runs_read_their_own_expectation() {
-        let job = Job {
-            submission: "a".into(),
-            file: "/a.cu".into(),
-            exercise: sample()[0].clone(),
-            key: String::new(),
-            expect: Some("pass".into()),
-            expect_large: Some("fail".into()),
-        };
-        assert_eq!(job.expected(&options()), Some("pass"));
-        assert_eq!(job.expected(&Options { large: true, ..options() }), Some("fail"));
+    fn each_battery_reads_its_own_expectation_or_the_next_that_asks_less() {
+        let v = |s: &str| Some(s.to_string());
+        let job = |expect: Expect| Job { submission: "a".into(), file: "/a.cu".into(), exercise: sample()[0].clone(), key: String::new(), expect };
+        let (public, large) = (options(), Options { large: true, ..options() });
+        let (hidden, both) = (Options { seed: Some(7), ..options() }, Options { seed: Some(7), large: true, ..options() });
+        // A 32-bit index: wrong only past 2^31 elements, public or hidden.
+        let int32 = job(Expect { public: v("pass"), large: v("fail"), ..Expect::default() });
+        assert_eq!([&public, &large, &hidden, &both].map(|o| int32.expected(o)), [Some("pass"), Some("fail"), Some("pass"), Some("fail")]);
+        // Wrong on a shape only the hidden battery has.
+        let stale = job(Expect { public: v("pass"), hidden: v("wrong"), ..Expect::default() });
+        assert_eq!([&public, &large, &hidden, &both].map(|o| stale.expected(o)), [Some("pass"), Some("pass"), Some("wrong"), Some("wrong")]);
+        // Wrong only past 2^32 elements, which only the hidden large battery has.
+        let uint32 = job(Expect { public: v("pass"), hidden_large: v("fail"), ..Expect::default() });
+        assert_eq!([&public, &large, &hidden, &both].map(|o| uint32.expected(o)), [Some("pass"), Some("pass"), Some("pass"), Some("fail")]);
+        assert_eq!(job(Expect::default()).expected(&both), None);
     }
 }

@@ -412,8 +412,7 @@ mod tests {
             file: "/room/a.cu".into(),
             exercise: crate::exercise::ExerciseRef::new("K.2", "k2_transpose", "transpose"),
             key: String::new(),
-            expect: None,
-            expect_large: None,
+            expect: crate::plan::Expect::default(),
         };
         let options = Options { seed: Some(7), large: true, timeout: 60 };
         let cmd = checker_command(&checker, &job, &options, Some("1"));

@@ -171,8 +171,7 @@ fn job() -> Job {
         file: "/room/alice/transpose.cu".into(),
         exercise: ExerciseRef::new("K.2", "k2_transpose", "transpose"),
         key: "k".into(),
-        expect: None,
-        expect_large: None,
+        expect: Default::default(),
     }
 }
 
