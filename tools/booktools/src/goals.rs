@@ -74,7 +74,8 @@ fn best_share(table: &Table, chapter: &Chapter) -> Option<(&'static Version, f64
 /// The global store sectors a launch on `shape` counted
 /// (`l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum`) over the 32-byte
 /// sectors its `f32` output fills: 1.00 when every store fills whole
-/// sectors once; above when stores split over partial sectors.
+/// sectors once; above when stores split over partial sectors (or, as in
+/// a scalar path storing every other float, touch a sector twice).
 fn store_sectors_over_output(k: &KernelCounters, shape: Shape) -> Option<f64> {
     let output_sectors = shape.checked_elements()? as f64 * 4.0 / 32.0;
     k.mean(metric::GLOBAL_ST_SECTORS).map(|s| s / output_sectors)
@@ -130,25 +131,34 @@ pub fn render_spiral(record: &Record, counters: Option<&[KernelCounters]>) -> St
         let ratio = l2.zip(dram).filter(|(_, d)| *d > 0.0).map(|(l, d)| l / d);
         let stores = k.and_then(|k| store_sectors_over_output(k, shape));
         let _ = writeln!(md, "| `{}` | {shape} | {} | {} | {} | {} |", v.kernel, pct(l2), pct(dram), num(ratio), num(stores));
-        figures.push((v.kernel, shape, ratio, stores));
+        figures.push((v.kernel, shape, l2, dram, ratio, stores));
     }
     let reference_figures = figures.last().filter(|_| reference.is_some()).copied();
     let best_large = copy_table(sec, reference_shape).and_then(|t| best_share(t, spiral)).map(|(v, _)| v.kernel);
     let spiral_figures = figures.iter().find(|f| Some(f.0) == best_large && f.1 == reference_shape).copied();
     match (spiral_figures, reference_figures) {
-        (Some((kernel, _, Some(ratio), Some(stores))), Some((r_kernel, _, Some(r_ratio), Some(r_stores)))) => {
-            let stores_say = if stores > r_stores {
-                "its runs of output start at any float rather than at a sector boundary, so its stores split over \
-                 partial sectors, which the L2 must merge"
+        (
+            Some((kernel, _, Some(l2), Some(dram), Some(ratio), Some(stores))),
+            Some((r_kernel, _, Some(r_l2), Some(r_dram), Some(r_ratio), _)),
+        ) => {
+            let busy = if l2 < r_l2 && dram < r_dram {
+                "neither runs as close to its peak as in the transpose, so neither unit's bandwidth is what holds it"
             } else {
-                "its stores touch no more of the output's sectors than the transpose's do, so the counters above do not \
-                 place the gap in the stores"
+                "one of them runs at least as close to its peak as in the transpose"
+            };
+            let stores_say = if stores > 1.0 {
+                format!(
+                    "its stores touch {stores:.2} sectors for every 32-byte sector of output (1.00 would fill each once): \
+                     its runs of output start at any float, so its stores split over partial sectors"
+                )
+            } else {
+                format!("its stores touch {stores:.2} sectors for every 32-byte sector of output: none is split")
             };
             let _ = writeln!(
                 md,
-                "\nWhat the counters show limits it: at {reference_shape}, `{kernel}` moves {:.0}% more through the L2 for each \
-                 byte of DRAM traffic than `{r_kernel}` does ({ratio:.2} against {r_ratio:.2}), and its stores touch \
-                 {stores:.2} sectors for every sector of output, the transpose's {r_stores:.2}: {stores_say}.",
+                "\nWhat the counters show limits it: at {reference_shape}, `{kernel}` runs the L2 at {l2:.1}% and DRAM at \
+                 {dram:.1}% of their peaks, `{r_kernel}` at {r_l2:.1}% and {r_dram:.1}%: {busy}. It moves {:.0}% more \
+                 through the L2 for each byte of DRAM traffic ({ratio:.2} against {r_ratio:.2}), and {stores_say}.",
                 100.0 * (ratio / r_ratio - 1.0)
             );
         }
