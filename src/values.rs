@@ -39,7 +39,36 @@ pub fn values() -> Vec<(String, String)> {
         }
     }
     all.push(("lab.tall.by_chapter".to_string(), tall_by_chapter()));
+    all.extend(lab_constants().into_iter().map(|(n, v)| (n.to_string(), v)));
     all
+}
+
+/// The checker's, the simulator track's and the grader's own figures, as
+/// the lab pages state them: each read from the constant the code uses.
+pub fn lab_constants() -> Vec<(&'static str, String)> {
+    use ktrav::lab::simtrack::schedules;
+    use ktrav::BlockOrder;
+    let all = schedules();
+    let mut orders: Vec<&BlockOrder> = Vec::new();
+    for s in &all {
+        if !orders.contains(&&s.blocks) {
+            orders.push(&s.blocks);
+        }
+    }
+    let shuffles = orders.iter().filter(|o| matches!(o, BlockOrder::Shuffled(_))).count();
+    vec![
+        ("lab.sim.schedules", all.len().to_string()),
+        ("lab.sim.block_orders", orders.len().to_string()),
+        ("lab.sim.shuffles", shuffles.to_string()),
+        ("lab.after_a_hang_s", ktrav_gpu::check::AFTER_A_HANG.as_secs().to_string()),
+        ("lab.printed.lines", ktrav::lab::printed::PRINTED_LINES.to_string()),
+        ("lab.printed.chars", ktrav::lab::printed::PRINTED_LINE_CHARS.to_string()),
+        ("lab.timing.repeats", ktrav::lab::TIMING_REPEATS.to_string()),
+        ("lab.timing.flush_factor", ktrav::lab::timing::FLUSH_FACTOR.to_string()),
+        ("lab.sanitize.max_elements", ktrav_gpu::check::sanitize::MAX_ELEMENTS.to_string()),
+        ("lab.suite.ladder_agreement", format!("{:.0}%", 100.0 * ktrav_gpu::check::timing::LADDER_AGREEMENT)),
+        ("lab.slurm.max_tasks", ktrav_grade::slurm::MAX_TASKS.to_string()),
+    ]
 }
 
 /// Every exercise's tall case, the exercises with the same one grouped:

@@ -54,8 +54,15 @@ fn percent(hits: u64, all: u64) -> String {
     if p.fract() == 0.0 { format!("{p:.0} %") } else { format!("{p:.2} %") }
 }
 
+/// The non-square matrix of the page's Try it, under the source's cache.
+pub const TRY_IT_SHAPE: Shape = Shape::new(32, 64);
+
 pub fn values() -> Vec<(&'static str, String)> {
     let [row, col] = crossings(MIRROR_SHAPE, MIRROR_CACHE);
+    let [t_row, t_col] = crossings(TRY_IT_SHAPE, SOURCE_CACHE);
+    let t_follow = simulate(TRY_IT_SHAPE, StorageOrder::ColMajor, Traversal::ColOuter, SOURCE_CACHE);
+    let t_follow_row = simulate(TRY_IT_SHAPE, StorageOrder::RowMajor, Traversal::RowOuter, SOURCE_CACHE);
+    let both = |a: String, b: String| if a == b { a } else { format!("{a} and {b}") };
     let source = Shape::new(8, 64);
     let [s_row, s_col] = crossings(source, SOURCE_CACHE);
     let follow = simulate(source, StorageOrder::RowMajor, Traversal::RowOuter, SOURCE_CACHE);
@@ -77,6 +84,22 @@ pub fn values() -> Vec<(&'static str, String)> {
         ("k1.source.row_stride_lines", lines(s_row.stride_lines)),
         ("k1.source.col_stride_lines", lines(s_col.stride_lines)),
         ("k1.source.row_pass_lines", s_row.pass_lines.to_string()),
+        ("k1.source.line_floats", (SOURCE_CACHE.line_bytes / ELEM_BYTES).to_string()),
+        ("k1.source.follow_hits", follow.hits.to_string()),
+        ("k1.source.follow_misses", follow.misses.to_string()),
+        ("k1.source.follow_hits_per_line", format!("{} of every {}", SOURCE_CACHE.line_bytes / ELEM_BYTES - 1, SOURCE_CACHE.line_bytes / ELEM_BYTES)),
+        ("k1.source.row_cross_misses", s_row.misses.to_string()),
+        ("k1.source.col_cross_hits", s_col.hits.to_string()),
+        ("k1.source.col_cross_misses", s_col.misses.to_string()),
+        ("k1.try_it.row_stride_lines", lines(t_row.stride_lines)),
+        ("k1.try_it.col_stride_lines", lines(t_col.stride_lines)),
+        ("k1.try_it.row_pass_lines", t_row.pass_lines.to_string()),
+        ("k1.try_it.col_pass_lines", t_col.pass_lines.to_string()),
+        ("k1.try_it.cross_rate", both(percent(t_row.hits, t_row.hits + t_row.misses), percent(t_col.hits, t_col.hits + t_col.misses))),
+        ("k1.try_it.follow_rate", both(
+            percent(t_follow_row.hits, t_follow_row.hits + t_follow_row.misses),
+            percent(t_follow.hits, t_follow.hits + t_follow.misses),
+        )),
     ]
 }
 

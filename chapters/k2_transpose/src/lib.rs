@@ -416,6 +416,12 @@ pub fn bank_figures(shape: Shape, width: u32, layout: TileLayout, progress: &Pro
     Ok([summarise(&requests(&run.trace, 0)), summarise(&requests(&run.trace, 1))])
 }
 
+/// The boundary shapes the worked example traces the 32-wide tile over:
+/// the source's four and one larger, ragged on both axes.
+pub fn guard_bank_shapes() -> Vec<Shape> {
+    SOURCE_CASES.iter().map(|c| c.shape).chain([Shape::new(70, 45)]).collect()
+}
+
 /// Whether, on every shape given, with the kernels' 32-wide tile, the
 /// boundary guard changed nothing but the number of lanes: every padded
 /// request is conflict-free, and every square column read piles all of its
@@ -516,7 +522,7 @@ pub fn worked_example() -> String {
     let padded_banks = padded.banks.0;
     writeln!(out, "column read of {}: {naive_banks} distinct bank(s) (1 = every lane in one bank, a 32-way conflict)", TileLayout::Square.declaration(TILE)).unwrap();
     writeln!(out, "column read of {}: {padded_banks} distinct bank(s) (32 = one lane per bank, no conflict)", TileLayout::Padded.declaration(TILE)).unwrap();
-    let shapes: Vec<Shape> = SOURCE_CASES.iter().map(|c| c.shape).chain([Shape::new(70, 45)]).collect();
+    let shapes = guard_bank_shapes();
     let (checked, guards_ok) = guards_leave_banks_alone(&shapes);
     let list = report::join(&shapes, ", ");
     writeln!(out, "with boundary tiles ({list}, tile 32), {checked} warp requests checked:").unwrap();

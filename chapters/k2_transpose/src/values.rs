@@ -7,7 +7,12 @@
 //! so this is also what it can have in flight.
 
 use crate::exercises::{MISSING_SYNCTHREADS, TRANSPOSE_EXERCISE};
-use crate::{TileLayout, TILE, VERSIONS};
+use crate::{
+    bank_figures, guard_bank_shapes, guards_leave_banks_alone, numbered, requests, tiled_transpose, validate, TileLayout,
+    SOURCE_CASES, TILE, VERSIONS,
+};
+use ktrav::BlockOrder;
+use ktrav::progress::ProgressBar;
 use ktrav::lab::simtrack::check_twin;
 use ktrav::{Dim2, LaunchConfig, Shape};
 
@@ -52,6 +57,40 @@ pub fn missing_barrier() -> (usize, usize, usize, String, String) {
     (schedules, most, fewest, at_fewest, passing)
 }
 
+/// The square matrix of the background that is not a multiple of the tile.
+pub const UNGUARDED_SHAPE: Shape = Shape::new(40, 40);
+
+/// The threads of `shape`'s launch under `w`-wide tiles whose unguarded
+/// phase would touch memory past the end: (phase 0's reads, phase 1's
+/// writes), both flat indices checked against the element count only.
+pub fn unguarded_past_end(shape: Shape, w: u32) -> (u64, u64) {
+    let cfg = validate(shape, w).expect("a valid shape");
+    let (w, rows, cols) = (w as u64, shape.rows, shape.cols);
+    let (mut reads, mut writes) = (0, 0);
+    ktrav::launch(&cfg, &BlockOrder::Forward, |t| {
+        let (tx, ty) = (t.thread_idx.x as u64, t.thread_idx.y as u64);
+        let (bx, by) = (t.block_idx.x as u64, t.block_idx.y as u64);
+        reads += u64::from((by * w + ty) * cols + bx * w + tx >= shape.elements());
+        writes += u64::from((bx * w + ty) * rows + by * w + tx >= shape.elements());
+    });
+    (reads, writes)
+}
+
+/// The column read of the square and the padded 32-wide tile on one shape:
+/// the most active lanes of a warp, and each layout's worst conflict degree.
+pub fn column_read(shape: Shape) -> (u32, u32, u32) {
+    let worst = |layout| {
+        let run = tiled_transpose(&numbered(shape), TILE, layout, &BlockOrder::Forward).expect("a valid shape");
+        let reqs = requests(&run.trace, 1);
+        (reqs.iter().map(|r| r.lanes).max().unwrap_or(0), reqs.iter().map(|r| r.degree).max().unwrap_or(0))
+    };
+    let (lanes, square) = worst(TileLayout::Square);
+    (lanes, square, worst(TileLayout::Padded).1)
+}
+
+/// The page's second try-it command: a 16-wide tile on a ragged shape.
+pub const NARROW: (Shape, u32) = (Shape::new(33, 65), 16);
+
 pub fn values() -> Vec<(&'static str, String)> {
     let square = TileLayout::Square.shared_bytes(TILE);
     let padded = TileLayout::Padded.shared_bytes(TILE);
@@ -74,6 +113,35 @@ pub fn values() -> Vec<(&'static str, String)> {
     }
     v.push(("k2.v1_over_teaching", (per[1].1 / per[0].1).to_string()));
     v.push(("k2.v2_over_v1", (per[2].1 / per[1].1).to_string()));
+    let quiet = ProgressBar::hidden();
+    let full = Shape::new(TILE as u64, TILE as u64);
+    let figures = |shape, width, layout| bank_figures(shape, width, layout, &quiet).expect("a valid shape");
+    let [sq_store, sq_load] = figures(full, TILE, TileLayout::Square);
+    let [_, pad_load] = figures(full, TILE, TileLayout::Padded);
+    v.push(("k2.banks.warps", sq_store.warps.to_string()));
+    v.push(("k2.banks.row_banks", sq_store.banks.0.to_string()));
+    v.push(("k2.banks.row_degree", sq_store.degree.1.to_string()));
+    v.push(("k2.banks.square_column_degree", sq_load.degree.1.to_string()));
+    v.push(("k2.banks.padded_column_banks", pad_load.banks.0.to_string()));
+    v.push(("k2.banks.padded_column_degree", pad_load.degree.1.to_string()));
+    let (lanes, square, padded) = column_read(SOURCE_CASES[1].shape);
+    v.push(("k2.banks.ragged_lanes", lanes.to_string()));
+    v.push(("k2.banks.ragged_square_degree", square.to_string()));
+    v.push(("k2.banks.ragged_padded_degree", padded.to_string()));
+    v.push(("k2.banks.guarded_requests", guards_leave_banks_alone(&guard_bank_shapes()).0.to_string()));
+    let (shape, width) = NARROW;
+    v.push(("k2.banks.narrow_square_degree", figures(shape, width, TileLayout::Square)[1].degree.1.to_string()));
+    v.push(("k2.banks.narrow_padded_degree", figures(shape, width, TileLayout::Padded)[1].degree.1.to_string()));
+    for (c, name) in SOURCE_CASES.iter().zip(["k2.case1.grid", "k2.case2.grid", "k2.case3.grid", "k2.case4.grid"]) {
+        v.push((name, validate(c.shape, c.tile).expect("the source's shapes are valid").grid.to_string()));
+    }
+    let cfg = validate(SOURCE_CASES[1].shape, SOURCE_CASES[1].tile).expect("valid");
+    v.push(("k2.case2.grid_x", cfg.grid.x.to_string()));
+    v.push(("k2.case2.grid_y", cfg.grid.y.to_string()));
+    let (reads, writes) = unguarded_past_end(UNGUARDED_SHAPE, TILE);
+    assert_eq!(reads, writes, "the square shape reads and writes past the end alike");
+    v.push(("k2.unguarded.past_end", reads.to_string()));
+    v.push(("k2.unguarded.grid", validate(UNGUARDED_SHAPE, TILE).expect("valid").grid.to_string()));
     let (schedules, most, fewest, at_fewest, passing) = missing_barrier();
     v.push(("k2.missing_barrier.schedules", schedules.to_string()));
     v.push(("k2.missing_barrier.most", most.to_string()));
@@ -91,6 +159,13 @@ mod tests {
     fn each_version_moves_the_bytes_its_tile_and_block_give() {
         let per = bytes_per_thread();
         assert_eq!(per.iter().map(|p| (p.1, p.2)).collect::<Vec<_>>(), [(4, 1), (16, 4), (64, 8), (64, 4)]);
+    }
+
+    #[test]
+    fn the_bank_and_guard_figures_are_the_pages() {
+        assert_eq!(unguarded_past_end(UNGUARDED_SHAPE, TILE), (1560, 1560));
+        assert_eq!(column_read(SOURCE_CASES[1].shape), (7, 7, 1));
+        assert_eq!(guards_leave_banks_alone(&guard_bank_shapes()).0, 680);
     }
 
     #[test]

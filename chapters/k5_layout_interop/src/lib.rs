@@ -431,6 +431,9 @@ pub fn addend(r: u64, c: u64) -> f32 {
 /// The source's shape for the stride tables.
 pub const SOURCE_SHAPE: Shape = Shape::new(4, 6);
 
+/// The row (or column) the worked example's four walks hold fixed.
+pub const WALK_AT: u64 = 2;
+
 /// The most elements the layout part accepts: its five buffers of that size
 /// take 80 MB, and the run about a second even in a debug build.
 pub const MAX_LAYOUT_ELEMENTS: u64 = 1 << 22;
@@ -495,7 +498,7 @@ pub fn layout_report(shape: Shape) -> String {
     }
     out.blank();
 
-    let (fixed_row, fixed_col) = (2.min(rows - 1), 2.min(cols - 1));
+    let (fixed_row, fixed_col) = (WALK_AT.min(rows - 1), WALK_AT.min(cols - 1));
     for (order, along) in [
         (StorageOrder::RowMajor, Axis::Col),
         (StorageOrder::ColMajor, Axis::Row),

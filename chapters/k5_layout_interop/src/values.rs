@@ -1,6 +1,6 @@
 //! The numbers K.5's page quotes, computed here (see `book/values.txt`).
 
-use crate::{first_warp, Axis, Pairing, WARP_BLOCK, WARP_SHAPE};
+use crate::{constant_stride, first_warp, walk, Axis, Pairing, SOURCE_SHAPE, WALK_AT, WARP_BLOCK, WARP_SHAPE};
 use ktrav::{Dim2, Shape, StorageOrder};
 
 /// Sectors the first warp requests when x walks the contiguous axis and
@@ -13,7 +13,17 @@ pub fn first_warp_sectors(shape: Shape, block: Dim2) -> (u64, u64) {
 
 pub fn values() -> Vec<(&'static str, String)> {
     let (along, across) = first_warp_sectors(WARP_SHAPE, WARP_BLOCK);
+    let walked = |order, axis| walk(order, SOURCE_SHAPE, axis, WALK_AT);
+    let span = |w: &[u64]| format!("{} to {}", w[0], w[w.len() - 1]);
+    let stride = |w: &[u64]| constant_stride(w).expect("an even walk").to_string();
+    let (rm_row, cm_col) = (walked(StorageOrder::RowMajor, Axis::Col), walked(StorageOrder::ColMajor, Axis::Row));
+    let (rm_col, cm_row) = (walked(StorageOrder::RowMajor, Axis::Row), walked(StorageOrder::ColMajor, Axis::Col));
     vec![
+        ("k5.walk.row_major_row", span(&rm_row)),
+        ("k5.walk.col_major_col", span(&cm_col)),
+        ("k5.walk.row_major_col_stride", stride(&rm_col)),
+        ("k5.walk.col_major_row_stride", stride(&cm_row)),
+        ("k5.trap.shape", SOURCE_SHAPE.transposed().to_string()),
         ("k5.warp.rows", WARP_SHAPE.rows.to_string()),
         ("k5.warp.cols", WARP_SHAPE.cols.to_string()),
         ("k5.warp.contiguous_sectors", along.to_string()),

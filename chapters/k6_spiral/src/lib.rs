@@ -463,6 +463,24 @@ pub fn worked_example() -> String {
 
 /// Beyond the source: the inverse closed form, the gather kernel, an
 /// exhaustive check up to 64x64, and which side of each copy coalesces.
+/// The largest side of the shapes the inverse is checked on exhaustively.
+pub const EXHAUSTIVE_SIDE: u64 = 64;
+
+/// Both closed forms against the walk on every shape from 1x1 to
+/// `side`x`side`: (shapes, positions, whether all agree).
+pub fn every_shape_up_to(side: u64) -> (u64, u64, bool) {
+    let (mut shapes, mut positions, mut all_ok) = (0u64, 0u64, true);
+    for rows in 1..=side {
+        for cols in 1..=side {
+            let check = cross_check(Shape::new(rows, cols));
+            shapes += 1;
+            positions += check.positions;
+            all_ok &= check.ok();
+        }
+    }
+    (shapes, positions, all_ok)
+}
+
 pub fn beyond_the_source() -> String {
     let mut out = Report::new();
     out.heading("The inverse closed form: rank -> (row, col)");
@@ -476,17 +494,9 @@ pub fn beyond_the_source() -> String {
         SOURCE_SHAPES.len(),
         report::verdict(inverse_ok)
     ));
-    let (mut shapes, mut positions, mut all_ok) = (0u64, 0u64, true);
-    for rows in 1..=64 {
-        for cols in 1..=64 {
-            let check = cross_check(Shape::new(rows, cols));
-            shapes += 1;
-            positions += check.positions;
-            all_ok &= check.ok();
-        }
-    }
+    let (shapes, positions, all_ok) = every_shape_up_to(EXHAUSTIVE_SIDE);
     out.line(format!(
-        "every shape from 1x1 to 64x64 ({shapes} shapes, {positions} positions): both forms agree with the walk: {}",
+        "every shape from 1x1 to {EXHAUSTIVE_SIDE}x{EXHAUSTIVE_SIDE} ({shapes} shapes, {positions} positions): both forms agree with the walk: {}",
         report::verdict(all_ok)
     ));
     out.blank();

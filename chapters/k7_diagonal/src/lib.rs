@@ -526,6 +526,11 @@ pub const SOURCE_DP_CASES: [Shape; 5] =
     [Shape::new(5, 5), Shape::new(6, 9), Shape::new(9, 6), Shape::new(1, 8), Shape::new(8, 1)];
 pub const SOURCE_BLOCK_X: u32 = 4;
 
+/// The simulator's larger tables beyond the source's: each with its tile
+/// for the tiled wavefront (the first is also filled one launch per
+/// diagonal, every launch's blocks shuffled, against the binomial).
+pub const TILED_TABLES: [(Shape, u32); 2] = [(Shape::new(500, 700), 16), (Shape::new(1024, 1024), 32)];
+
 fn sequence_3x3() -> String {
     report::join(zigzag_order(Shape::new(3, 3)).iter().map(|&(r, c)| r * 3 + c + 1), " ")
 }
@@ -605,7 +610,7 @@ pub fn exactness_report() -> String {
         r + 1,
         c + 1
     ));
-    let shape = Shape::new(500, 700);
+    let (shape, _) = TILED_TABLES[0];
     let (rows, cols) = (shape.rows, shape.cols);
     let (grid, launches) = simulate_wavefront(shape, 128, &BlockOrder::Shuffled(7)).expect("valid launch");
     let corner = grid[grid.len() - 1];
@@ -677,8 +682,7 @@ pub fn tiled_report() -> String {
     out.heading("Tiled wavefront: a block per tile, a launch per diagonal of tiles");
     out.line("(blocks shuffled in every launch, threads in lock-step between barriers)");
     let mut cases: Vec<(Shape, u32)> = SOURCE_DP_CASES.iter().map(|&shape| (shape, 4)).collect();
-    cases.push((Shape::new(500, 700), 16));
-    cases.push((Shape::new(1024, 1024), 32));
+    cases.extend(TILED_TABLES);
     for (shape, tile) in cases {
         let (grid, launches) =
             simulate_tiled(shape, tile, &BlockOrder::Shuffled(shape.elements()), Interleaving::LockStep)

@@ -33,11 +33,24 @@ pub fn values_path() -> std::path::PathBuf {
 /// Every value, in the file's order.
 pub fn values() -> Result<Vec<(String, String)>> {
     let mut all = appendix_k::values::values();
+    all.extend(goal_values());
     for path in files(&measured_dir(), "json")? {
         let record = Record::from_json(&read(&path)?).with_context(|| format!("{}", path.display()))?;
         all.extend(record_values(&stem(&path), &record));
     }
     Ok(all)
+}
+
+/// The goals the measured ladders are held to ([`crate::goals`]), as the
+/// prose states them: `goal.k6.share` (K.6's share of a copy),
+/// `goal.k7.speedup` and `goal.k7.aim` (K.7's speed-up over the graph).
+pub fn goal_values() -> Vec<(String, String)> {
+    use crate::goals::{SPIRAL_GOAL_PERCENT, WAVEFRONT_AIM, WAVEFRONT_GOAL};
+    vec![
+        ("goal.k6.share".to_string(), format!("{SPIRAL_GOAL_PERCENT:.0}%")),
+        ("goal.k7.speedup".to_string(), format!("{WAVEFRONT_GOAL:.0}")),
+        ("goal.k7.aim".to_string(), format!("{WAVEFRONT_AIM:.0}")),
+    ]
 }
 
 /// The text of `book/values.txt`.
