@@ -405,11 +405,15 @@ impl Nvrtc {
         )))
     }
 
-    /// The options of one compilation.
+    /// The options of one compilation. Line information is kept, as the
+    /// build's nvcc keeps it (`-lineinfo`): compute-sanitizer then names the
+    /// kernel and the file's line of each finding; without it, racecheck 13.0
+    /// names the function from memory it does not own, and prints garbage.
     pub fn options(&self, arch: Arch, machine_code: bool) -> Vec<String> {
         let mut options = vec![
             if machine_code { format!("-arch=sm_{}", arch.number()) } else { format!("--gpu-architecture={}", arch.virtual_name()) },
             "-std=c++17".to_string(),
+            "--generate-line-info".to_string(),
         ];
         if let Some(dir) = &self.includes.folder {
             options.push(format!("--include-path={}", dir.display()));
@@ -554,6 +558,7 @@ mod tests {
         let ok = ok.expect("a valid kernel compiles");
         assert!(ok.ptx.contains(".target sm_80") && ok.ptx.contains(".entry k("), "{}", ok.ptx);
         assert!(ok.ptx.contains(".version 9.0"), "NVRTC 13.0 emits PTX ISA 9.0");
+        assert!(ok.ptx.contains(".loc") && ok.ptx.contains("ok.cu"), "line information names the file: {}", ok.ptx);
         let cubin = ok.cubin.as_deref().expect("machine code for sm_80");
         assert_eq!(&cubin[..4], b"\x7fELF", "a cubin is an ELF file");
         assert_eq!(ok.code(), "sm_80 machine code");

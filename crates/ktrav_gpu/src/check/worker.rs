@@ -177,6 +177,13 @@ pub(crate) struct Ran {
 /// Sanitizer lines kept per run.
 const SANITIZER_LINES: usize = 200;
 
+/// `text` without control characters and the replacement character that
+/// bytes which were not UTF-8 became: what is quoted from a tool's output
+/// must not carry NUL bytes into a terminal or a JSON record.
+fn printable(text: &str) -> String {
+    text.chars().filter(|c| !c.is_control() && *c != char::REPLACEMENT_CHARACTER).collect()
+}
+
 static JOBS: AtomicUsize = AtomicUsize::new(0);
 
 /// Starts a worker for `job` (under `wrapper`, a program and its arguments
@@ -230,8 +237,10 @@ pub(crate) fn supervise(launcher: &Launcher, mut job: Job, label: &str, wrapper:
             let text = String::from_utf8_lossy(&line);
             let text = text.trim_end_matches(['\n', '\r']);
             if text.starts_with("=========") {
-                if sanitizer.len() < SANITIZER_LINES {
-                    sanitizer.push(text.to_string());
+                // The first lines (the findings worth quoting) and, past the
+                // cap, the summary lines the verdict is read from.
+                if sanitizer.len() < SANITIZER_LINES || text.contains("SUMMARY:") {
+                    sanitizer.push(printable(text));
                 }
             } else {
                 printed.push(text);
@@ -348,6 +357,13 @@ mod tests {
         assert_eq!((ran.printed.lines(), ran.printed.first[0].as_str()), (500, "thread 0"));
         assert_eq!(ran.sanitizer, vec!["========= ERROR SUMMARY: 0 errors".to_string()]);
         assert!(!ran.timed_out && ran.status == "exit code 0" && ran.outcome.is_none());
+        // A tool that reports more than the cap still gives its summary, and
+        // bytes that are not text (a NUL, invalid UTF-8) are left out.
+        let flood = sh("printf '========= at k\\000\\377x+0x10\\n'; i=0; while [ $i -lt 300 ]; do echo '========= Invalid __global__ write'; i=$((i+1)); done; echo '========= ERROR SUMMARY: 301 errors'");
+        let ran = supervise(&flood, job(), "1x1", None, Duration::from_secs(30));
+        assert_eq!(ran.sanitizer.len(), SANITIZER_LINES + 1);
+        assert_eq!(ran.sanitizer[0], "========= at kx+0x10");
+        assert_eq!(ran.sanitizer.last().map(String::as_str), Some("========= ERROR SUMMARY: 301 errors"));
         assert!(ran.verdict(Duration::from_secs(30)).kinds() == vec!["crashed"]);
         let started = Instant::now();
         let stuck = supervise(&sh("exec sleep 30"), job(), "1x1", None, Duration::from_millis(300));
