@@ -406,9 +406,8 @@ impl Nvrtc {
     }
 
     /// The options of one compilation. Line information is kept, as the
-    /// build's nvcc keeps it (`-lineinfo`): compute-sanitizer then names the
-    /// kernel and the file's line of each finding; without it, racecheck 13.0
-    /// names the function from memory it does not own, and prints garbage.
+    /// build's nvcc keeps it (`-lineinfo`), for compute-sanitizer's reports
+    /// of where a finding happened; it does not change the machine code.
     pub fn options(&self, arch: Arch, machine_code: bool) -> Vec<String> {
         let mut options = vec![
             if machine_code { format!("-arch=sm_{}", arch.number()) } else { format!("--gpu-architecture={}", arch.virtual_name()) },

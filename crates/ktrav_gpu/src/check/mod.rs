@@ -325,6 +325,9 @@ fn sanitize_shapes(record: &mut Record, chapter: &Chapter, ex: &Exercise, name: 
             let ran = worker::supervise(launcher, worker::job(chapter, ex, name, source, None, task, timeout), &label, Some((&program, &args)), timeout);
             let verdict = match sanitize::verdict(tool, &ran.sanitizer) {
                 _ if ran.timed_out => Verdict::DidNotFinish { seconds: timeout.as_secs() },
+                Some(Verdict::Sanitizer { tool, errors, first }) => {
+                    Verdict::Sanitizer { tool, errors, first: sanitize::name_the_kernel(&first, ex.kernel) }
+                }
                 Some(v) => v,
                 None => Verdict::Skipped {
                     reason: format!("{} gave no summary ({}{})", sanitize::PROGRAM, ran.status, ran.sanitizer.first().map_or(String::new(), |l| format!(": {}", l.trim_start_matches('=').trim()))),

@@ -135,6 +135,25 @@ pub fn verdict(tool: &str, lines: &[String]) -> Option<Verdict> {
     Some(Verdict::Sanitizer { tool: tool.to_string(), errors, first })
 }
 
+/// `first` (a finding's first line) with the function it names put right:
+/// racecheck 13.0 can print the launched kernel's name from a copy that was
+/// freed after the module was loaded (cudarc hands `cuModuleGetFunction` a
+/// temporary string), so its first bytes come out as garbage before the
+/// rest of the name (`at }pUe_tile32_padded+0x360`). A name that ends with
+/// at least half of `kernel`'s closing characters but is not `kernel`
+/// becomes `kernel`; any other name is left as the tool wrote it.
+pub fn name_the_kernel(first: &str, kernel: &str) -> String {
+    let Some(at) = first.find(" at ") else { return first.to_string() };
+    let start = at + 4;
+    let Some(len) = first[start..].find("+0x") else { return first.to_string() };
+    let name = &first[start..start + len];
+    let common = name.chars().rev().zip(kernel.chars().rev()).take_while(|(a, b)| a == b).count();
+    if name == kernel || common * 2 < kernel.chars().count() {
+        return first.to_string();
+    }
+    format!("{}{kernel}{}", &first[..start], &first[start + len..])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -179,6 +198,19 @@ mod tests {
         assert_eq!(r.kinds(), vec!["race"]);
         assert!(r.describe(1).starts_with("racecheck found 1 errors, the first: Error: Race reported"), "{}", r.describe(1));
         assert_eq!(verdict("memcheck", &lines("========= Error: Target application terminated before first instrumented API call")), None);
+    }
+
+    #[test]
+    fn a_garbled_kernel_name_is_put_right_and_others_are_kept() {
+        let k = "transpose_tile32_padded";
+        let seen = "Error: Race reported between Write access at }pUe_tile32_padded+0x360";
+        assert_eq!(name_the_kernel(seen, k), "Error: Race reported between Write access at transpose_tile32_padded+0x360");
+        let right = "Error: Race reported between Write access at transpose_tile32_padded+0x360";
+        assert_eq!(name_the_kernel(right, k), right);
+        let helper = "Error: Race reported between Write access at stage_tile+0x40";
+        assert_eq!(name_the_kernel(helper, k), helper);
+        assert_eq!(name_the_kernel("Invalid __global__ read of size 4 bytes", k), "Invalid __global__ read of size 4 bytes");
+        assert_eq!(name_the_kernel("Error: Race reported at x_padded+0x1", k), "Error: Race reported at x_padded+0x1");
     }
 
     #[test]
