@@ -280,6 +280,9 @@ mod tests {
         assert_eq!((rows[0].2.public.as_deref(), rows[1].2.public.as_deref()), (Some("pass"), None));
         let hidden = write("file,exercise,expect,expect_large,expect_hidden,expect_hidden_large\na.cu,K.2:transpose,pass,,fail,\n").unwrap();
         assert_eq!(hidden[0].2, Expect { public: Some("pass".into()), large: None, hidden: Some("fail".into()), hidden_large: None });
+        let every = write("file,exercise,expect,expect_large,expect_hidden,expect_hidden_large\na.cu,K.2:transpose,pass,wrong,unwritten,fail\n").unwrap();
+        let v = |s: &str| Some(s.to_string());
+        assert_eq!(every[0].2, Expect { public: v("pass"), large: v("wrong"), hidden: v("unwritten"), hidden_large: v("fail") });
         assert!(write("file,exercise,expect_hidden\na.cu,K.2:transpose,hmm\n").unwrap_err().contains("'hmm' is not a verdict"));
         let p = plan(d.path(), rows, options()).unwrap();
         assert_eq!(p.jobs[0].submission, "a@find-the-bug");
