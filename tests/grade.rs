@@ -298,16 +298,25 @@ fn make_room_writes_a_well_formed_room() {
     assert!(page.contains(&format!("a room of {} submissions", rows.len())), "book/lab.md does not give the room's size, {}", rows.len());
     let files: Vec<PathBuf> = ktrav_grade::plan::discover(&room, None).unwrap();
     assert_eq!(files.len(), rows.len(), "every .cu file in the room is in the manifest, once");
-    let expects: Vec<&str> = rows.iter().map(|r| r.2.as_deref().expect("every row names its verdict")).collect();
+    let expects: Vec<&str> = rows.iter().map(|r| r.2.public.as_deref().expect("every row names its verdict")).collect();
     for verdict in ["pass", "wrong", "unwritten", "out of bounds", "launch error", "crashed", "did not finish", "compile error", "no kernel"] {
         assert!(expects.contains(&verdict), "no submission expects {verdict}");
     }
     for e in &catalogue {
         assert!(
-            rows.iter().any(|r| r.1 == *e && r.2.as_deref() == Some("pass")),
+            rows.iter().any(|r| r.1 == *e && r.2.public.as_deref() == Some("pass")),
             "no passing submission of {e}"
         );
     }
+    // The kernels only the hidden battery rejects pass the public one and
+    // carry what the hidden one must say: the uint32 index only with --large.
+    let hidden_of = |stem: &str| rows.iter().find(|r| r.0.to_string_lossy().ends_with(stem)).map(|r| r.2.clone()).unwrap_or_else(|| panic!("no {stem} in the room"));
+    let stale = hidden_of("stale_whole_tile.cu");
+    assert_eq!((stale.public.as_deref(), stale.hidden.as_deref()), (Some("pass"), Some("fail")));
+    let short = hidden_of("short_row_index.cu");
+    assert_eq!((short.public.as_deref(), short.hidden.as_deref()), (Some("pass"), Some("unwritten")));
+    let uint32 = hidden_of("uint32_index.cu");
+    assert_eq!((uint32.public.as_deref(), uint32.hidden.as_deref(), uint32.hidden_large.as_deref()), (Some("pass"), None, Some("fail")));
     // The synthetic kernels say what they are.
     let synthetic = |name: &str| std::fs::read_to_string(room.join("synthetic").join(name)).unwrap();
     assert!(synthetic("k6-long-long-params.cu").contains("long long rows, long long cols"));
@@ -321,7 +330,7 @@ fn make_room_writes_a_well_formed_room() {
         for ex in ch.exercises.iter().filter(|e| e.starter == "find_the_bug.cu") {
             let e = ktrav_grade::exercise::ExerciseRef::new(ch.section, ch.id, ex.id);
             let of = |folder: &str, verdict: &dyn Fn(&str) -> bool| {
-                rows.iter().any(|r| r.1 == e && r.0.strip_prefix(&room).unwrap().starts_with(folder) && r.2.as_deref().is_some_and(verdict))
+                rows.iter().any(|r| r.1 == e && r.0.strip_prefix(&room).unwrap().starts_with(folder) && r.2.public.as_deref().is_some_and(verdict))
             };
             assert!(of("exercises", &|v| v != "pass"), "the find-the-bug starter of {e} is not in the room, failing");
             assert!(of("fixes", &|v| v == "pass"), "no fixed find-the-bug starter of {e}");

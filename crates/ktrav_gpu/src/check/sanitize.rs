@@ -211,6 +211,9 @@ mod tests {
         assert_eq!(name_the_kernel(helper, k), helper);
         assert_eq!(name_the_kernel("Invalid __global__ read of size 4 bytes", k), "Invalid __global__ read of size 4 bytes");
         assert_eq!(name_the_kernel("Error: Race reported at x_padded+0x1", k), "Error: Race reported at x_padded+0x1");
+        // Exactly half of the name's closing characters is enough.
+        assert_eq!(name_the_kernel("Race at XYefgh+0x8", "abcdefgh"), "Race at abcdefgh+0x8");
+        assert_eq!(name_the_kernel("Race at XYZfgh+0x8", "abcdefgh"), "Race at XYZfgh+0x8");
     }
 
     #[test]

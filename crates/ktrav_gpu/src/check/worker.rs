@@ -144,10 +144,7 @@ fn work(chapters: &[&Chapter], job: &Job) -> Outcome {
     };
     let timeout = Duration::from_secs(job.timeout_s);
     match job.task {
-        Task::Shape { rows, cols, grid_y_cap } => {
-            let case = Case { grid_y_cap, ..Case::public(String::new(), Shape::new(rows, cols)) };
-            Outcome::Verdict(run_case(&gpu, &f, ex, &case, timeout))
-        }
+        Task::Shape { rows, cols, grid_y_cap } => Outcome::Verdict(run_case(&gpu, &f, ex, &shape_case(rows, cols, grid_y_cap), timeout)),
         Task::Timing { rows, cols } => {
             let theirs = gpu.function(ch.id, ex.kernel).ok();
             match time(&gpu, &f, theirs.as_ref(), ex, Shape::new(rows, cols), timeout) {
@@ -333,9 +330,22 @@ pub(crate) fn job(chapter: &Chapter, ex: &Exercise, file: &str, source: &str, cu
     }
 }
 
+/// The case a shape task runs: its shape, with the gridDim.y cap the
+/// supervisor's battery gave it (a hidden case's loop over rows of blocks).
+fn shape_case(rows: u64, cols: u64, grid_y_cap: Option<u32>) -> Case {
+    Case { grid_y_cap, ..Case::public(String::new(), Shape::new(rows, cols)) }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_shape_task_keeps_its_grid_cap() {
+        assert_eq!(shape_case(5, 7, Some(3)).grid_y_cap, Some(3));
+        assert_eq!(shape_case(5, 7, None).grid_y_cap, None);
+        assert_eq!(shape_case(5, 7, Some(3)).shape, Shape::new(5, 7));
+    }
 
     /// A worker is any program: here a shell that prints a line per
     /// "thread", one that never ends, and one that dies by a signal.
