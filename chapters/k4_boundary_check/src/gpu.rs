@@ -206,6 +206,12 @@ fn sum_ab(row: u64, col: u64) -> f32 {
     add_a(row, col) + add_b(row, col)
 }
 
+/// `len` cells of a buffer over `shape`: `f(row, col)` over the matrix, then
+/// the sentinel over any padding after it.
+fn padded_cells(shape: Shape, len: u64, f: CellReference) -> Vec<f32> {
+    (0..len).map(|i| if i < shape.elements() { f(i / shape.cols, i % shape.cols) } else { SENTINEL }).collect()
+}
+
 /// The small-shape mode, in three parts, so that every kernel gets a
 /// sanitizer's verdict and the one-axis kernels' strays are still shown for
 /// what they are:
@@ -220,20 +226,17 @@ fn sum_ab(row: u64, col: u64) -> f32 {
 ///    into a buffer of exactly the matrix: its strays pass the allocation's
 ///    end (they stay inside its 256-byte rounding, a test says so, so no other
 ///    buffer is touched). Without a checker the run is shown like part 2's;
-///    under memcheck the launch is stopped at the first stray, the run is
-///    shown as aborted, and since the context is lost, the runs after it
-///    are shown as skipped.
+///    under memcheck the strays are reported and the launch ends in an
+///    error, so the run is shown as aborted, and since the context is lost,
+///    the runs after it are shown as skipped.
 pub fn small(gpu: &Gpu, sec: &mut GpuSection) -> Result<()> {
-    let cells = |shape: Shape, len: u64, f: CellReference| -> Vec<f32> {
-        (0..len).map(|i| if i < shape.elements() { f(i / shape.cols, i % shape.cols) } else { SENTINEL }).collect()
-    };
     // Part 1 (guarded) and part 2 (one-axis, padded), shape by shape.
     for shape in small_shapes() {
         for padded in [false, true] {
             let plan = if padded { launch_plan(shape, GPU_BLOCK)? } else { LaunchPlan { padding_rows: 0, ..launch_plan(shape, GPU_BLOCK)? } };
             let (len, n) = (plan.buffer_len(), shape.elements());
             let init = initial_buffer(&plan);
-            let (a, b) = (gpu.upload(&cells(shape, len, add_a))?, gpu.upload(&cells(shape, len, add_b))?);
+            let (a, b) = (gpu.upload(&padded_cells(shape, len, add_a))?, gpu.upload(&padded_cells(shape, len, add_b))?);
             let mut out = gpu.poisoned::<f32>(len as usize)?;
             for (name, reads, reference, wrong) in KERNELS.into_iter().filter(|k| k.3 == padded) {
                 let f = gpu.function(FILE, name)?;
@@ -256,7 +259,7 @@ pub fn small(gpu: &Gpu, sec: &mut GpuSection) -> Result<()> {
     let plan = LaunchPlan { padding_rows: 0, ..launch_plan(shape, GPU_BLOCK)? };
     let n = shape.elements();
     let init = vec![f32::from_bits(POISON_WORD); n as usize];
-    let (a, b) = (gpu.upload(&cells(shape, n, add_a))?, gpu.upload(&cells(shape, n, add_b))?);
+    let (a, b) = (gpu.upload(&padded_cells(shape, n, add_a))?, gpu.upload(&padded_cells(shape, n, add_b))?);
     let mut out = gpu.poisoned::<f32>(n as usize)?;
     // The strays stay inside each buffer's 256-byte rounding only if the
     // buffer starts on a 256-byte boundary, as CUDA's allocations do.
@@ -303,10 +306,7 @@ pub fn at_shape(shape: Shape) -> ktrav::SectionOutcome {
         let plan = launch_plan(shape, GPU_BLOCK).with_context(|| format!("no launch of {GPU_BLOCK} blocks covers {shape}"))?;
         let init = initial_buffer(&plan);
         let (len, cells) = (plan.buffer_len(), shape.elements());
-        let padded = |f: fn(u64, u64) -> f32| -> Vec<f32> {
-            (0..len).map(|i| if i < cells { f(i / shape.cols, i % shape.cols) } else { SENTINEL }).collect()
-        };
-        let (a, b) = (gpu.upload(&padded(add_a))?, gpu.upload(&padded(add_b))?);
+        let (a, b) = (gpu.upload(&padded_cells(shape, len, add_a))?, gpu.upload(&padded_cells(shape, len, add_b))?);
         let mut out = gpu.poisoned::<f32>(len as usize)?;
         let mut functions = Vec::new();
         for (name, reads, reference, wrong) in KERNELS {

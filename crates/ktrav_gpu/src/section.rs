@@ -37,8 +37,8 @@
 //! launch's `gridDim` and `blockDim` (x by y); `result` is `agrees` or
 //! `DISAGREES` against the reference, and for `role=wrong` either `shown`,
 //! with `wrong=N/M` the cells that differed out of all, or `aborted` when
-//! the launch ended in an error (under memcheck, at its first access past
-//! an allocation; the context is lost then, so the section runs nothing
+//! the launch ended in an error (under memcheck, which reports the accesses
+//! past an allocation and fails the launch; the context is lost then, so the section runs nothing
 //! more on the GPU, prints `skipped` for each launch it could not make,
 //! and goes on to its summary). A kernel launched
 //! in several steps (one launch per diagonal) prints one line for the whole
@@ -168,9 +168,9 @@ impl GpuSection {
         self.record.lines.push(format!("{shape} {kernel} (wrong on purpose): {wrong} of {of} cells wrong"));
     }
 
-    /// A launch of a kernel wrong on purpose that ended in an error (a
-    /// memory checker stops a kernel at its first access past an
-    /// allocation): shown as `result=aborted`, never judged.
+    /// A launch of a kernel wrong on purpose that ended in an error (memcheck
+    /// reports the accesses past an allocation and fails the launch): shown
+    /// as `result=aborted`, never judged.
     pub fn run_aborted(&mut self, kernel: &str, shape: Shape, cfg: &LaunchConfig, error: &str) {
         self.runs += 1;
         self.report.line(run_line(&self.id, kernel, Role::Wrong, shape, cfg, "aborted"));

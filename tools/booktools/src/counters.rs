@@ -77,11 +77,6 @@ impl KernelCounters {
         (self.launches > 0).then(|| v / self.launches as f64)
     }
 
-    /// 32-byte sectors per global store request.
-    pub fn sectors_per_store_request(&self) -> Option<f64> {
-        self.ratio(metric::GLOBAL_ST_SECTORS, metric::GLOBAL_ST_REQUESTS)
-    }
-
     /// The grid as its dimensions, `(64, 64, 1)` as `[64, 64, 1]`.
     pub fn grid_dims(&self) -> Vec<u64> {
         self.grid.trim_matches(|c| c == '(' || c == ')').split(',').filter_map(|d| d.trim().parse().ok()).collect()
