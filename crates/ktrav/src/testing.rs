@@ -28,12 +28,21 @@ pub const REFUSAL_LIMIT: std::time::Duration = std::time::Duration::from_secs(2)
 
 /// Asserts that every argument list is refused quickly (within
 /// [`REFUSAL_LIMIT`]) with exit code 2, a single `error: ...` line on
-/// stderr, nothing on stdout, and no panic or abort.
+/// stderr, nothing on stdout, and no panic or abort. A refusal that took
+/// longer is timed once more and the faster run counts: the first start
+/// of a freshly linked binary on a busy machine can stall for seconds,
+/// while work done before refusing would be slow both times.
 pub fn assert_usage_errors(path: &str, cases: &[&[&str]]) {
-    for args in cases {
+    let timed = |args: &[&str]| {
         let started = std::time::Instant::now();
         let out = run_binary(path, args);
-        let took = started.elapsed();
+        (out, started.elapsed())
+    };
+    for args in cases {
+        let (out, mut took) = timed(args);
+        if took >= REFUSAL_LIMIT {
+            took = took.min(timed(args).1);
+        }
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
         assert!(err.starts_with("error: ") && err.lines().count() == 1, "{args:?}: {err}");
