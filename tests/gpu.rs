@@ -344,13 +344,14 @@ fn ladder_pair(ch: &ktrav::Chapter, ex: &lab::Exercise) -> Result<ktrav::Shape, 
     }
 }
 
-/// The ladder's median for `kernel` on `shape`: a row naming it (`kernel`,
-/// `kernel (32x8 blocks)`, `kernel, N launches ...`), or a named yardstick.
+/// The ladder's median for `kernel` on `shape`: a named yardstick (K.7's
+/// launches replayed from a graph, as the check times them), else a row
+/// naming it (`kernel`, `kernel (32x8 blocks)`, `kernel, N launches ...`).
 fn ladder_ms(record: &ktrav::measured::Section, kernel: &str, shape: ktrav::Shape) -> Option<f64> {
     let names = |label: &str| label == kernel || label.starts_with(&format!("{kernel} (")) || label.starts_with(&format!("{kernel}, "));
     let on_shape = |title: &str| title.split(|c: char| !(c.is_ascii_digit() || c == 'x')).any(|w| w == shape.to_string());
     record.tables.iter().filter(|t| on_shape(&t.title)).find_map(|t| {
-        t.rows.iter().find(|r| names(&r.label)).map(|r| r.ms).or_else(|| t.yardstick.as_deref().filter(|y| names(y)).map(|_| t.copy_ms))
+        t.yardstick.as_deref().filter(|y| names(y)).map(|_| t.copy_ms).or_else(|| t.rows.iter().find(|r| names(&r.label)).map(|r| r.ms))
     })
 }
 

@@ -1,10 +1,11 @@
 //! What happens on the GPU for one shape: the buffers, the launches, the
 //! judging of the output, and the inputs checked unchanged.
 
-use crate::runner::{DeviceBuffer, Gpu, Kernel, PushKernelArg};
+use crate::graph::Capture;
+use crate::runner::{Args, DeviceBuffer, Gpu, Kernel, PushKernelArg};
 use anyhow::Result;
 use ktrav::lab::{case_launches, input, input_value, judge, Arg, Case, Exercise, Verdict, GUARD_WORDS};
-use ktrav::Shape;
+use ktrav::{LaunchConfig, Shape};
 use std::time::Duration;
 
 /// Device buffers for one run of the kernel on `shape`.
@@ -34,6 +35,46 @@ pub(crate) fn enqueue_all(
     bufs: &Buffers,
     wait_every: Option<(usize, Duration)>,
 ) -> std::result::Result<(), Verdict> {
+    enqueue_on(gpu, gpu, f, ex, case, bufs, wait_every)
+}
+
+/// Where a check's launches go: the runner's stream, or a CUDA graph being
+/// captured (launched only when it is replayed).
+pub(crate) trait Queue {
+    fn args<'a>(&'a self, f: &'a Kernel) -> Args<'a>;
+    fn enqueue(&self, args: Args<'_>, cfg: &LaunchConfig) -> Result<()>;
+}
+
+impl Queue for Gpu {
+    fn args<'a>(&'a self, f: &'a Kernel) -> Args<'a> {
+        Gpu::args(self, f)
+    }
+    fn enqueue(&self, args: Args<'_>, cfg: &LaunchConfig) -> Result<()> {
+        Gpu::enqueue(self, args, cfg, 0)
+    }
+}
+
+impl Queue for Capture {
+    fn args<'a>(&'a self, f: &'a Kernel) -> Args<'a> {
+        Capture::args(self, f)
+    }
+    fn enqueue(&self, args: Args<'_>, cfg: &LaunchConfig) -> Result<()> {
+        Capture::enqueue(self, args, cfg, 0)
+    }
+}
+
+/// [`enqueue_all`] onto `queue`; buffers are passed by their device address,
+/// so the same launches can be captured into a graph. `wait_every` only
+/// makes sense on the runner's stream.
+pub(crate) fn enqueue_on(
+    queue: &impl Queue,
+    gpu: &Gpu,
+    f: &Kernel,
+    ex: &Exercise,
+    case: &Case,
+    bufs: &Buffers,
+    wait_every: Option<(usize, Duration)>,
+) -> std::result::Result<(), Verdict> {
     let shape = case.shape;
     let out_at = gpu.address(&bufs.out) + 4 * GUARD_WORDS as u64;
     let ins: Vec<u64> = bufs.inputs.iter().map(|b| gpu.address(b)).collect();
@@ -41,7 +82,7 @@ pub(crate) fn enqueue_all(
     let (rows, cols) = (shape.rows as i64, shape.cols as i64);
     let (rows32, cols32) = (shape.rows as i32, shape.cols as i32);
     for (n, (cfg, step)) in plan.iter().enumerate() {
-        let mut args = gpu.args(f);
+        let mut args = queue.args(f);
         for a in ex.args {
             match a {
                 Arg::Out => args.arg(&out_at),
@@ -53,7 +94,7 @@ pub(crate) fn enqueue_all(
                 Arg::Step => args.arg(step),
             };
         }
-        gpu.enqueue(args, cfg, 0).map_err(|e| Verdict::LaunchFailed { error: format!("{e:#}") })?;
+        queue.enqueue(args, cfg).map_err(|e| Verdict::LaunchFailed { error: format!("{e:#}") })?;
         if let Some((every, timeout)) = wait_every {
             if (n + 1) % every == 0 || n + 1 == plan.len() {
                 wait(gpu, timeout)?;
