@@ -66,6 +66,7 @@ pub fn lab_constants() -> Vec<(&'static str, String)> {
         ("lab.timing.repeats", ktrav::lab::TIMING_REPEATS.to_string()),
         ("lab.timing.flush_factor", ktrav::lab::timing::FLUSH_FACTOR.to_string()),
         ("lab.sanitize.max_elements", ktrav_gpu::check::sanitize::MAX_ELEMENTS.to_string()),
+        ("lab.sanitize.attempts", ktrav_gpu::check::sanitize::ATTEMPTS.to_string()),
         ("lab.suite.ladder_agreement", format!("{:.0}%", 100.0 * ktrav_gpu::check::timing::LADDER_AGREEMENT)),
         ("lab.slurm.max_tasks", ktrav_grade::slurm::MAX_TASKS.to_string()),
     ]

@@ -322,7 +322,14 @@ fn sanitize_shapes(record: &mut Record, chapter: &Chapter, ex: &Exercise, name: 
             let task = Task::Shape { rows: case.shape.rows, cols: case.shape.cols, grid_y_cap: case.grid_y_cap };
             let label = format!("{tool} on {}", case.label);
             let args = sanitize::arguments(tool);
-            let ran = worker::supervise(launcher, worker::job(chapter, ex, name, source, None, task, timeout), &label, Some((&program, &args)), timeout);
+            // A run that did not end cleanly is tried again, once.
+            let mut ran = worker::supervise(launcher, worker::job(chapter, ex, name, source, None, task, timeout), &label, Some((&program, &args)), timeout);
+            for _ in 1..sanitize::ATTEMPTS {
+                if ran.timed_out || sanitize::target_ended_cleanly(&ran.sanitizer) {
+                    break;
+                }
+                ran = worker::supervise(launcher, worker::job(chapter, ex, name, source, None, task, timeout), &label, Some((&program, &args)), timeout);
+            }
             let verdict = match sanitize::verdict(tool, &ran.sanitizer) {
                 _ if ran.timed_out => Verdict::DidNotFinish { seconds: timeout.as_secs() },
                 Some(Verdict::Sanitizer { tool, errors, first }) => {

@@ -121,6 +121,13 @@ pub fn verdict(tool: &str, lines: &[String]) -> Option<Verdict> {
             rest.split_once('(')?.1.split_whitespace().next()?.parse::<u64>().ok()?
         }
     };
+    if errors == 0 && !target_ended_cleanly(lines) {
+        // The tool reports some hazards only when the process ends; one
+        // that did not end cleanly leaves a clean summary meaning nothing.
+        return Some(Verdict::Skipped {
+            reason: format!("the worker under {tool} did not end cleanly ({PROGRAM}: {TARGET_FAILED}), so its clean summary is no verdict"),
+        });
+    }
     if errors == 0 {
         return Some(Verdict::Pass);
     }
@@ -135,11 +142,27 @@ pub fn verdict(tool: &str, lines: &[String]) -> Option<Verdict> {
     Some(Verdict::Sanitizer { tool: tool.to_string(), errors, first })
 }
 
+/// What compute-sanitizer prints when the process it ran crashed or was
+/// killed before it ended.
+pub const TARGET_FAILED: &str = "process didn't terminate successfully";
+
+/// Whether compute-sanitizer's `lines` show the process it ran ending
+/// normally (a nonzero exit status is normal: a failing check's).
+pub fn target_ended_cleanly(lines: &[String]) -> bool {
+    !lines.iter().any(|l| l.contains(TARGET_FAILED))
+}
+
+/// How many times a shape is run under a tool whose run did not end
+/// cleanly, before it is reported with no verdict.
+pub const ATTEMPTS: usize = 2;
+
 /// `first` (a finding's first line) with the function it names put right:
 /// racecheck 13.0 can print the launched kernel's name from a copy that was
 /// freed after the module was loaded (cudarc hands `cuModuleGetFunction` a
 /// temporary string), so its first bytes come out as garbage before the
-/// rest of the name (`at }pUe_tile32_padded+0x360`). A name that ends with
+/// rest of the name (`at }pUe_tile32_padded+0x360`). Looking the function up
+/// once more with a name that is never freed did not change what it printed
+/// (H200, 2026-12-02): it keeps the first. A name that ends with
 /// at least half of `kernel`'s closing characters but is not `kernel`
 /// becomes `kernel`; any other name is left as the tool wrote it.
 pub fn name_the_kernel(first: &str, kernel: &str) -> String {
@@ -198,6 +221,27 @@ mod tests {
         assert_eq!(r.kinds(), vec!["race"]);
         assert!(r.describe(1).starts_with("racecheck found 1 errors, the first: Error: Race reported"), "{}", r.describe(1));
         assert_eq!(verdict("memcheck", &lines("========= Error: Target application terminated before first instrumented API call")), None);
+    }
+
+    /// As racecheck printed it on the H200 for a worker that did not end
+    /// cleanly: no hazard reported, though the kernel races.
+    #[test]
+    fn a_clean_summary_from_a_run_that_did_not_end_is_no_pass() {
+        let crashed = lines(
+            "========= COMPUTE-SANITIZER\n========= Error: process didn't terminate successfully\n=========     The application may have hit an error when dereferencing Unified Memory from the host.\n========= Target application returned an error\n========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)",
+        );
+        assert!(!target_ended_cleanly(&crashed));
+        match verdict("racecheck", &crashed) {
+            Some(Verdict::Skipped { reason }) => assert!(reason.contains("did not end cleanly") && reason.contains(TARGET_FAILED), "{reason}"),
+            other => panic!("{other:?}"),
+        }
+        // A finding before the end still counts.
+        let found = lines("========= Error: Race reported between Write access at k+0x10\n========= Error: process didn't terminate successfully\n========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)");
+        assert!(matches!(verdict("racecheck", &found), Some(Verdict::Sanitizer { errors: 1, .. })));
+        // A failing check's nonzero exit is a clean end.
+        let failing = lines("========= COMPUTE-SANITIZER\n========= Target application returned an error\n========= ERROR SUMMARY: 0 errors");
+        assert!(target_ended_cleanly(&failing));
+        assert_eq!(verdict("memcheck", &failing), Some(Verdict::Pass));
     }
 
     #[test]
