@@ -14,6 +14,9 @@
 //! * `NAME.kN.tT.KERNEL.share`: the kernel's rate as a percentage of that
 //!   copy's, or of the best copy rate the record measured when its own
 //!   yardstick is another kernel;
+//! * `NAME.kN.tT.yardstick.ms` and `NAME.kN.tT.KERNEL.speedup`: for a
+//!   table timed against another way of doing the same work (K.7's graph),
+//!   that yardstick's median and how many times faster the row ran;
 //! * `NAME.copy.best.gb_s` and `.tb_s`: that best copy rate.
 
 use crate::{files, measured_dir, read, records::section_key, stem};
@@ -37,6 +40,7 @@ pub fn values() -> Result<Vec<(String, String)>> {
     for path in files(&measured_dir(), "json")? {
         let record = Record::from_json(&read(&path)?).with_context(|| format!("{}", path.display()))?;
         all.extend(record_values(&stem(&path), &record));
+        all.extend(record_goal_values(&stem(&path), &record));
     }
     Ok(all)
 }
@@ -50,6 +54,21 @@ pub fn goal_values() -> Vec<(String, String)> {
         ("goal.k6.share".to_string(), format!("{SPIRAL_GOAL_PERCENT:.0}%")),
         ("goal.k7.speedup".to_string(), format!("{WAVEFRONT_GOAL:.0}")),
         ("goal.k7.aim".to_string(), format!("{WAVEFRONT_AIM:.0}")),
+    ]
+}
+
+/// What a record says of K.7's goal: `NAME.goal.k7.best` (the fastest
+/// version that keeps the recurrence), `NAME.goal.k7.best.speedup` (how
+/// many times faster than the graph) and `NAME.goal.k7.best.short_by` (the
+/// factor by which it misses the goal; 1.0 when it meets it).
+pub fn record_goal_values(stem: &str, record: &Record) -> Vec<(String, String)> {
+    let Some(table) = crate::goals::wavefront_table(record) else { return Vec::new() };
+    let Some((kernel, ms)) = crate::goals::best_wavefront(table) else { return Vec::new() };
+    let speedup = table.copy_ms / ms;
+    vec![
+        (format!("{stem}.goal.k7.best"), kernel.to_string()),
+        (format!("{stem}.goal.k7.best.speedup"), format!("{speedup:.1}")),
+        (format!("{stem}.goal.k7.best.short_by"), format!("{:.1}", (crate::goals::WAVEFRONT_GOAL / speedup).max(1.0))),
     ]
 }
 
@@ -87,6 +106,9 @@ pub fn record_values(stem: &str, record: &Record) -> Vec<(String, String)> {
                 out.push((format!("{prefix}.copy.gb_s"), format!("{rate:.0}")));
                 out.push((format!("{prefix}.copy.tb_s"), format!("{:.2}", rate / 1e3)));
             }
+            if table.yardstick.is_some() {
+                out.push((format!("{prefix}.yardstick.ms"), format!("{:.3}", table.copy_ms)));
+            }
             let mut seen = std::collections::BTreeSet::new();
             for row in &table.rows {
                 let mut name = kernel_of(&row.label);
@@ -99,6 +121,9 @@ pub fn record_values(stem: &str, record: &Record) -> Vec<(String, String)> {
                 out.push((format!("{prefix}.{name}.ms"), format!("{:.3}", row.ms)));
                 out.push((format!("{prefix}.{name}.gb_s"), format!("{rate:.0}")));
                 out.push((format!("{prefix}.{name}.tb_s"), format!("{:.2}", rate / 1e3)));
+                if table.yardstick.is_some() {
+                    out.push((format!("{prefix}.{name}.speedup"), format!("{:.1}", table.speedup(row))));
+                }
                 let against = copy.unwrap_or(best_copy);
                 if against > 0.0 {
                     out.push((format!("{prefix}.{name}.share"), format!("{:.0}%", 100.0 * rate / against)));

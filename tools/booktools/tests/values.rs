@@ -45,3 +45,26 @@ fn a_measured_rate_is_the_records() {
     assert_eq!(get("r.k7.t1.kernel_a.tb_s"), Some("1.00"));
     assert_eq!(get("r.k7.t1.kernel_a.share"), Some("50%"));
 }
+
+#[test]
+fn a_table_against_a_named_yardstick_gives_its_time_and_the_speed_ups() {
+    use ktrav::measured::{Record, Run, Section, Table, Timing};
+    let table = Table {
+        title: "t".into(),
+        copy_bytes: 1_000,
+        copy_ms: 12.5,
+        repeats: 3,
+        rows: vec![
+            Timing { label: "slow, back to back".into(), bytes: 1_000, ms: 25.0 },
+            Timing { label: "fast".into(), bytes: 1_000, ms: 1.25 },
+        ],
+        yardstick: Some("the graph".into()),
+    };
+    let section = Section { chapter: "K.7 Diagonal".into(), checks: vec![], lines: vec![], tables: vec![table] };
+    let values = booktools::values::record_values("r", &Record { run: Run::default(), sections: vec![section] });
+    let get = |n: &str| values.iter().find(|(k, _)| k == n).map(|(_, v)| v.as_str());
+    assert_eq!(get("r.k7.t1.yardstick.ms"), Some("12.500"));
+    assert_eq!(get("r.k7.t1.fast.speedup"), Some("10.0"));
+    assert_eq!(get("r.k7.t1.slow.speedup"), Some("0.5"));
+    assert_eq!(get("r.k7.t1.copy.gb_s"), None, "a named yardstick is no copy");
+}
