@@ -40,7 +40,30 @@ pub fn values() -> Vec<(String, String)> {
     }
     all.push(("lab.tall.by_chapter".to_string(), tall_by_chapter()));
     all.extend(lab_constants().into_iter().map(|(n, v)| (n.to_string(), v)));
+    all.extend(simulator_values());
     all
+}
+
+/// The simulator page's small launch, the one its figure draws
+/// ([`ktrav::figures`]): `sim.example.*`.
+pub fn simulator_values() -> Vec<(String, String)> {
+    use ktrav::figures::{BLOCK, COLS, ROWS};
+    let shape = ktrav::Shape::new(ROWS, COLS);
+    let cfg = ktrav::LaunchConfig::covering(shape, BLOCK).expect("the page's launch is valid");
+    [
+        ("rows", ROWS.to_string()),
+        ("cols", COLS.to_string()),
+        ("cells", shape.elements().to_string()),
+        ("block", format!("{}×{}", BLOCK.x, BLOCK.y)),
+        ("block_words", format!("{} by {}", BLOCK.x, BLOCK.y)),
+        ("grid", format!("{} × {}", cfg.grid.x, cfg.grid.y)),
+        ("grid_words", format!("{} by {}", cfg.grid.x, cfg.grid.y)),
+        ("threads", cfg.total_threads().to_string()),
+        ("outside", cfg.waste(shape).total.to_string()),
+    ]
+    .into_iter()
+    .map(|(n, v)| (format!("sim.example.{n}"), v))
+    .collect()
 }
 
 /// The checker's, the simulator track's and the grader's own figures, as

@@ -1,6 +1,6 @@
 //! The numbers K.5's page quotes, computed here (see `book/values.txt`).
 
-use crate::{constant_stride, first_warp, walk, Axis, Pairing, SOURCE_SHAPE, WALK_AT, WARP_BLOCK, WARP_SHAPE};
+use crate::{as_is_entries_right, constant_stride, first_warp, walk, Axis, Pairing, GEMM_K, GEMM_M, GEMM_N, SOURCE_SHAPE, WALK_AT, WARP_BLOCK, WARP_SHAPE};
 use ktrav::{Dim2, Shape, StorageOrder};
 
 /// Sectors the first warp requests when x walks the contiguous axis and
@@ -18,6 +18,7 @@ pub fn values() -> Vec<(&'static str, String)> {
     let stride = |w: &[u64]| constant_stride(w).expect("an even walk").to_string();
     let (rm_row, cm_col) = (walked(StorageOrder::RowMajor, Axis::Col), walked(StorageOrder::ColMajor, Axis::Row));
     let (rm_col, cm_row) = (walked(StorageOrder::RowMajor, Axis::Row), walked(StorageOrder::ColMajor, Axis::Col));
+    let as_is = as_is_entries_right(GEMM_M, GEMM_N, GEMM_K).expect("the as-is call is accepted");
     vec![
         ("k5.walk.row_major_row", span(&rm_row)),
         ("k5.walk.col_major_col", span(&cm_col)),
@@ -29,6 +30,8 @@ pub fn values() -> Vec<(&'static str, String)> {
         ("k5.warp.contiguous_sectors", along.to_string()),
         ("k5.warp.strided_sectors", across.to_string()),
         ("k5.warp.ratio", (across / along).to_string()),
+        ("k5.gemm.as_is_right", as_is.0.to_string()),
+        ("k5.gemm.entries", as_is.1.to_string()),
     ]
 }
 

@@ -59,6 +59,11 @@ fn launches(shape: Shape, tile: u32) -> (u64, u64) {
     (diagonal_count(shape), tiled_plan(shape, tile).expect("a valid tile").len() as u64)
 }
 
+/// `shape` as the prose writes it: `1024×1024`.
+fn times(shape: Shape) -> String {
+    format!("{}×{}", shape.rows, shape.cols)
+}
+
 pub fn values() -> Vec<(&'static str, String)> {
     let f = float_limits();
     let (r, c, exact, _) = f.first_inexact;
@@ -83,9 +88,13 @@ pub fn values() -> Vec<(&'static str, String)> {
         ("k7.launches.6x9", diagonal_count(SOURCE_DP_CASES[1]).to_string()),
         ("k7.launches.1x8", diagonal_count(SOURCE_DP_CASES[3]).to_string()),
         ("k7.tiled.5x5", launches(SOURCE_DP_CASES[0], source_tile).1.to_string()),
+        ("k7.big.shape", times(big)),
+        ("k7.big.tile", format!("{big_tile}×{big_tile}")),
         ("k7.big.launches", launches(big, big_tile).0.to_string()),
         ("k7.big.tiled", launches(big, big_tile).1.to_string()),
         ("k7.big.binomial", format!("C({}, {})", big.rows + big.cols - 2, big.rows - 1)),
+        ("k7.huge.shape", times(huge)),
+        ("k7.huge.tile", format!("{huge_tile}×{huge_tile}")),
         ("k7.huge.launches", launches(huge, huge_tile).0.to_string()),
         ("k7.huge.tiled", launches(huge, huge_tile).1.to_string()),
         ("k7.huge.steps", tiled_steps(huge_tile).to_string()),
