@@ -39,6 +39,11 @@ pub fn values() -> Vec<(String, String)> {
         }
     }
     all.push(("lab.tall.by_chapter".to_string(), tall_by_chapter()));
+    for ch in CHAPTERS.iter().filter(|ch| !ch.exercises.is_empty()) {
+        let text = sim_battery_sentence(&ch.exercises[0]);
+        assert!(ch.exercises.iter().all(|e| sim_battery_sentence(e) == text), "{}'s exercises differ in their simulator battery", ch.id);
+        all.push((format!("lab.sim.battery.k{}", ch.section.trim_start_matches("K.")), text));
+    }
     all.extend(lab_constants().into_iter().map(|(n, v)| (n.to_string(), v)));
     all.extend(simulator_values());
     all
@@ -117,6 +122,23 @@ pub fn tall_by_chapter() -> String {
         _ => format!("{} and {}", v[..v.len() - 1].join(", "), v[v.len() - 1]),
     };
     groups.iter().map(|(text, who)| format!("{}: {text}", and(who))).collect::<Vec<_>>().join("; ")
+}
+
+/// The simulator track's shapes for `ex` after the source's own, in a
+/// sentence: the ragged edges, the thin ones, and a grid-stride
+/// exercise's grid past the simulated `gridDim.y` limit.
+pub fn sim_battery_sentence(ex: &Exercise) -> String {
+    use ktrav::lab::simtrack::{battery as sim_battery, SIM_MAX_GRID_Y};
+    let cases = sim_battery(ex);
+    let rest: Vec<&(String, ktrav::Shape)> = cases.iter().filter(|(label, _)| !label.starts_with("the source's")).collect();
+    let ragged: Vec<String> = rest.iter().filter(|(l, _)| l.starts_with("ragged")).map(|(_, s)| s.to_string()).collect();
+    let tall = rest.iter().find(|(l, _)| l.contains("gridDim.y"));
+    let thin: Vec<String> = rest.iter().filter(|(l, _)| !l.starts_with("ragged") && !l.contains("gridDim.y")).map(|(_, s)| s.to_string()).collect();
+    let mut text = format!("ragged edges {}, {}", ragged.join(" and "), thin.join(", "));
+    if let Some((_, shape)) = tall {
+        text.push_str(&format!(", and {shape}, whose grid needs more rows of blocks than a simulated gridDim.y limit of {SIM_MAX_GRID_Y}"));
+    }
+    text
 }
 
 /// The shapes of an exercise's public battery in a sentence: the source's

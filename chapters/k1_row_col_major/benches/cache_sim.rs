@@ -16,7 +16,7 @@
 //! side only (the source's simulator has no sets). Timings are printed,
 //! never asserted.
 
-use k1_row_col_major::{simulate, CacheConfig, CacheStats, Traversal, SOURCE_CACHE, TYPICAL_L1};
+use k1_row_col_major::{simulate, CacheConfig, CacheStats, Traversal, BENCH_SIDE, SOURCE_CACHE, TYPICAL_L1};
 use ktrav::{Shape, StorageOrder};
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
@@ -24,7 +24,7 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 use std::{env, fs};
 
-const N: u64 = 4096;
+const N: u64 = BENCH_SIDE;
 const ROUNDS: usize = 7;
 const ORDERS: [Traversal; 2] = [Traversal::RowOuter, Traversal::ColOuter];
 const SEED: &str = "000_127435a8d1b64e64.txt";

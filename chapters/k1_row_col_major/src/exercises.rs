@@ -84,15 +84,19 @@ pub struct Case {
     pub cache: CacheConfig,
 }
 
-/// The battery: 6 shapes x 2 storage orders x 2 traversals x 3 caches of
-/// 64-byte lines, keeping only cases whose contiguous runs are whole lines.
+/// The battery's shapes (rows, cols).
+pub const BATTERY_SHAPES: [(u64, u64); 6] = [(4, 16), (16, 16), (3, 48), (5, 32), (64, 64), (16, 4)];
+/// The battery's cache sizes, in 64-byte lines.
+pub const BATTERY_CACHE_LINES: [u64; 3] = [4, 8, 64];
+
+/// The battery: every shape x 2 storage orders x 2 traversals x every cache
+/// of 64-byte lines, keeping only cases whose contiguous runs are whole lines.
 pub fn battery() -> Vec<Case> {
-    let shapes = [(4, 16), (16, 16), (3, 48), (5, 32), (64, 64), (16, 4)];
     let mut cases = Vec::new();
-    for (r, c) in shapes {
+    for (r, c) in BATTERY_SHAPES {
         for storage in [StorageOrder::RowMajor, StorageOrder::ColMajor] {
             for traversal in [Traversal::RowOuter, Traversal::ColOuter] {
-                for lines in [4, 8, 64] {
+                for lines in BATTERY_CACHE_LINES {
                     let shape = Shape::new(r, c);
                     let run = match storage {
                         StorageOrder::RowMajor => c,

@@ -280,6 +280,10 @@ pub fn sum(m: &Matrix<f32>, traversal: Traversal) -> f64 {
 /// The source's cache: four lines of 64 bytes, fully associative.
 pub const SOURCE_CACHE: CacheConfig = CacheConfig::fully_associative(4, 64);
 
+/// The side of the square matrix `cargo bench -p k1_row_col_major` times
+/// both traversals of, beside the source's own simulator.
+pub const BENCH_SIDE: u64 = 4096;
+
 /// The largest matrix a custom experiment accepts (2^30 elements); each of
 /// its four runs makes one access per element, about 30 s in all.
 pub const MAX_ELEMENTS: u64 = 1 << 30;

@@ -57,6 +57,21 @@ fn percent(hits: u64, all: u64) -> String {
 /// The non-square matrix of the page's Try it, under the source's cache.
 pub const TRY_IT_SHAPE: Shape = Shape::new(32, 64);
 
+/// `n` in words, as the prose counts small things.
+fn number_word(n: usize) -> String {
+    const WORDS: [&str; 11] = ["no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"];
+    WORDS.get(n).map_or_else(|| n.to_string(), |w| w.to_string())
+}
+
+/// `4, 8 and 64`.
+fn and_list(items: &[String]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.clone(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
+}
+
 pub fn values() -> Vec<(&'static str, String)> {
     let [row, col] = crossings(MIRROR_SHAPE, MIRROR_CACHE);
     let [t_row, t_col] = crossings(TRY_IT_SHAPE, SOURCE_CACHE);
@@ -66,7 +81,17 @@ pub fn values() -> Vec<(&'static str, String)> {
     let source = Shape::new(8, 64);
     let [s_row, s_col] = crossings(source, SOURCE_CACHE);
     let follow = simulate(source, StorageOrder::RowMajor, Traversal::RowOuter, SOURCE_CACHE);
+    let battery = crate::exercises::battery();
+    let shapes: Vec<String> = crate::exercises::BATTERY_SHAPES.iter().map(|&(r, c)| Shape::new(r, c).to_string()).collect();
+    let caches: Vec<String> = crate::exercises::BATTERY_CACHE_LINES.iter().map(u64::to_string).collect();
+    let bench = Shape::new(crate::BENCH_SIDE, crate::BENCH_SIDE);
     vec![
+        ("k1.check.cases", battery.len().to_string()),
+        ("k1.check.shape_count", number_word(shapes.len())),
+        ("k1.check.shapes", shapes.join(", ")),
+        ("k1.check.cache_lines", and_list(&caches)),
+        ("k1.bench.shape", format!("{}×{}", bench.rows, bench.cols)),
+        ("k1.bench.accesses_millions", format!("{:.1}", bench.elements() as f64 / 1e6)),
         ("k1.mirror.shape", MIRROR_SHAPE.to_string()),
         ("k1.mirror.cache_lines", MIRROR_CACHE.lines.to_string()),
         ("k1.mirror.row_stride_lines", lines(row.stride_lines)),

@@ -27,6 +27,16 @@ pub fn reversed_first_cells(shape: Shape, block: Dim2) -> Vec<f32> {
     (1..shape.rows).map(|r| buf.get(r, 0)).collect()
 }
 
+/// After the reversed row-only fill, what the stray threads of each row
+/// left at the start of the row below: its first cells, one per thread
+/// past the last column, rows 1 onwards.
+pub fn reversed_stray_cells(shape: Shape, block: Dim2) -> Vec<f32> {
+    let plan = launch_plan(shape, block).expect("a valid launch");
+    let strays = plan.cfg.threads_x() - shape.cols;
+    let buf = run_fill(&plan, &BlockOrder::Reverse, Fill::RowOnly);
+    (1..shape.rows).flat_map(|r| (0..strays).map(move |c| (r, c))).map(|(r, c)| buf.get(r, c)).collect()
+}
+
 fn list(items: &[String]) -> String {
     match items.len() {
         0 => String::new(),
@@ -47,6 +57,12 @@ pub fn values() -> Vec<(&'static str, String)> {
         (*o.keys().next().expect("outcomes"), *o.keys().last().expect("outcomes"))
     };
     let (lo, hi) = wrong_rows(&shuffled.by_wrong_rows);
+    // The two counts of wrong rows the shuffles leave most often.
+    let mut by_runs: Vec<(u64, u64)> = shuffled.by_wrong_rows.iter().map(|(&rows, &(runs, _))| (runs, rows)).collect();
+    by_runs.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    let mut commonest: Vec<u64> = by_runs.iter().take(2).map(|&(_, rows)| rows).collect();
+    commonest.sort_unstable();
+    let plain_markers: Vec<String> = reversed_stray_cells(SOURCE_SHAPE, SOURCE_BLOCK).iter().map(|m| m.to_string()).collect();
     let markers: Vec<String> = reversed_first_cells(SOURCE_SHAPE, SOURCE_BLOCK).iter().map(|m| format!("`{m}`")).collect();
     let per_row = plan.cfg.threads_x();
     vec![
@@ -60,6 +76,7 @@ pub fn values() -> Vec<(&'static str, String)> {
         ("k4.source.last_stray_col", (per_row - 1).to_string()),
         ("k4.source.last_stray_lands", ((per_row - 1) % SOURCE_SHAPE.cols).to_string()),
         ("k4.reversed.markers", list(&markers)),
+        ("k4.reversed.markers_plain", plain_markers.join(", ")),
         ("k4.orders.count", small.runs.to_string()),
         ("k4.orders.counts", counts.iter().map(u64::to_string).collect::<Vec<_>>().join(", ")),
         ("k4.orders.clean", clean.to_string()),
@@ -69,6 +86,7 @@ pub fn values() -> Vec<(&'static str, String)> {
         ("k4.shuffles.blocks", big.cfg.blocks().to_string()),
         ("k4.shuffles.fewest_wrong", lo.to_string()),
         ("k4.shuffles.most_wrong", hi.to_string()),
+        ("k4.shuffles.commonest", commonest.iter().map(u64::to_string).collect::<Vec<_>>().join(" and ")),
         ("k4.shuffles.rows_per_block_row", LARGE_BLOCK.y.to_string()),
     ]
 }
