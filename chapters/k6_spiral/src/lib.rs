@@ -394,7 +394,8 @@ fn kernel_case_line(kernel: Kernel, shape: Shape, block: Dim2, order: &BlockOrde
     ))
 }
 
-fn sequence_3x3() -> String {
+/// The 3x3 walk, as the cells' 1-based row-major numbers.
+pub fn sequence_3x3() -> String {
     report::join(spiral_order(Shape::new(3, 3)).iter().map(|&(r, c)| r * 3 + c + 1), " ")
 }
 

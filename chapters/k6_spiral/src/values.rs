@@ -49,6 +49,7 @@ pub fn values() -> Vec<(&'static str, String)> {
     let (_, _, _, n3, cells3, idle3) = launch_of(SOURCE_KERNEL_CASES[2]);
     let blocks3 = plan(SOURCE_KERNEL_CASES[2], SOURCE_BLOCK).expect("valid").blocks();
     let mut v = vec![
+        ("k6.walk.3x3", crate::sequence_3x3()),
         ("k6.inverse.largest", Shape::new(EXHAUSTIVE_SIDE, EXHAUSTIVE_SIDE).to_string().replace('x', "×")),
         ("k6.inverse.shapes", shapes.to_string()),
         ("k6.inverse.positions", positions.to_string()),

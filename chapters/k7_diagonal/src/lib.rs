@@ -531,7 +531,8 @@ pub const SOURCE_BLOCK_X: u32 = 4;
 /// diagonal, every launch's blocks shuffled, against the binomial).
 pub const TILED_TABLES: [(Shape, u32); 2] = [(Shape::new(500, 700), 16), (Shape::new(1024, 1024), 32)];
 
-fn sequence_3x3() -> String {
+/// The 3x3 walk, as the cells' 1-based row-major numbers.
+pub fn sequence_3x3() -> String {
     report::join(zigzag_order(Shape::new(3, 3)).iter().map(|&(r, c)| r * 3 + c + 1), " ")
 }
 

@@ -75,6 +75,7 @@ pub fn values() -> Vec<(&'static str, String)> {
     let figure = Shape::new(crate::figures::ROWS, crate::figures::COLS);
     let source_tile = crate::figures::TILE;
     let mut v = vec![
+        ("k7.walk.3x3", crate::sequence_3x3()),
         ("k7.float.inexact_diagonal", (r + c).to_string()),
         ("k7.float.inexact_cell", format!("({r}, {c})")),
         ("k7.float.inexact_binomial", format!("C({}, {r})", r + c)),
