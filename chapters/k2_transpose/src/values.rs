@@ -91,10 +91,26 @@ pub fn column_read(shape: Shape) -> (u32, u32, u32) {
 /// The page's second try-it command: a 16-wide tile on a ragged shape.
 pub const NARROW: (Shape, u32) = (Shape::new(33, 65), 16);
 
+/// `n` as a power of two with a superscript exponent (`2²⁶`), or in
+/// digits if it is none.
+fn power_of_two(n: u64) -> String {
+    if !n.is_power_of_two() {
+        return n.to_string();
+    }
+    const SUP: [char; 10] = ['⁰', '¹', '²', '³', '⁴', '⁵', '⁶', '⁷', '⁸', '⁹'];
+    let exp: String = n.trailing_zeros().to_string().chars().map(|d| SUP[d.to_digit(10).expect("a digit") as usize]).collect();
+    format!("2{exp}")
+}
+
 pub fn values() -> Vec<(&'static str, String)> {
     let square = TileLayout::Square.shared_bytes(TILE);
     let padded = TileLayout::Padded.shared_bytes(TILE);
+    // The suite's tallest matrix: one column, more rows of tiles than
+    // gridDim.y allows.
+    let tall = crate::gpu::large_shapes(false).into_iter().filter(|s| s.cols == 1).max_by_key(|s| s.rows).expect("a one-column shape");
     let mut v = vec![
+        ("k2.tall.rows", power_of_two(tall.rows)),
+        ("k2.tall.tile_rows", power_of_two(tall.rows.div_ceil(TILE as u64))),
         ("k2.tile.square_bytes", square.to_string()),
         ("k2.tile.padded_bytes", padded.to_string()),
         ("k2.tile.padding_bytes", (padded - square).to_string()),
