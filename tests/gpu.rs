@@ -22,6 +22,11 @@
 //! or the suite's own seed) must pass every solution and reject every
 //! kernel whose line says `passes the public battery; fails the hidden
 //! battery`, while the public battery passes it.
+//!
+//! The lab's checks run [`LAB_JOBS`] at a time on the one GPU, as a class
+//! shares a lab server (`KTRAV_LAB_JOBS=1` runs them one at a time): every
+//! verdict must still be the one its file names. `KTRAV_GPU_CHAPTERS=k2_transpose,k7_diagonal`
+//! runs the named chapters only.
 
 use appendix_k::CHAPTERS;
 use ktrav::lab;
@@ -31,6 +36,17 @@ use ktrav_gpu::check;
 
 /// The argument with which this suite runs one lab check as a child.
 const LAB_ONE: &str = "--lab-one";
+
+/// Lab checks run at once, unless `KTRAV_LAB_JOBS` says otherwise.
+const LAB_JOBS: usize = 8;
+
+/// Whether the suite runs `ch`: every chapter, or those `KTRAV_GPU_CHAPTERS` names.
+fn selected(ch: &ktrav::Chapter) -> bool {
+    match std::env::var("KTRAV_GPU_CHAPTERS") {
+        Ok(list) if !list.trim().is_empty() => list.split(',').any(|id| id.trim() == ch.id),
+        _ => true,
+    }
+}
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -52,7 +68,7 @@ fn main() {
     let (mut passed, mut failed, mut skipped) = (0, 0, 0);
     let mut sections = Vec::new();
     let mut ladders = Vec::new();
-    for ch in CHAPTERS {
+    for ch in CHAPTERS.iter().filter(|ch| selected(ch)) {
         let Some(section) = ch.gpu_section else { continue };
         let name = ch.heading();
         match section() {
@@ -128,7 +144,17 @@ fn in_child(chapter: &str, path: &std::path::Path, index: usize) -> Result<Strin
 const RACE_RUNS: usize = 5;
 
 fn lab_args(file: &std::path::Path, large: bool) -> check::CheckArgs {
-    check::CheckArgs { file: file.to_path_buf(), large, json: false, exercise: None, timeout: 120, sanitize: None, seed: None, private: false }
+    check::CheckArgs {
+        file: file.to_path_buf(),
+        large,
+        json: false,
+        exercise: None,
+        timeout: 120,
+        sanitize: None,
+        seed: None,
+        private: false,
+        compile_only: false,
+    }
 }
 
 /// The chapter whose id is `id` (an `exercises/` folder's name).
@@ -147,6 +173,19 @@ fn judge_expectation(
 ) -> Result<String, String> {
     if e.hidden_only {
         return judge_hidden(ch, ex, path, source, e, large);
+    }
+    if e.sanitize_only {
+        return judge_sanitized(ch, ex, path, source);
+    }
+    if e.timing_only {
+        let r = check::check(ch, ex, &lab_args(path, false), source);
+        let all_pass = !r.shapes.is_empty() && r.shapes.iter().all(|s| s.verdict.passed());
+        let timed_wrong = r.reason.as_deref().is_some_and(|w| w.starts_with("the timing found the output wrong"));
+        return if r.exit_code == 1 && all_pass && timed_wrong {
+            Ok(format!("passes all {} shapes; {}", r.shapes.len(), r.reason.unwrap_or_default()))
+        } else {
+            Err(format!("expected every shape to pass and the timing to fail it, got:\n{}", plain(&lab::render(&r))))
+        };
     }
     let runs = if e.race { RACE_RUNS } else { 1 };
     let mut last = None;
@@ -225,6 +264,26 @@ fn judge_hidden(
     }
 }
 
+/// A kernel only memcheck rejects: it passes the battery, and `--sanitize=memcheck`
+/// (every buffer its exact size) reports a memory error.
+fn judge_sanitized(ch: &ktrav::Chapter, ex: &lab::Exercise, path: &std::path::Path, source: &str) -> Result<String, String> {
+    let plain_run = check::check(ch, ex, &lab_args(path, false), source);
+    if plain_run.exit_code != 0 {
+        return Err(format!("expected to pass without --sanitize, got:\n{}", plain(&lab::render(&plain_run))));
+    }
+    if check::sanitize::locate().is_none() {
+        return Err(check::sanitize::missing());
+    }
+    let args = check::CheckArgs { sanitize: Some(check::sanitize::Tools(vec!["memcheck".into()])), ..lab_args(path, false) };
+    let r = check::check(ch, ex, &args, source);
+    let flagged: Vec<&lab::ShapeResult> = r.sanitize.iter().filter(|s| s.verdict.kinds().contains(&"memory error")).collect();
+    if r.exit_code == 1 && !flagged.is_empty() {
+        Ok(format!("passes without --sanitize; memcheck reports it on {} of {} shapes", flagged.len(), r.sanitize.len()))
+    } else {
+        Err(format!("expected memcheck to report a memory error, got:\n{}", plain(&lab::render(&r))))
+    }
+}
+
 fn plain(s: &str) -> String {
     ktrav::report::plain(s)
 }
@@ -245,27 +304,26 @@ fn lab_checks() -> (usize, usize, usize) {
     let built_in = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let root_buf = if built_in.join("exercises").is_dir() { built_in } else { std::env::current_dir().unwrap_or(built_in) };
     let root = root_buf.as_path();
-    let mut report = |name: String, outcome: Result<String, String>| match outcome {
-        Ok(what) => {
-            println!("lab {name}: ok: {what}");
-            passed += 1;
-        }
-        Err(why) => {
-            println!("lab {name}: FAILED: {why}");
-            failed += 1;
-        }
-    };
-    for ch in CHAPTERS {
+    // Every check to make, made below several at a time.
+    type Judge<'a> = Box<dyn Fn() -> Result<String, String> + Send + Sync + 'a>;
+    let mut jobs: Vec<(String, Judge)> = Vec::new();
+    let mut early: Vec<(String, Result<String, String>)> = Vec::new();
+    for ch in CHAPTERS.iter().copied().filter(|ch| selected(ch)) {
         for ex in ch.exercises {
             let solution = ktrav_gpu::kernels::find(ch.id).expect("every chapter's kernels are embedded");
             let path = root.join(format!("kernels/{}.cu", ch.id));
-            let r = check::check(ch, ex, &lab_args(&path, large), solution.source);
             let name = format!("{} {}: the solution, kernels/{}.cu", ch.section, ex.id, ch.id);
-            report(name, if r.exit_code == 0 { Ok(format!("passes all {} shapes", r.shapes.len())) } else { Err(plain(&lab::render(&r))) });
+            let p = path.clone();
+            jobs.push((name, Box::new(move || {
+                let r = check::check(ch, ex, &lab_args(&p, large), solution.source);
+                if r.exit_code == 0 { Ok(format!("passes all {} shapes", r.shapes.len())) } else { Err(plain(&lab::render(&r))) }
+            })));
             let seed = hidden_seed();
-            let r = check::check_on(ch, ex, &lab_args(&path, large), solution.source, lab::hidden_battery(ex, seed, large));
             let name = format!("{} {}: the solution on the hidden battery (seed {seed})", ch.section, ex.id);
-            report(name, if r.exit_code == 0 { Ok(format!("passes all {} shapes", r.shapes.len())) } else { Err(plain(&lab::render(&r))) });
+            jobs.push((name, Box::new(move || {
+                let r = check::check_on(ch, ex, &lab_args(&path, large), solution.source, lab::hidden_battery(ex, seed, large));
+                if r.exit_code == 0 { Ok(format!("passes all {} shapes", r.shapes.len())) } else { Err(plain(&lab::render(&r))) }
+            })));
         }
     }
     let files = match lab::expect::files(root) {
@@ -280,35 +338,71 @@ fn lab_checks() -> (usize, usize, usize) {
         let source = match std::fs::read_to_string(&path) {
             Ok(s) => s,
             Err(e) => {
-                report(shown, Err(format!("cannot read: {e}")));
+                early.push((shown, Err(format!("cannot read: {e}"))));
                 continue;
             }
         };
         let expects = match lab::expect::parse(&source) {
             Ok(e) => e,
             Err(e) => {
-                report(shown, Err(format!("{e:#}")));
+                early.push((shown, Err(format!("{e:#}"))));
                 continue;
             }
         };
         for (index, e) in expects.into_iter().enumerate() {
             let Some((ch, ex)) = chapter_named(&chapter).and_then(|ch| Some((ch, ch.exercises.iter().find(|x| x.id == e.exercise)?))) else {
-                report(shown.clone(), Err(format!("no exercise '{}' in {chapter}", e.exercise)));
+                early.push((shown.clone(), Err(format!("no exercise '{}' in {chapter}", e.exercise))));
                 continue;
             };
+            if !selected(ch) {
+                continue;
+            }
             let name = format!("{} {}: {shown}", ch.section, ex.id);
             if (e.large_only || e.hidden_large) && !large {
                 skipped += 1;
                 println!("lab {name}: skipped: overflows only past 2^31 elements; set {}=1", ktrav::section::LARGE_ENV);
             }
-            let outcome = if large && e.large_only {
-                in_child(&chapter, &path, index)
-            } else {
-                judge_expectation(ch, ex, &path, &source, &e, large)
-            };
-            report(name, outcome);
+            let (chapter, path, source) = (chapter.clone(), path.clone(), source.clone());
+            jobs.push((name, Box::new(move || {
+                if large && e.large_only {
+                    in_child(&chapter, &path, index)
+                } else {
+                    judge_expectation(ch, ex, &path, &source, &e, large)
+                }
+            })));
         }
     }
+    let threads = std::env::var("KTRAV_LAB_JOBS").ok().and_then(|n| n.parse::<usize>().ok()).filter(|&n| n > 0).unwrap_or(LAB_JOBS);
+    let started = std::time::Instant::now();
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let results = std::sync::Mutex::new(early);
+    std::thread::scope(|s| {
+        for _ in 0..threads.min(jobs.len()).max(1) {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                let Some((name, judge)) = jobs.get(i) else { break };
+                let outcome = judge();
+                let line = match &outcome {
+                    Ok(what) => format!("lab {name}: ok: {what}"),
+                    Err(why) => format!("lab {name}: FAILED: {why}"),
+                };
+                println!("{line}");
+                results.lock().unwrap_or_else(|p| p.into_inner()).push((name.clone(), outcome));
+            });
+        }
+    });
+    for (name, outcome) in results.into_inner().unwrap_or_else(|p| p.into_inner()) {
+        match outcome {
+            Ok(_) => passed += 1,
+            Err(why) => {
+                if !jobs.iter().any(|(n, _)| *n == name) {
+                    println!("lab {name}: FAILED: {why}");
+                }
+                failed += 1;
+            }
+        }
+    }
+    println!("lab checker: {} checks, {threads} at a time, in {:.0} s", jobs.len(), started.elapsed().as_secs_f64());
     (passed, failed, skipped)
 }
 
@@ -367,7 +461,7 @@ fn timings_agree_with_the_ladders(ladders: &[(&str, ktrav::measured::Section)]) 
         }
     };
     let (mut passed, mut failed, mut skipped) = (0, 0, 0);
-    for ch in CHAPTERS {
+    for ch in CHAPTERS.iter().filter(|ch| selected(ch)) {
         for ex in ch.exercises {
             let name = format!("check timing of {} {} against its ladder", ch.section, ex.id);
             let shape = match ladder_pair(ch, ex) {

@@ -117,7 +117,7 @@ fn every_twin_is_its_files_and_every_file_has_its_twin() {
         wrong.sort();
         for file in wrong {
             let stem = file.file_stem().unwrap().to_string_lossy().to_string();
-            for e in expects_of(&file).into_iter().filter(|e| e.exercise == ex.id && !e.large_only && !e.hidden_large) {
+            for e in expects_of(&file).into_iter().filter(|e| e.exercise == ex.id && !e.large_only && !e.hidden_large && !e.sanitize_only && !e.timing_only) {
                 assert!(ex.twins.wrong.iter().any(|(t, _)| t.name == stem), "{}: {} ({e:?}) has no twin", ex.id, file.display());
             }
         }
@@ -186,7 +186,10 @@ fn the_lab_page_states_the_checkers_constants() {
         format!("with its {} tools", check::sanitize::TOOLS.join(" and ")),
         format!("pip install --target /opt/sanitizer {}", check::sanitize::WHEEL),
         format!("`{}` names", check::sanitize::PROGRAM_ENV),
-        format!("each later shape gets at most {} seconds", check::AFTER_A_HANG.as_secs()),
+        format!("the rest of the battery shares {} seconds", check::AFTER_A_HANG.as_secs()),
+        format!("a limit of their own, {} seconds each", check::worker::MACHINE_LIMIT.as_secs()),
+        format!("waits up to {} seconds for its turn", check::worker::QUEUE_LIMIT.as_secs()),
+        format!("memcheck puts {} MiB of padding", check::sanitize::PADDING_BYTES >> 20),
     ] {
         assert!(page.contains(&said), "book/lab.md does not say \"{said}\"");
     }

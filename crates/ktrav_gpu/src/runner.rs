@@ -377,6 +377,16 @@ impl Gpu {
         self.attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH, "memory bus width")
     }
 
+    /// The device's PCI address, `domain:bus:device` in hex (`0000:19:00`):
+    /// the same card whatever `CUDA_VISIBLE_DEVICES` numbers it.
+    pub fn pci_address(&self) -> Result<String> {
+        use sys::CUdevice_attribute as A;
+        let domain = self.attribute(A::CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID, "PCI domain")?;
+        let bus = self.attribute(A::CU_DEVICE_ATTRIBUTE_PCI_BUS_ID, "PCI bus")?;
+        let device = self.attribute(A::CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID, "PCI device")?;
+        Ok(format!("{domain:04x}:{bus:02x}:{device:02x}"))
+    }
+
     fn attribute(&self, attribute: sys::CUdevice_attribute, what: &str) -> Result<u32> {
         let v = self.ctx.attribute(attribute).with_context(|| format!("reading the device's {what} failed"))?;
         u32::try_from(v).map_err(|_| anyhow!("the device reported a {what} of {v}"))

@@ -8,6 +8,12 @@
 //!   bounds`, ...), with `(a race ...)` or `(only on the shape past
 //!   gridDim.y's limit)` after it where that applies;
 //! * `passes without --large; fails with --large`;
+//! * `passes every shape; fails its timing`: a kernel that does its work
+//!   only on its first launch in a module, which every shape's fresh
+//!   process shows right and the timing run's repeated launches do not;
+//! * `passes without --sanitize; fails with --sanitize`: a stray access
+//!   that lands in no guard word (a read past an input's end) and that only
+//!   compute-sanitizer's memcheck, with every buffer its exact size, sees;
 //! * `passes the public battery; fails the hidden battery`, optionally `as
 //!   KIND`, or `... fails the hidden battery with --large`: a kernel only the
 //!   hidden battery ([`super::hidden_battery`]) rejects.
@@ -42,7 +48,19 @@ pub struct Expect {
     /// battery; fails the hidden battery with --large` (a 32-bit unsigned
     /// index wraps past 2^32 elements, beyond the public `--large` shape).
     pub hidden_large: bool,
+    /// Passes every battery and fails only under `--sanitize` (memcheck):
+    /// `passes without --sanitize; fails with --sanitize`.
+    pub sanitize_only: bool,
+    /// Passes every shape and fails the timing run, which judges the output
+    /// of every launch: `passes every shape; fails its timing`.
+    pub timing_only: bool,
 }
+
+/// The verdict of a kernel that only the timing run rejects.
+pub const TIMING_ONLY: &str = "passes every shape; fails its timing";
+
+/// The verdict of a kernel that only memcheck rejects.
+pub const SANITIZE_ONLY: &str = "passes without --sanitize; fails with --sanitize";
 
 /// The start of an `expect:` verdict for a kernel only the hidden battery rejects.
 pub const HIDDEN_ONLY: &str = "passes the public battery; fails the hidden battery";
@@ -64,7 +82,15 @@ pub fn parse(text: &str) -> Result<Vec<Expect>> {
                 hidden_only: false,
                 hidden_kind: None,
                 hidden_large: false,
+                sanitize_only: false,
+                timing_only: false,
             };
+            if rest.starts_with(TIMING_ONLY) {
+                return Ok(Expect { timing_only: true, ..none });
+            }
+            if rest.starts_with(SANITIZE_ONLY) {
+                return Ok(Expect { sanitize_only: true, ..none });
+            }
             if rest.starts_with("passes without --large; fails with --large") {
                 return Ok(Expect { large_only: true, ..none });
             }
@@ -119,6 +145,11 @@ mod tests {
         assert_eq!((e[0].kind, e[0].large_only), (None, true));
         let e = parse("// expect: find-the-bug: unwritten (only on the shape past gridDim.y's limit)").unwrap();
         assert!(e[0].only_past_grid_y && !e[0].race);
+        let e = parse("// expect: copy: passes without --sanitize; fails with --sanitize (memcheck sees the read)").unwrap();
+        assert!(e[0].sanitize_only && e[0].kind.is_none() && !e[0].large_only && !e[0].hidden_only);
+        assert!(!parse("// expect: copy: wrong").unwrap()[0].sanitize_only);
+        let e = parse("// expect: copy: passes every shape; fails its timing").unwrap();
+        assert!(e[0].timing_only && !e[0].sanitize_only && e[0].kind.is_none());
         assert_eq!(parse("// expect: copy: fine").unwrap_err().to_string(), "unknown verdict in 'copy: fine'");
         assert_eq!(parse("// expect: copy").unwrap_err().to_string(), "no verdict in 'copy'");
         assert!(parse("no expect lines here").unwrap().is_empty());

@@ -32,6 +32,10 @@ use serde::{Deserialize, Serialize};
 /// The exit code of a check that could not be made (no GPU, no NVRTC).
 pub const COULD_NOT_CHECK: i32 = 3;
 
+/// The outcome of `check --compile-only` when the file compiles and its
+/// kernel's name and parameters match.
+pub const COMPILES: &str = "compiles";
+
 /// Timed runs of each kernel; the median is printed.
 pub const TIMING_REPEATS: usize = 11;
 
@@ -605,6 +609,10 @@ pub fn render(r: &Record) -> String {
     let passed = r.shapes.iter().filter(|s| s.verdict.passed()).count();
     match (r.outcome.as_str(), &r.reason) {
         ("could not check", Some(why)) => out.line(format!("could not check: {why}")),
+        (COMPILES, _) => out.line(format!(
+            "result: {}: the file compiles, and its kernel's name and parameters match (no shape was run)",
+            report::flag(true, COMPILES)
+        )),
         (_, Some(why)) => out.line(format!("result: {}: {why}", report::flag(false, "FAIL"))),
         _ => out.line(format!(
             "result: {} of {} shapes pass: {}",
@@ -661,6 +669,22 @@ impl Record {
         self.outcome = "fail".into();
         self.exit_code = 1;
         self
+    }
+
+    /// `--compile-only`: the file compiled and its kernel's name and
+    /// parameters match; no shape ran.
+    pub fn compiled_only(&mut self) {
+        self.outcome = COMPILES.into();
+        self.exit_code = 0;
+        self.reason = None;
+    }
+
+    /// The check could not be finished, through no fault of the file: the
+    /// shapes judged so far are kept, the outcome is "could not check".
+    pub fn could_not_check(&mut self, why: &str) {
+        self.outcome = "could not check".into();
+        self.exit_code = COULD_NOT_CHECK;
+        self.reason = Some(why.to_string());
     }
 
     /// The outcome and exit code of the shapes checked so far.

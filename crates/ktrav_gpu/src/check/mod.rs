@@ -11,6 +11,7 @@
 //! is the kernel timed beside a device copy and the chapter's own kernel
 //! ([`timing`]; never asserted).
 
+pub mod lock;
 pub mod run;
 pub mod sanitize;
 pub mod timing;
@@ -20,9 +21,10 @@ use crate::nvrtc;
 use crate::runner::{self as gpu, Gpu, Kernel};
 use ktrav::lab::{battery, hidden_battery, read_source, render, seed_from, Battery, Case, Exercise, Printed, Record, ShapeResult, Verdict, COULD_NOT_CHECK, SEED_ENV};
 use ktrav::{Chapter, Shape};
+use run::Fit;
 use std::path::PathBuf;
-use std::time::Duration;
-use worker::{Outcome, Task};
+use std::time::{Duration, Instant};
+use worker::{Limits, Outcome, Task};
 
 /// `check FILE.cu [--large] [--json] [--sanitize[=TOOLS]]`, for a chapter's command line.
 #[derive(clap::Args, Clone, Debug)]
@@ -50,6 +52,9 @@ pub struct CheckArgs {
     /// Report each hidden shape as pass or fail only, as a course's grader does (needs a seed).
     #[arg(long)]
     pub private: bool,
+    /// Only compile the file and check its kernel's name and parameters (NVRTC, no GPU needed).
+    #[arg(long, conflicts_with_all = ["large", "sanitize", "seed", "private"])]
+    pub compile_only: bool,
 }
 
 /// The subcommand every chapter binary from K.2 on offers.
@@ -109,8 +114,20 @@ fn print_record(record: &Record, json: bool) {
     }
 }
 
-/// The watchdog's limit for every shape after one that did not finish.
-pub const AFTER_A_HANG: Duration = Duration::from_secs(5);
+/// After a shape did not finish (twice), the rest of the battery shares
+/// this much time: an endless loop gets its verdict within two full
+/// `--timeout`s and this, however many shapes remain.
+pub const AFTER_A_HANG: Duration = Duration::from_secs(30);
+
+/// The kernel's limit on a shape after a hang: what the shape needs, with
+/// room to spare, rather than the full `--timeout`. Its bytes at 1 GB/s
+/// (a thousandth of what the exercises' kernels reach), 5 ms a launch,
+/// and a second.
+pub fn patience_after_a_hang(ex: &Exercise, case: &Case) -> Duration {
+    let bytes = ktrav::lab::device_bytes(ex, case.shape);
+    let launches = ktrav::lab::case_launches(ex, case).map_or(1, |p| p.len()) as u64;
+    Duration::from_secs(1) + Duration::from_nanos(bytes) + Duration::from_millis(5 * launches)
+}
 
 /// Compiles `source` for `gpu` and loads the kernel `ex` looks up: the one
 /// way both the check and its workers get a kernel. `Err` is one line.
@@ -169,16 +186,20 @@ pub fn check_seeded(chapter: &Chapter, ex: &Exercise, args: &CheckArgs, source: 
 /// [`check`] on the given cases (the public battery, the hidden one, or both).
 pub fn check_on(chapter: &Chapter, ex: &Exercise, args: &CheckArgs, source: &str, cases: Vec<Case>) -> Record {
     let mut record = Record::new(chapter.section, ex, args.file.display().to_string());
+    let gpu = if args.compile_only { Err(crate::probe::Unavailable("only compiling (--compile-only)".into())) } else { gpu::open() };
     let nvrtc = match nvrtc::locate() {
         Ok(n) => n,
         Err(why) => {
-            record.reason = Some(why.0);
+            record.reason = Some(match &gpu {
+                // Without a GPU nothing would run: say that first.
+                Err(no_gpu) if !args.compile_only => format!("no GPU ({no_gpu}); and to compile the file (--compile-only) {}", why.0),
+                _ => why.0,
+            });
             return record;
         }
     };
     record.compiler = Some(nvrtc.describe());
     let name = args.file.file_name().map_or("kernel.cu".into(), |n| n.to_string_lossy().into_owned());
-    let gpu = gpu::open();
     // Without a GPU the file is still compiled, for the oldest architecture
     // the embedded kernels serve, so a compile error is reported anyway.
     let compiled = match &gpu {
@@ -201,10 +222,14 @@ pub fn check_on(chapter: &Chapter, ex: &Exercise, args: &CheckArgs, source: &str
     if let Err(why) = crate::hints::check_entry(&compiled.ptx, ex) {
         return record.fail(&why);
     }
+    if args.compile_only {
+        record.compiled_only();
+        return record;
+    }
     let gpu = match gpu {
         Ok(g) => g,
         Err(why) => {
-            record.reason = Some(format!("no GPU ({why}); the file compiles"));
+            record.reason = Some(format!("no GPU ({why}); the file compiles, and its kernel's name and parameters match"));
             return record;
         }
     };
@@ -219,19 +244,9 @@ pub fn check_on(chapter: &Chapter, ex: &Exercise, args: &CheckArgs, source: &str
     let timeout = Duration::from_secs(args.timeout);
     match worker::launcher() {
         Some(launcher) => {
-            let mut limit = timeout;
-            for case in &cases {
-                let task = Task::Shape { rows: case.shape.rows, cols: case.shape.cols, grid_y_cap: case.grid_y_cap };
-                let ran = worker::supervise(launcher, worker::job(chapter, ex, &name, source, compiled.cubin.as_deref(), task, limit), &case.label, None, limit);
-                keep_printed(&mut record, ran.printed.clone());
-                let verdict = ran.verdict(limit);
-                if let Verdict::DidNotFinish { .. } = verdict {
-                    // A kernel that hung once likely hangs everywhere: the
-                    // rest of the battery gets less patience, so an endless
-                    // loop costs one full watchdog, not one per shape.
-                    limit = limit.min(AFTER_A_HANG);
-                }
-                push(&mut record, case, verdict);
+            if let Err(busy) = shapes_in_workers(&mut record, launcher, chapter, ex, &name, source, compiled.cubin.as_deref(), &cases, timeout) {
+                record.could_not_check(&busy);
+                return record;
             }
         }
         None => in_process(&mut record, &gpu, &function, ex, &cases, timeout, args.json),
@@ -248,18 +263,28 @@ pub fn check_on(chapter: &Chapter, ex: &Exercise, args: &CheckArgs, source: &str
                 let task = Task::Timing { rows: shape.rows, cols: shape.cols };
                 // Every repeat of every kernel waits on this watchdog.
                 let limit = timeout * (2 * ktrav::lab::TIMING_REPEATS as u32 + 2);
-                let ran = worker::supervise(launcher, worker::job(chapter, ex, &name, source, compiled.cubin.as_deref(), task, timeout), "the timing run", None, limit);
+                let mut ran = worker::supervise(launcher, worker::job(chapter, ex, &name, source, compiled.cubin.as_deref(), task, timeout), "the timing run", None, Limits::kernel(limit));
+                if ran.machine_too_busy().is_some() {
+                    ran = worker::supervise(launcher, worker::job(chapter, ex, &name, source, compiled.cubin.as_deref(), task, timeout), "the timing run", None, Limits::kernel(limit));
+                }
                 keep_printed(&mut record, ran.printed.clone());
                 match ran.outcome {
                     Some(Outcome::Timing(t)) => Ok(*t),
+                    Some(Outcome::SkippedWork(why)) => return record.fail(&format!("the timing found the output wrong: {why}")),
                     Some(Outcome::Failed(why)) => Err(why),
-                    _ if ran.timed_out => Err(format!("the timing run did not finish within {} s", limit.as_secs())),
-                    _ => Err(ran.ended_without_verdict()),
+                    _ if ran.timed_out() => Err(format!("the timing run did not finish within {} s", limit.as_secs())),
+                    _ => Err(ran.machine_too_busy().unwrap_or_else(|| ran.ended_without_verdict())),
                 }
             }
             None => {
                 let theirs = gpu.function(chapter.id, ex.kernel).ok();
-                timing::time(&gpu, &function, theirs.as_ref(), ex, ex.timing_shape, timeout).map_err(|e| format!("{e:#}"))
+                match timing::time(&gpu, &function, theirs.as_ref(), ex, ex.timing_shape, timeout) {
+                    Ok(t) => Ok(t),
+                    Err(e) => match e.downcast_ref::<timing::SkippedWork>() {
+                        Some(skipped) => return record.fail(&format!("the timing found the output wrong: {skipped}")),
+                        None => Err(format!("{e:#}")),
+                    },
+                }
             }
         };
         match timed {
@@ -274,6 +299,63 @@ pub fn check_on(chapter: &Chapter, ex: &Exercise, args: &CheckArgs, source: &str
         }
     }
     record
+}
+
+/// Runs every case in a worker of its own and pushes its verdict. A shape
+/// whose worker the machine stopped (too slow to start, or to judge) is
+/// run again; twice stopped, the check cannot be made: `Err` says why. A
+/// shape that did not finish is run again too, with the full `--timeout`,
+/// since a shared GPU can stall a right kernel once; a second time it is
+/// the verdict, and the rest of the battery shares [`AFTER_A_HANG`], each
+/// shape held to what it needs ([`patience_after_a_hang`]), those past
+/// that time not run.
+#[allow(clippy::too_many_arguments)]
+fn shapes_in_workers(
+    record: &mut Record,
+    launcher: &worker::Launcher,
+    chapter: &Chapter,
+    ex: &Exercise,
+    name: &str,
+    source: &str,
+    cubin: Option<&[u8]>,
+    cases: &[Case],
+    timeout: Duration,
+) -> Result<(), String> {
+    let mut hung: Option<Instant> = None;
+    for case in cases {
+        let limit = match hung {
+            None => timeout,
+            Some(since) => {
+                let left = AFTER_A_HANG.saturating_sub(since.elapsed());
+                if left.is_zero() {
+                    push(record, case, Verdict::NotRun);
+                    continue;
+                }
+                patience_after_a_hang(ex, case).min(left)
+            }
+        };
+        let task = Task::Shape { rows: case.shape.rows, cols: case.shape.cols, grid_y_cap: case.grid_y_cap, fit: Fit::Guarded };
+        let run = |limit: Duration| {
+            let ran = worker::supervise(launcher, worker::job(chapter, ex, name, source, cubin, task, limit), &case.label, None, Limits::kernel(limit));
+            match ran.machine_too_busy() {
+                Some(_) => worker::supervise(launcher, worker::job(chapter, ex, name, source, cubin, task, limit), &case.label, None, Limits::kernel(limit)),
+                None => ran,
+            }
+        };
+        let mut ran = run(limit);
+        if hung.is_none() && ran.timed_out() {
+            ran = run(timeout);
+            if ran.timed_out() {
+                hung = Some(Instant::now());
+            }
+        }
+        if let Some(busy) = ran.machine_too_busy() {
+            return Err(format!("{busy} (on {}); nothing is wrong with the kernel as far as the check got: run it again", case.label));
+        }
+        keep_printed(record, ran.printed.clone());
+        push(record, case, ran.verdict(limit));
+    }
+    Ok(())
 }
 
 fn push(record: &mut Record, case: &Case, verdict: Verdict) {
@@ -291,7 +373,7 @@ fn keep_printed(record: &mut Record, printed: Printed) {
 fn in_process(record: &mut Record, gpu: &Gpu, function: &Kernel, ex: &Exercise, cases: &[Case], timeout: Duration, json: bool) {
     let mut usable = true;
     for case in cases {
-        let verdict = if usable { run::run_case(gpu, function, ex, case, timeout) } else { Verdict::NotRun };
+        let verdict = if usable { run::run_case(gpu, function, ex, case, timeout, Fit::Guarded) } else { Verdict::NotRun };
         usable &= verdict.device_usable();
         let stuck = matches!(verdict, Verdict::DidNotFinish { .. });
         push(record, case, verdict);
@@ -319,19 +401,22 @@ fn sanitize_shapes(record: &mut Record, chapter: &Chapter, ex: &Exercise, name: 
     };
     for tool in &tools.0 {
         for case in cases.iter().filter(|c| c.battery == Battery::Public && c.shape.elements() <= sanitize::MAX_ELEMENTS) {
-            let task = Task::Shape { rows: case.shape.rows, cols: case.shape.cols, grid_y_cap: case.grid_y_cap };
+            // Every buffer exactly its size: memcheck sees any stray access.
+            let task = Task::Shape { rows: case.shape.rows, cols: case.shape.cols, grid_y_cap: case.grid_y_cap, fit: Fit::Exact };
             let label = format!("{tool} on {}", case.label);
             let args = sanitize::arguments(tool);
+            let limits = Limits::kernel(timeout);
             // A run that did not end cleanly is tried again, once.
-            let mut ran = worker::supervise(launcher, worker::job(chapter, ex, name, source, None, task, timeout), &label, Some((&program, &args)), timeout);
+            let mut ran = worker::supervise(launcher, worker::job(chapter, ex, name, source, None, task, timeout), &label, Some((&program, &args)), limits);
             for _ in 1..sanitize::ATTEMPTS {
-                if ran.timed_out || sanitize::target_ended_cleanly(&ran.sanitizer) {
+                if ran.timed_out() || sanitize::target_ended_cleanly(&ran.sanitizer) {
                     break;
                 }
-                ran = worker::supervise(launcher, worker::job(chapter, ex, name, source, None, task, timeout), &label, Some((&program, &args)), timeout);
+                ran = worker::supervise(launcher, worker::job(chapter, ex, name, source, None, task, timeout), &label, Some((&program, &args)), limits);
             }
             let verdict = match sanitize::verdict(tool, &ran.sanitizer) {
-                _ if ran.timed_out => Verdict::DidNotFinish { seconds: timeout.as_secs() },
+                _ if ran.timed_out() => Verdict::DidNotFinish { seconds: timeout.as_secs() },
+                _ if ran.machine_too_busy().is_some() => Verdict::Skipped { reason: ran.machine_too_busy().unwrap_or_default() },
                 Some(Verdict::Sanitizer { tool, errors, first }) => {
                     Verdict::Sanitizer { tool, errors, first: sanitize::name_the_kernel(&first, ex.kernel) }
                 }
@@ -364,7 +449,7 @@ mod tests {
     use ktrav::Dim2;
 
     fn args(file: &str) -> CheckArgs {
-        CheckArgs { file: PathBuf::from(file), large: false, json: false, exercise: None, timeout: 60, sanitize: None, seed: None, private: false }
+        CheckArgs { file: PathBuf::from(file), large: false, json: false, exercise: None, timeout: 60, sanitize: None, seed: None, private: false, compile_only: false }
     }
 
     const NOTHING: Twin = Twin { name: "nothing", steps: 1, barriers_after: &[], shared_words: 0, body: |_, _, _, _| {} };

@@ -5,21 +5,57 @@ use crate::graph::Capture;
 use crate::runner::{Args, DeviceBuffer, Gpu, Kernel, PushKernelArg};
 use anyhow::Result;
 use ktrav::lab::{case_launches, input, input_value, judge, Arg, Case, Exercise, Verdict, GUARD_WORDS};
-use ktrav::{LaunchConfig, Shape};
+use ktrav::{LaunchConfig, Shape, POISON_WORD};
 use std::time::Duration;
+
+/// How the output buffer is allocated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum Fit {
+    /// With [`GUARD_WORDS`] poisoned words on each side, which the judge
+    /// reads back: a stray write lands there and is counted.
+    Guarded,
+    /// Every buffer exactly its size, for compute-sanitizer: memcheck sees
+    /// an access one element past any input or the output only when no
+    /// guard words of ours lie there (its padding does, see
+    /// [`super::sanitize::arguments`]).
+    Exact,
+}
+
+impl Fit {
+    /// Poisoned words before the output.
+    fn guard(self) -> usize {
+        match self {
+            Fit::Guarded => GUARD_WORDS,
+            Fit::Exact => 0,
+        }
+    }
+}
 
 /// Device buffers for one run of the kernel on `shape`.
 pub(crate) struct Buffers {
-    /// The output with [`GUARD_WORDS`] poisoned words on each side.
+    /// The output, with guard words on each side when [`Fit::Guarded`].
     pub out: DeviceBuffer<u32>,
     pub inputs: Vec<DeviceBuffer<f32>>,
+    pub fit: Fit,
 }
 
-pub(crate) fn buffers(gpu: &Gpu, ex: &Exercise, shape: Shape) -> Result<Buffers> {
+pub(crate) fn buffers(gpu: &Gpu, ex: &Exercise, shape: Shape, fit: Fit) -> Result<Buffers> {
     let n = shape.elements() as usize;
-    let out = gpu.poisoned::<u32>(2 * GUARD_WORDS + n * ex.elem.words())?;
+    let out = gpu.poisoned::<u32>(2 * fit.guard() + n * ex.elem.words())?;
     let inputs = (0..ex.inputs()).map(|k| gpu.upload(&input(k, n))).collect::<Result<Vec<_>>>()?;
-    Ok(Buffers { out, inputs })
+    Ok(Buffers { out, inputs, fit })
+}
+
+/// The output as the judge reads it: with its guard words, which an exact
+/// buffer has none of (so they read as still poisoned).
+pub(crate) fn guarded_words(bufs: &Buffers, mut words: Vec<u32>) -> Vec<u32> {
+    if bufs.fit == Fit::Exact {
+        let mut all = vec![POISON_WORD; GUARD_WORDS];
+        all.append(&mut words);
+        all.extend(std::iter::repeat_n(POISON_WORD, GUARD_WORDS));
+        return all;
+    }
+    words
 }
 
 /// Queues every launch of `shape`. With `wait_every`, waits (under the
@@ -76,7 +112,7 @@ pub(crate) fn enqueue_on(
     wait_every: Option<(usize, Duration)>,
 ) -> std::result::Result<(), Verdict> {
     let shape = case.shape;
-    let out_at = gpu.address(&bufs.out) + 4 * GUARD_WORDS as u64;
+    let out_at = gpu.address(&bufs.out) + 4 * bufs.fit.guard() as u64;
     let ins: Vec<u64> = bufs.inputs.iter().map(|b| gpu.address(b)).collect();
     let plan = case_launches(ex, case).map_err(|e| Verdict::LaunchFailed { error: format!("{e:#}") })?;
     let (rows, cols) = (shape.rows as i64, shape.cols as i64);
@@ -118,7 +154,7 @@ const WAIT_EVERY: usize = 256;
 
 /// Runs the kernel on one shape and judges what it left in memory, then
 /// whether it left its inputs as they were uploaded.
-pub(crate) fn run_case(gpu: &Gpu, f: &Kernel, ex: &Exercise, case: &Case, timeout: Duration) -> Verdict {
+pub(crate) fn run_case(gpu: &Gpu, f: &Kernel, ex: &Exercise, case: &Case, timeout: Duration, fit: Fit) -> Verdict {
     let shape = case.shape;
     let n = shape.elements();
     let needed = (2 * GUARD_WORDS as u64 + n * ex.elem.words() as u64 + n * ex.inputs() as u64) * 4;
@@ -131,11 +167,16 @@ pub(crate) fn run_case(gpu: &Gpu, f: &Kernel, ex: &Exercise, case: &Case, timeou
         Err(e) => return Verdict::Crashed { error: format!("{e:#}") },
         Ok(_) => {}
     }
-    let bufs = match buffers(gpu, ex, shape) {
+    let bufs = match buffers(gpu, ex, shape, fit) {
         Ok(b) => b,
         Err(e) => return Verdict::Crashed { error: format!("{e:#}") },
     };
-    if let Err(v) = enqueue_all(gpu, f, ex, case, &bufs, Some((WAIT_EVERY, timeout))) {
+    // Everything before this was the machine's work; from here to the wait
+    // after the last launch is the kernel's, on the watchdog's clock.
+    super::worker::enter(super::worker::Phase::Kernel);
+    let launched = enqueue_all(gpu, f, ex, case, &bufs, Some((WAIT_EVERY, timeout)));
+    super::worker::enter(super::worker::Phase::Verify);
+    if let Err(v) = launched {
         if let Verdict::LaunchFailed { error } = v {
             // A refused launch leaves the device usable unless an earlier
             // one faulted; find out which.
@@ -156,7 +197,7 @@ pub(crate) fn run_case(gpu: &Gpu, f: &Kernel, ex: &Exercise, case: &Case, timeou
         Ok(w) => w,
         Err(e) => return Verdict::Crashed { error: format!("{e:#}") },
     };
-    let verdict = judge(&words, ex.elem, &(ex.expected)(shape));
+    let verdict = judge(&guarded_words(&bufs, words), ex.elem, &(ex.expected)(shape));
     if verdict != Verdict::Pass {
         return verdict;
     }

@@ -99,8 +99,22 @@ pub fn missing() -> String {
 }
 
 /// compute-sanitizer's arguments for `tool`, before the program it runs.
+/// The padding memcheck puts after each allocation: as far as the
+/// farthest stray access of a shape of at most [`MAX_ELEMENTS`] elements
+/// can reach (the exercises' blocks are at most 32 rows tall, so a stray
+/// row lies fewer than 32 rows of at most that many 4-byte elements past
+/// the end; a one-axis launch strays by less than a block).
+pub const PADDING_BYTES: u64 = 32 * MAX_ELEMENTS * 4;
+
 pub fn arguments(tool: &str) -> Vec<String> {
-    ["--tool", tool, "--print-limit", "20", "--error-exitcode", "0"].iter().map(|s| s.to_string()).collect()
+    let mut args: Vec<String> = ["--tool", tool, "--print-limit", "20", "--error-exitcode", "0"].iter().map(|s| s.to_string()).collect();
+    if tool == "memcheck" {
+        // A padding buffer after every allocation: a read or write past the
+        // end of one buffer lands in the padding, not in the next buffer,
+        // where memcheck could not tell it from a right access.
+        args.extend(["--padding".to_string(), PADDING_BYTES.to_string()]);
+    }
+    args
 }
 
 /// The verdict on compute-sanitizer's lines (those starting `=========`)

@@ -7,13 +7,21 @@
 //! the same neighbours. An exercise of many launches is captured once into
 //! a CUDA graph and the replay is timed, as the chapter times its
 //! yardstick. The numbers are judged by `ktrav::lab::timing`.
+//!
+//! Every run of the student's kernel, the warm-up and each timed one, starts
+//! from a poisoned output and is judged afterwards, as the shapes are: a
+//! kernel that does its work only on its first launch in a module (or on
+//! some launches) and returns at once on the others would otherwise be
+//! timed as fast. Poisoning is queued before the first event, like the
+//! flush, so it is not timed.
 
-use super::run::{buffers, enqueue_all, enqueue_on, wait};
+use super::run::{buffers, enqueue_all, enqueue_on, guarded_words, wait, Fit};
+use super::worker::{enter, Phase};
 use crate::graph::Graph;
 use crate::runner::{DeviceBuffer, Gpu, Kernel};
 use anyhow::{anyhow, Result};
 use ktrav::lab::timing::{gbps, is_mig, peak_gbps, Sample, Timing, FLUSH_FACTOR, MIG_NOTE};
-use ktrav::lab::{case_launches, Case, Exercise, TIMING_REPEATS};
+use ktrav::lab::{case_launches, judge, Case, Exercise, Verdict, TIMING_REPEATS};
 use ktrav::Shape;
 use std::time::Duration;
 
@@ -28,6 +36,30 @@ pub fn traffic(ex: &Exercise, shape: Shape) -> (u64, u64) {
     (n * 4 * ex.inputs() as u64, n * 4 * ex.elem.words() as u64)
 }
 
+/// A run of the student's kernel during timing that left the output wrong:
+/// its work was skipped on that launch, so its time means nothing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SkippedWork {
+    /// Which run (0 is the warm-up) of how many.
+    pub run: usize,
+    pub runs: usize,
+    /// What the judge found, as a shape's line says it.
+    pub found: String,
+}
+
+impl std::fmt::Display for SkippedWork {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let which = if self.run == 0 { "the warm-up run".to_string() } else { format!("timed run {} of {}", self.run, self.runs - 1) };
+        write!(
+            f,
+            "{which} left the output wrong ({}): the kernel must do all of its work on every launch, not only on the first",
+            self.found
+        )
+    }
+}
+
+impl std::error::Error for SkippedWork {}
+
 /// The note a check prints on this device, if any: a MIG instance's.
 pub fn device_note(gpu: &Gpu) -> Option<String> {
     let visible = std::env::var("CUDA_VISIBLE_DEVICES").ok();
@@ -40,7 +72,7 @@ pub fn device_note(gpu: &Gpu) -> Option<String> {
 /// each. `timeout` bounds every wait. The result says whether a time was
 /// impossible; it never fails for that.
 pub fn time(gpu: &Gpu, yours: &Kernel, theirs: Option<&Kernel>, ex: &Exercise, shape: Shape, timeout: Duration) -> Result<Timing> {
-    let bufs = buffers(gpu, ex, shape)?;
+    let mut bufs = buffers(gpu, ex, shape, Fit::Guarded)?;
     let (input_bytes, output_bytes) = traffic(ex, shape);
     let bytes = input_bytes + output_bytes;
     // The copy reads half the bytes and writes the other half.
@@ -63,10 +95,15 @@ pub fn time(gpu: &Gpu, yours: &Kernel, theirs: Option<&Kernel>, ex: &Exercise, s
         kernels.iter().map(|_| None).collect()
     };
     let mut times: Vec<Vec<f32>> = vec![Vec::new(); 1 + kernels.len()];
+    let expected = (ex.expected)(shape);
+    enter(Phase::Kernel);
     for round in 0..=TIMING_REPEATS {
         for (which, list) in times.iter_mut().enumerate() {
-            // Flushing is queued before the first event: it is not timed.
+            // Flushing and poisoning are queued before the first event: they are not timed.
             gpu.poison(&mut scratch)?;
+            if which == 1 {
+                gpu.poison(&mut bufs.out)?;
+            }
             let ms = match which.checked_sub(1).and_then(|k| graphs[k].as_ref()) {
                 // The replay waits for the flush first and for itself after.
                 Some(graph) => graph.replay_ms(gpu)?,
@@ -80,12 +117,19 @@ pub fn time(gpu: &Gpu, yours: &Kernel, theirs: Option<&Kernel>, ex: &Exercise, s
                     span.ms()?
                 }
             };
+            if which == 1 {
+                let found = judge(&guarded_words(&bufs, gpu.download(&bufs.out)?), ex.elem, &expected);
+                if found != Verdict::Pass {
+                    return Err(SkippedWork { run: round, runs: TIMING_REPEATS + 1, found: found.describe(shape.elements()) }.into());
+                }
+            }
             // Round 0 warms up: the module loaded, the clocks up.
             if round > 0 {
                 list.push(ms);
             }
         }
     }
+    enter(Phase::Verify);
     let sample = |t: &[f32]| Sample::of(t).ok_or_else(|| anyhow!("the events gave no usable time"));
     let (copy, mine) = (sample(&times[0])?, sample(&times[1])?);
     let chapter = times.get(2).map(|t| sample(t)).transpose()?;

@@ -17,9 +17,22 @@
 //! output) is read by the supervisor as it comes, and capped
 //! ([`ktrav::lab::Printed`]); the verdict itself travels in the result
 //! file, where no kernel output can reach it.
+//!
+//! The watchdog times the kernel, not the process: the worker tells its
+//! supervisor on standard error (where no kernel can print) when it enters
+//! each [`Phase`], and each phase has a limit of its own. Only the kernel's
+//! phase is held to the student's `--timeout`; a worker that overruns the
+//! generous limits on starting (the context, loading, allocating) or on
+//! reading back and judging was slowed by a busy machine, which is no
+//! verdict on the kernel ([`Overran::Machine`]).
+//!
+//! A worker lives only as long as its supervisor: it watches the pipe on
+//! its standard input, which closes when the supervisor ends or gives up on
+//! it, and exits then, whichever process started it (compute-sanitizer
+//! starts it from a thread of its own).
 
-use super::run::run_case;
-use super::timing::time;
+use super::run::{run_case, Fit};
+use super::timing::{time, SkippedWork};
 use crate::runner::{self as gpu};
 use ktrav::lab::{Case, Exercise, Printed, Timing, Verdict};
 use ktrav::{Chapter, Shape};
@@ -29,11 +42,105 @@ use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::OnceLock;
+use std::sync::{mpsc, OnceLock};
 use std::time::{Duration, Instant};
+use wait_timeout::ChildExt;
 
 /// The hidden subcommand a chapter binary runs a worker with.
 pub const WORKER_COMMAND: &str = "check-worker";
+
+/// Where a worker is in its job. The supervisor limits each phase apart.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Phase {
+    /// Reading the job, opening the GPU, loading the kernel, allocating.
+    Setup,
+    /// Waiting for the device's timing lock (only the timing run).
+    Queued,
+    /// The kernel's launches, up to the wait after the last.
+    Kernel,
+    /// Reading the output back, judging it, writing the result.
+    Verify,
+}
+
+impl Phase {
+    const ALL: [Phase; 4] = [Phase::Setup, Phase::Queued, Phase::Kernel, Phase::Verify];
+
+    fn word(self) -> &'static str {
+        match self {
+            Phase::Setup => "setup",
+            Phase::Queued => "queued",
+            Phase::Kernel => "kernel",
+            Phase::Verify => "verify",
+        }
+    }
+
+    /// The phase a line of the worker's standard error announces, if any.
+    fn announced(line: &str) -> Option<Phase> {
+        let word = line.strip_prefix(PHASE_MARK)?.trim_end();
+        Phase::ALL.into_iter().find(|p| p.word() == word)
+    }
+}
+
+/// The start of a line that announces a phase. It begins with a control
+/// character no message of the program's own starts with.
+const PHASE_MARK: &str = "\u{1e}ktrav-check-phase ";
+
+/// Set in a worker's environment by its supervisor: announce phases.
+const PHASES_ENV: &str = "KTRAV_CHECK_PHASES";
+
+/// Tells the supervisor, if there is one, that the worker enters `phase`.
+pub(crate) fn enter(phase: Phase) {
+    if std::env::var_os(PHASES_ENV).is_some() {
+        eprintln!("{PHASE_MARK}{}", phase.word());
+    }
+}
+
+/// How long each phase of a worker may last.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Limits {
+    /// The kernel's phase: the student's `--timeout`, or what is left of
+    /// the patience after a hang.
+    pub kernel: Duration,
+    /// Starting: a context, loading, allocating; generous, since a machine
+    /// shared by a class can be slow at it.
+    pub setup: Duration,
+    /// Waiting for the device's timing lock behind other checks.
+    pub queued: Duration,
+    /// Reading back and judging the output.
+    pub verify: Duration,
+}
+
+/// The limit on starting a worker and on judging its output.
+pub const MACHINE_LIMIT: Duration = Duration::from_secs(120);
+
+/// The limit on waiting for another check's timing run on the same device.
+pub const QUEUE_LIMIT: Duration = Duration::from_secs(900);
+
+impl Limits {
+    /// The kernel's phase held to `kernel`, the machine's to the usual limits.
+    pub fn kernel(kernel: Duration) -> Limits {
+        Limits { kernel, setup: MACHINE_LIMIT, queued: QUEUE_LIMIT, verify: MACHINE_LIMIT }
+    }
+
+    fn of(&self, phase: Phase) -> Duration {
+        match phase {
+            Phase::Setup => self.setup,
+            Phase::Queued => self.queued,
+            Phase::Kernel => self.kernel,
+            Phase::Verify => self.verify,
+        }
+    }
+}
+
+/// Which limit a worker ran past.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Overran {
+    /// The kernel's own: it did not finish.
+    Kernel,
+    /// One of the machine's: the worker was too slow to start, to get the
+    /// device, or to judge the output; a busy machine, not the kernel.
+    Machine(Phase),
+}
 
 /// What one worker is to do.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -59,7 +166,7 @@ pub(crate) struct Job {
 pub(crate) enum Task {
     /// Run the kernel on one shape (gridDim.y capped where the case says)
     /// and judge it.
-    Shape { rows: u64, cols: u64, grid_y_cap: Option<u32> },
+    Shape { rows: u64, cols: u64, grid_y_cap: Option<u32>, fit: Fit },
     /// Time the kernel, the chapter's and a copy on one shape.
     Timing { rows: u64, cols: u64 },
 }
@@ -69,6 +176,9 @@ pub(crate) enum Task {
 pub(crate) enum Outcome {
     Verdict(Verdict),
     Timing(Box<Timing>),
+    /// The kernel left the output wrong on a run of the timing: it does its
+    /// work only on some launches.
+    SkippedWork(String),
     /// The worker could not do its job (no GPU, the kernel did not load).
     Failed(String),
 }
@@ -104,12 +214,7 @@ pub(crate) fn launcher() -> Option<&'static Launcher> {
 /// The worker's side: runs the job in `job_file` for one of `chapters`,
 /// writes its outcome and exits 0 (or 2 when the job cannot be read).
 pub fn serve(chapters: &[&Chapter], job_file: &Path) -> ! {
-    // A worker must not outlive whoever started it: the check, or the
-    // compute-sanitizer the check started it under, killed by a watchdog.
-    // SAFETY: prctl(PR_SET_PDEATHSIG) only sets this process's own flag.
-    unsafe {
-        libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
-    }
+    end_with_the_supervisor();
     let job: Job = match std::fs::read(job_file).map_err(|e| e.to_string()).and_then(|b| serde_json::from_slice(&b).map_err(|e| e.to_string())) {
         Ok(j) => j,
         Err(e) => ktrav::cli::fail(&format!("cannot read the check's job {}: {e}", job_file.display())),
@@ -121,6 +226,26 @@ pub fn serve(chapters: &[&Chapter], job_file: &Path) -> ! {
         std::process::exit(1);
     }
     std::process::exit(0)
+}
+
+/// A worker must not outlive its supervisor, which holds the write end of
+/// the pipe on the worker's standard input: when that pipe closes (the
+/// supervisor ended, or killed the worker's wrapper and let go of it), the
+/// worker exits. Standard input that is not a pipe (a worker started by
+/// hand) is not watched.
+fn end_with_the_supervisor() {
+    use std::os::unix::fs::FileTypeExt;
+    let is_pipe = std::fs::metadata("/proc/self/fd/0").map(|m| m.file_type().is_fifo()).unwrap_or(false);
+    if !is_pipe {
+        return;
+    }
+    std::thread::spawn(|| {
+        let mut sink = [0u8; 64];
+        let mut stdin = std::io::stdin();
+        while matches!(stdin.read(&mut sink), Ok(n) if n > 0) {}
+        // SAFETY: _exit ends the process at once, whatever the GPU is doing.
+        unsafe { libc::_exit(1) }
+    });
 }
 
 fn work(chapters: &[&Chapter], job: &Job) -> Outcome {
@@ -144,12 +269,25 @@ fn work(chapters: &[&Chapter], job: &Job) -> Outcome {
     };
     let timeout = Duration::from_secs(job.timeout_s);
     match job.task {
-        Task::Shape { rows, cols, grid_y_cap } => Outcome::Verdict(run_case(&gpu, &f, ex, &shape_case(rows, cols, grid_y_cap), timeout)),
+        Task::Shape { rows, cols, grid_y_cap, fit } => {
+            Outcome::Verdict(run_case(&gpu, &f, ex, &shape_case(rows, cols, grid_y_cap), timeout, fit))
+        }
         Task::Timing { rows, cols } => {
+            // One timing at a time on a card: wait for the others' to end.
+            enter(Phase::Queued);
+            let held = gpu.pci_address().and_then(|pci| super::lock::acquire(&pci));
+            let _held = match held {
+                Ok(h) => h,
+                Err(e) => return Outcome::Failed(format!("{e:#}")),
+            };
+            enter(Phase::Setup);
             let theirs = gpu.function(ch.id, ex.kernel).ok();
             match time(&gpu, &f, theirs.as_ref(), ex, Shape::new(rows, cols), timeout) {
                 Ok(t) => Outcome::Timing(Box::new(t)),
-                Err(e) => Outcome::Failed(format!("{e:#}")),
+                Err(e) => match e.downcast_ref::<SkippedWork>() {
+                    Some(skipped) => Outcome::SkippedWork(skipped.to_string()),
+                    None => Outcome::Failed(format!("{e:#}")),
+                },
             }
         }
     }
@@ -167,8 +305,10 @@ pub(crate) struct Ran {
     pub status: String,
     /// The last line of its standard error.
     pub stderr_last: Option<String>,
-    /// Whether the watchdog killed it.
-    pub timed_out: bool,
+    /// The limit it ran past, if the watchdog killed it.
+    pub overran: Option<Overran>,
+    /// The last phase it announced.
+    pub reached: Phase,
 }
 
 /// Sanitizer lines kept per run.
@@ -183,13 +323,22 @@ fn printable(text: &str) -> String {
 
 static JOBS: AtomicUsize = AtomicUsize::new(0);
 
+/// What the supervisor hears from a worker's standard error.
+enum Heard {
+    Entered(Phase),
+    /// Standard error closed; the last line that was not a phase's.
+    Closed(Option<String>),
+}
+
 /// Starts a worker for `job` (under `wrapper`, a program and its arguments
 /// such as compute-sanitizer's, when given), reads its output as it comes,
-/// kills it after `timeout`, and reports what it saw.
-pub(crate) fn supervise(launcher: &Launcher, mut job: Job, label: &str, wrapper: Option<(&Path, &[String])>, timeout: Duration) -> Ran {
-    let folder = std::env::temp_dir().join(format!("ktrav-check-{}", std::process::id()));
+/// holds each of its phases to `limits`, kills it when one overruns, and
+/// reports what it saw.
+pub(crate) fn supervise(launcher: &Launcher, mut job: Job, label: &str, wrapper: Option<(&Path, &[String])>, limits: Limits) -> Ran {
+    // A folder per job: supervisors on several threads never share one.
     let n = JOBS.fetch_add(1, Ordering::SeqCst);
-    let (job_file, result) = (folder.join(format!("{n}.job.json")), folder.join(format!("{n}.result.json")));
+    let folder = std::env::temp_dir().join(format!("ktrav-check-{}-{n}", std::process::id()));
+    let (job_file, result) = (folder.join("job.json"), folder.join("result.json"));
     job.result = result.clone();
     let written = std::fs::create_dir_all(&folder)
         .and_then(|()| std::fs::write(&job_file, serde_json::to_vec(&job).expect("a job serialises")));
@@ -199,7 +348,8 @@ pub(crate) fn supervise(launcher: &Launcher, mut job: Job, label: &str, wrapper:
         sanitizer: Vec::new(),
         status: String::new(),
         stderr_last: None,
-        timed_out: false,
+        overran: None,
+        reached: Phase::Setup,
     };
     if let Err(e) = written {
         ran.status = format!("not started: cannot write {} ({e})", job_file.display());
@@ -213,15 +363,24 @@ pub(crate) fn supervise(launcher: &Launcher, mut job: Job, label: &str, wrapper:
         }
         None => Command::new(&launcher.program),
     };
-    cmd.args(&launcher.args).arg(&job_file).stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    cmd.args(&launcher.args)
+        .arg(&job_file)
+        .env(PHASES_ENV, "1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
     let mut child = match cmd.spawn() {
         Ok(c) => c,
         Err(e) => {
             ran.status = format!("not started: {e}");
             let _ = std::fs::remove_file(&job_file);
+            let _ = std::fs::remove_dir(&folder);
             return ran;
         }
     };
+    // Held until the worker is done with: dropping it tells the worker (and
+    // a worker under a wrapper that was killed) to end.
+    let lifeline = child.stdin.take();
     let stdout = child.stdout.take().expect("stdout is piped");
     let stderr = child.stderr.take().expect("stderr is piped");
     let label = label.to_string();
@@ -246,42 +405,81 @@ pub(crate) fn supervise(launcher: &Launcher, mut job: Job, label: &str, wrapper:
         }
         (printed, sanitizer)
     });
+    let (tell, heard) = mpsc::channel();
     let errors = std::thread::spawn(move || {
-        let mut tail = Vec::new();
-        let mut buf = [0u8; 8192];
-        let mut err = stderr;
-        while let Ok(n) = err.read(&mut buf) {
-            if n == 0 {
+        let mut last: Option<String> = None;
+        let mut input = BufReader::new(stderr);
+        let mut line = Vec::new();
+        while input.read_until(b'\n', &mut line).map(|n| n > 0).unwrap_or(false) {
+            let text = String::from_utf8_lossy(&line);
+            let text = text.trim_end_matches(['\n', '\r']);
+            match Phase::announced(text) {
+                Some(phase) => {
+                    let _ = tell.send(Heard::Entered(phase));
+                }
+                None if !text.trim().is_empty() => last = Some(printable(text).chars().take(2000).collect()),
+                None => {}
+            }
+            line.clear();
+        }
+        let _ = tell.send(Heard::Closed(last));
+    });
+    let mut since = Instant::now();
+    loop {
+        let left = limits.of(ran.reached).saturating_sub(since.elapsed());
+        match heard.recv_timeout(left) {
+            Ok(Heard::Entered(phase)) => {
+                ran.reached = phase;
+                since = Instant::now();
+            }
+            Ok(Heard::Closed(last)) => {
+                ran.stderr_last = last;
                 break;
             }
-            tail.extend_from_slice(&buf[..n]);
-            if tail.len() > 16 << 10 {
-                tail.drain(..tail.len() - (8 << 10));
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                ran.overran = Some(overran_in(ran.reached));
+                break;
             }
+            Err(mpsc::RecvTimeoutError::Disconnected) => break,
         }
-        String::from_utf8_lossy(&tail).lines().rev().find(|l| !l.trim().is_empty()).map(str::to_string)
-    });
-    let started = Instant::now();
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break Some(status),
-            Ok(None) if started.elapsed() < timeout => std::thread::sleep(Duration::from_millis(5)),
+    }
+    // Standard error closed: the worker is ending. It gets the machine's
+    // limit to do so, then is killed like one that overran.
+    let status = match ran.overran {
+        Some(_) => None,
+        None => match child.wait_timeout(limits.verify) {
+            Ok(Some(status)) => Some(status),
             Ok(None) => {
-                ran.timed_out = true;
-                let _ = child.kill();
-                break child.wait().ok();
+                ran.overran = Some(overran_in(ran.reached));
+                None
             }
-            Err(_) => break None,
+            Err(_) => None,
+        },
+    };
+    let status = match status {
+        Some(s) => Some(s),
+        None => {
+            let _ = child.kill();
+            drop(lifeline);
+            child.wait().ok()
         }
     };
     ran.status = status.map_or("lost".into(), describe_status);
     (ran.printed, ran.sanitizer) = reader.join().unwrap_or_default();
-    ran.stderr_last = errors.join().unwrap_or_default();
+    let _ = errors.join();
     ran.outcome = std::fs::read(&result).ok().and_then(|b| serde_json::from_slice(&b).ok());
     let _ = std::fs::remove_file(&job_file);
     let _ = std::fs::remove_file(&result);
     let _ = std::fs::remove_dir(&folder);
     ran
+}
+
+/// What overrunning the limit of `phase` says.
+fn overran_in(phase: Phase) -> Overran {
+    match phase {
+        Phase::Kernel => Overran::Kernel,
+        other => Overran::Machine(other),
+    }
 }
 
 fn describe_status(status: ExitStatus) -> String {
@@ -294,15 +492,42 @@ fn describe_status(status: ExitStatus) -> String {
 }
 
 impl Ran {
-    /// The shape's verdict from what the worker did.
+    /// Whether the kernel ran past its limit.
+    pub fn timed_out(&self) -> bool {
+        self.overran == Some(Overran::Kernel)
+    }
+
+    /// Why the machine, not the kernel, stopped this run, if it did.
+    pub fn machine_too_busy(&self) -> Option<String> {
+        match self.overran {
+            Some(Overran::Machine(phase)) => Some(format!(
+                "the machine was too busy to {} within {} s",
+                match phase {
+                    Phase::Setup => "start the check's process",
+                    Phase::Queued => "give the check its turn on the device",
+                    Phase::Kernel | Phase::Verify => "read back and judge the output",
+                },
+                match phase {
+                    Phase::Queued => QUEUE_LIMIT.as_secs(),
+                    _ => MACHINE_LIMIT.as_secs(),
+                }
+            )),
+            _ => None,
+        }
+    }
+
+    /// The shape's verdict from what the worker did. A run the machine
+    /// stopped has none: ask [`Ran::machine_too_busy`] first.
     pub fn verdict(&self, timeout: Duration) -> Verdict {
-        if self.timed_out {
+        if self.timed_out() {
             return Verdict::DidNotFinish { seconds: timeout.as_secs() };
         }
         match &self.outcome {
             Some(Outcome::Verdict(v)) => v.clone(),
             Some(Outcome::Failed(why)) => Verdict::Crashed { error: format!("the shape's process could not run it: {why}") },
-            Some(Outcome::Timing(_)) => Verdict::Crashed { error: "the shape's process answered with a timing".into() },
+            Some(Outcome::Timing(_) | Outcome::SkippedWork(_)) => {
+                Verdict::Crashed { error: "the shape's process answered with a timing".into() }
+            }
             None => Verdict::Crashed { error: self.ended_without_verdict() },
         }
     }
@@ -351,39 +576,87 @@ mod tests {
     /// "thread", one that never ends, and one that dies by a signal.
     #[test]
     fn the_supervisor_caps_output_kills_overruns_and_names_a_signal() {
-        let sh = |script: &str| Launcher { program: "/bin/sh".into(), args: vec!["-c".into(), script.into(), "sh".into()] };
-        let job = || Job {
-            chapter: "k0".into(),
-            exercise: "e".into(),
-            file: "f.cu".into(),
-            source: String::new(),
-            task: Task::Shape { rows: 1, cols: 1, grid_y_cap: None },
-            timeout_s: 1,
-            result: PathBuf::new(),
-            cubin: None,
-        };
+        let thirty = Limits::kernel(Duration::from_secs(30));
         let chatty = sh("i=0; while [ $i -lt 500 ]; do echo thread $i; i=$((i+1)); done; echo '========= ERROR SUMMARY: 0 errors'");
-        let ran = supervise(&chatty, job(), "1x1", None, Duration::from_secs(30));
+        let ran = supervise(&chatty, job(), "1x1", None, thirty);
         assert_eq!((ran.printed.lines(), ran.printed.first[0].as_str()), (500, "thread 0"));
         assert_eq!(ran.sanitizer, vec!["========= ERROR SUMMARY: 0 errors".to_string()]);
-        assert!(!ran.timed_out && ran.status == "exit code 0" && ran.outcome.is_none());
+        assert!(!ran.timed_out() && ran.status == "exit code 0" && ran.outcome.is_none());
         // A tool that reports more than the cap still gives its summary, and
         // bytes that are not text (a NUL, invalid UTF-8) are left out.
         let flood = sh("printf '========= at k\\000\\377x+0x10\\n'; i=0; while [ $i -lt 300 ]; do echo '========= Invalid __global__ write'; i=$((i+1)); done; echo '========= ERROR SUMMARY: 301 errors'");
-        let ran = supervise(&flood, job(), "1x1", None, Duration::from_secs(30));
+        let ran = supervise(&flood, job(), "1x1", None, thirty);
         assert_eq!(ran.sanitizer.len(), SANITIZER_LINES + 1);
         assert_eq!(ran.sanitizer[0], "========= at kx+0x10");
         assert_eq!(ran.sanitizer.last().map(String::as_str), Some("========= ERROR SUMMARY: 301 errors"));
         assert!(ran.verdict(Duration::from_secs(30)).kinds() == vec!["crashed"]);
-        let started = Instant::now();
-        let stuck = supervise(&sh("exec sleep 30"), job(), "1x1", None, Duration::from_millis(300));
-        assert!(stuck.timed_out && started.elapsed() < Duration::from_secs(10));
-        assert_eq!(stuck.verdict(Duration::from_secs(7)), Verdict::DidNotFinish { seconds: 7 });
-        let killed = supervise(&sh("echo oops >&2; kill -SEGV $$"), job(), "1x1", None, Duration::from_secs(30));
+        let killed = supervise(&sh("echo oops >&2; kill -SEGV $$"), job(), "1x1", None, thirty);
         assert_eq!(killed.ended_without_verdict(), "the shape's process ended without a verdict (killed by signal 11): oops");
         // A worker that writes its result is believed, whatever it printed.
         let honest = sh("echo '{\"Verdict\":{\"verdict\":\"pass\"}}' > \"$(sed -n 's/.*\"result\":\"\\([^\"]*\\)\".*/\\1/p' \"$1\")\"");
-        let ok = supervise(&honest, job(), "1x1", None, Duration::from_secs(30));
+        let ok = supervise(&honest, job(), "1x1", None, thirty);
         assert_eq!(ok.verdict(Duration::from_secs(30)), Verdict::Pass, "{}", ok.status);
+    }
+
+    /// The watchdog holds the kernel's phase to the kernel's limit and the
+    /// rest to the machine's: a slow start is no hang, a hang is no busy
+    /// machine.
+    #[test]
+    fn the_watchdog_times_the_kernel_not_the_process() {
+        let limits = |kernel_ms, machine_ms| Limits {
+            kernel: Duration::from_millis(kernel_ms),
+            setup: Duration::from_millis(machine_ms),
+            queued: Duration::from_millis(machine_ms),
+            verify: Duration::from_millis(machine_ms),
+        };
+        let kernel = "printf '\\036ktrav-check-phase kernel\\n' >&2";
+        let verify = "printf '\\036ktrav-check-phase verify\\n' >&2";
+        // Starting takes longer than the kernel may run; the kernel does not.
+        let slow_start = supervise(&sh(&format!("sleep 0.6; {kernel}; sleep 0.05; {verify}")), job(), "1x1", None, limits(300, 10_000));
+        assert_eq!((slow_start.overran, slow_start.reached), (None, Phase::Verify), "{}", slow_start.status);
+        assert!(!slow_start.timed_out() && slow_start.machine_too_busy().is_none());
+        // A kernel that never ends is the kernel's overrun, killed on time.
+        let started = Instant::now();
+        let hung = supervise(&sh(&format!("{kernel}; exec sleep 30")), job(), "1x1", None, limits(300, 10_000));
+        assert!(hung.timed_out() && hung.machine_too_busy().is_none() && started.elapsed() < Duration::from_secs(5));
+        assert_eq!(hung.verdict(Duration::from_secs(7)), Verdict::DidNotFinish { seconds: 7 });
+        // A worker that never gets as far as its launches: the machine's.
+        let stuck = supervise(&sh("exec sleep 30"), job(), "1x1", None, limits(10_000, 300));
+        assert_eq!(stuck.overran, Some(Overran::Machine(Phase::Setup)));
+        assert!(!stuck.timed_out() && stuck.machine_too_busy().unwrap().starts_with("the machine was too busy to start"));
+        // Nor to the end of its judging.
+        let slow_judge = supervise(&sh(&format!("{kernel}; {verify}; exec sleep 30")), job(), "1x1", None, limits(10_000, 300));
+        assert_eq!(slow_judge.overran, Some(Overran::Machine(Phase::Verify)));
+        // A line that only looks like a phase is a line.
+        assert_eq!(Phase::announced("\u{1e}ktrav-check-phase kernel"), Some(Phase::Kernel));
+        assert_eq!(Phase::announced("ktrav-check-phase kernel"), None);
+        assert_eq!(Phase::announced("\u{1e}ktrav-check-phase nap"), None);
+    }
+
+    /// A worker whose standard error closes but which lingers is killed
+    /// after the machine's limit, and one that exits is not waited on.
+    #[test]
+    fn a_worker_that_closes_its_output_but_lingers_is_ended() {
+        let limits = Limits { kernel: Duration::from_secs(10), setup: Duration::from_millis(400), queued: Duration::from_secs(10), verify: Duration::from_millis(400) };
+        let started = Instant::now();
+        let lingering = supervise(&sh("exec 2>&- 1>&-; sleep 30"), job(), "1x1", None, limits);
+        assert!(lingering.overran.is_some() && started.elapsed() < Duration::from_secs(5), "{:?}", lingering.overran);
+    }
+
+    fn sh(script: &str) -> Launcher {
+        Launcher { program: "/bin/sh".into(), args: vec!["-c".into(), script.into(), "sh".into()] }
+    }
+
+    fn job() -> Job {
+        Job {
+            chapter: "k0".into(),
+            exercise: "e".into(),
+            file: "f.cu".into(),
+            source: String::new(),
+            task: Task::Shape { rows: 1, cols: 1, grid_y_cap: None, fit: Fit::Guarded },
+            timeout_s: 1,
+            result: PathBuf::new(),
+            cubin: None,
+        }
     }
 }

@@ -1,0 +1,16 @@
+// A wrong kernel for the K.3 lab exercise 'copy' (plausible student code).
+// The element is loaded before the guard: threads past the last row or
+// column read past the end of `src`. What they read is never stored, so
+// the output is right and no guard word is touched; only memcheck, with
+// every buffer its exact size, sees the reads.
+// expect: copy: passes without --sanitize; fails with --sanitize
+
+extern "C" __global__ void copy_x_to_col(float* __restrict__ dst, const float* __restrict__ src,
+                                         size_t rows, size_t cols) {
+    const size_t row = (size_t)blockIdx.y * blockDim.y + threadIdx.y;
+    const size_t col = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    const float v = src[row * cols + col];
+    if (row < rows && col < cols) {
+        dst[row * cols + col] = v;
+    }
+}
