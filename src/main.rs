@@ -1,7 +1,9 @@
 //! `cargo run` at the workspace root: every chapter's report, in book order.
 //! `cargo run -- doctor` says what this machine can run, the first command
 //! of a lab; `cargo run -- grade ROOM ...` grades a whole room's
-//! submissions (`ktrav_grade`). `--list` names the chapters for a reader;
+//! submissions (`ktrav_grade`); `cargo run --release -- record FILE` runs
+//! every chapter's GPU section and writes what it measured as the record
+//! the book's measured pages are rendered from. `--list` names the chapters for a reader;
 //! `--ids` and `--gpu-ids` name them for scripts, one id per line.
 
 use appendix_k::CHAPTERS;
@@ -31,6 +33,11 @@ struct Args {
 enum Command {
     /// What this machine can run: GPU, compute capability, driver, whether the embedded kernels load, NVRTC and cuBLAS
     Doctor,
+    /// Run every chapter's GPU section and write what it measured as a record for book/measured/ (needs a GPU)
+    Record {
+        /// The JSON file to write (its folder must exist)
+        file: std::path::PathBuf,
+    },
     /// Grade a room: check every submission in a process of its own (one worker per GPU, or a Slurm array job), keep each result, write a gradebook and Gradescope and PrairieLearn results
     Grade(Box<ktrav_grade::GradeArgs>),
 }
@@ -65,6 +72,9 @@ fn main() {
             }
         }
     }
+    if let Some(Command::Record { file }) = &args.command {
+        std::process::exit(record(file));
+    }
     if let Some(Command::Doctor) = args.command {
         cli::print(&ktrav_gpu::doctor::report());
     } else if args.list {
@@ -81,4 +91,47 @@ fn main() {
             cli::print(&ch.report_text());
         }
     }
+}
+
+/// `record FILE`: every chapter's GPU section, then the record of what they
+/// measured, written only when every section passed. The exit code: 0
+/// written, 1 a section failed, 2 bad input, 3 no GPU.
+fn record(file: &std::path::Path) -> i32 {
+    let folder = file.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
+    if !folder.is_dir() {
+        cli::fail(&format!("cannot write {}: no folder {}", file.display(), folder.display()));
+    }
+    let gpu = match ktrav_gpu::open() {
+        Ok(g) => g,
+        Err(why) => {
+            eprintln!("error: nothing recorded: no GPU ({why})");
+            return ktrav::lab::COULD_NOT_CHECK;
+        }
+    };
+    let mut sections = Vec::new();
+    let mut failed = Vec::new();
+    for ch in CHAPTERS {
+        let Some(section) = ch.gpu_section else { continue };
+        eprintln!("{}: its GPU section", ch.heading());
+        match section() {
+            ktrav::SectionOutcome::Ran { failures: 0, record, .. } => sections.push(record),
+            other => {
+                cli::print(&format!("{}: FAILED\n{}", ch.heading(), ktrav::report::plain(&other.text())));
+                failed.push(ch.id);
+            }
+        }
+    }
+    if !failed.is_empty() {
+        eprintln!("error: nothing recorded: the GPU sections of {} did not pass", failed.join(", "));
+        return 1;
+    }
+    let large = if std::env::var_os(ktrav::section::LARGE_ENV).is_some() { "KTRAV_GPU_LARGE=1 " } else { "" };
+    let run = ktrav_gpu::record::run_on(&gpu, &format!("{large}appendix_k record FILE"));
+    let record = ktrav::measured::Record { run, sections };
+    if let Err(e) = std::fs::write(file, record.to_json()) {
+        eprintln!("error: cannot write {}: {e}", file.display());
+        return 1;
+    }
+    cli::print(&format!("record written to {}\n", file.display()));
+    0
 }

@@ -65,3 +65,19 @@ fn doctor_says_what_this_machine_can_run() {
     assert!(text.contains("KTRAV_NO_GPU is set"), "doctor does not say why there is no GPU: {text}");
     assert!(text.contains("NVRTC"), "doctor does not say where NVRTC is: {text}");
 }
+
+/// `record FILE` refuses a file whose folder does not exist before any
+/// work, and without a GPU writes nothing and says why (exit code 3).
+#[test]
+fn record_needs_a_folder_and_a_gpu() {
+    assert_usage_errors(BIN, &[&["record"], &["record", "/no/such/folder/record.json"]]);
+    let dir = std::env::temp_dir().join(format!("ktrav-record-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("record.json");
+    let out = std::process::Command::new(BIN).args(["record", file.to_str().unwrap()]).env("KTRAV_NO_GPU", "1").output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(ktrav::lab::COULD_NOT_CHECK), "{err}");
+    assert!(err.trim().starts_with("error: nothing recorded: no GPU") && err.trim().lines().count() == 1, "{err}");
+    assert!(!file.exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}

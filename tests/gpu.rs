@@ -6,8 +6,8 @@
 //! `skipped: no GPU` and the suite ends with `0 passed, 0 failed, N skipped`
 //! rather than passing silently. Set `KTRAV_GPU_LARGE=1` to add the shapes
 //! past 2^31 elements (the 46341 x 46341 transpose needs 17 GB of device
-//! memory), and `KTRAV_RECORD=FILE` to write what it measured as a record
-//! for `book/measured/` (see `ktrav::measured`).
+//! memory). The suite writes nothing: the record the book's measured pages
+//! come from is `appendix_k record FILE`'s (see `scripts/measure`).
 //!
 //! Then the lab checker is itself checked, through its library API: every
 //! exercise's solution (the chapter's own kernel) must pass, and every
@@ -30,7 +30,6 @@
 
 use appendix_k::CHAPTERS;
 use ktrav::lab;
-use ktrav::measured::Record;
 use ktrav::SectionOutcome;
 use ktrav_gpu::check;
 
@@ -86,20 +85,6 @@ fn main() {
                 println!("{name}: FAILED\n{}", ktrav::report::plain(&other.text()));
                 failed += 1;
             }
-        }
-    }
-    // The record holds the chapters' sections only, so it is written before
-    // the lab's checks, which take longer than all the sections together.
-    if let Some(path) = std::env::var_os("KTRAV_RECORD") {
-        match ktrav_gpu::open() {
-            Ok(gpu) if failed == 0 && !sections.is_empty() => {
-                let large = if std::env::var_os(ktrav::section::LARGE_ENV).is_some() { "KTRAV_GPU_LARGE=1 " } else { "" };
-                let run = ktrav_gpu::record::run_on(&gpu, &format!("{large}KTRAV_RECORD=... .device-bin/gpu"));
-                let record = Record { run, sections };
-                std::fs::write(&path, record.to_json()).expect("the record can be written");
-                println!("record written to {}", std::path::Path::new(&path).display());
-            }
-            _ => println!("no record written: it needs a GPU and every chapter section passing"),
         }
     }
     let (p, f, k) = lab_checks();

@@ -1,7 +1,7 @@
 //! What a run on real hardware measured, as data: the schema of a
 //! measurement record.
 //!
-//! The GPU suite, run with `KTRAV_RECORD=FILE`, writes one [`Record`]: the
+//! `appendix_k record FILE` writes one [`Record`]: the
 //! card, driver, compiler, date and command, then every chapter's checks,
 //! commentary and bandwidth tables. The records are committed under
 //! `book/measured/`, and the book's own tooling (`tools/booktools`) renders

@@ -12,6 +12,7 @@
 //! ([`timing`]; never asserted).
 
 pub mod lock;
+pub mod neighbours;
 pub mod run;
 pub mod sanitize;
 pub mod timing;

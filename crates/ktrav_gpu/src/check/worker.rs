@@ -275,15 +275,29 @@ fn work(chapters: &[&Chapter], job: &Job) -> Outcome {
         Task::Timing { rows, cols } => {
             // One timing at a time on a card: wait for the others' to end.
             enter(Phase::Queued);
-            let held = gpu.pci_address().and_then(|pci| super::lock::acquire(&pci));
-            let _held = match held {
+            let pci = match gpu.pci_address() {
+                Ok(p) => p,
+                Err(e) => return Outcome::Failed(format!("{e:#}")),
+            };
+            let _held = match super::lock::acquire(&pci) {
                 Ok(h) => h,
                 Err(e) => return Outcome::Failed(format!("{e:#}")),
             };
             enter(Phase::Setup);
             let theirs = gpu.function(ch.id, ex.kernel).ok();
-            match time(&gpu, &f, theirs.as_ref(), ex, Shape::new(rows, cols), timeout) {
-                Ok(t) => Outcome::Timing(Box::new(t)),
+            let before = super::neighbours::processes_on(&pci);
+            let timed = time(&gpu, &f, theirs.as_ref(), ex, Shape::new(rows, cols), timeout);
+            let after = super::neighbours::processes_on(&pci);
+            match timed {
+                Ok(mut t) => {
+                    if let Some(shared) = super::neighbours::note(before, after) {
+                        t.note = Some(match t.note.take() {
+                            Some(n) => format!("{n}; {shared}"),
+                            None => shared,
+                        });
+                    }
+                    Outcome::Timing(Box::new(t))
+                }
                 Err(e) => match e.downcast_ref::<SkippedWork>() {
                     Some(skipped) => Outcome::SkippedWork(skipped.to_string()),
                     None => Outcome::Failed(format!("{e:#}")),
