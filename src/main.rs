@@ -1,7 +1,8 @@
 //! `cargo run` at the workspace root: every chapter's report, in book order.
 //! `cargo run -- doctor` says what this machine can run, the first command
 //! of a lab; `cargo run -- grade ROOM ...` grades a whole room's
-//! submissions (`ktrav_grade`). `--list` names the chapters for a reader;
+//! submissions (`ktrav_grade`); `cargo run -- handout DIR` writes the
+//! students' handout of starters. `--list` names the chapters for a reader;
 //! `--ids` and `--gpu-ids` name them for scripts, one id per line.
 
 use appendix_k::CHAPTERS;
@@ -33,6 +34,8 @@ enum Command {
     Doctor,
     /// Grade a room: check every submission in a process of its own (one worker per GPU, or a Slurm array job), keep each result, write a gradebook and Gradescope and PrairieLearn results
     Grade(Box<ktrav_grade::GradeArgs>),
+    /// Write the students' handout into DIR (new or empty): every lab exercise's starter, no solution and no wrong kernel
+    Handout { dir: std::path::PathBuf },
 }
 
 /// The lab's exercises, as grading names them.
@@ -64,6 +67,11 @@ fn main() {
                 std::process::exit(failure.code())
             }
         }
+    }
+    if let Some(Command::Handout { dir }) = &args.command {
+        let written = cli::or_exit(appendix_k::handout::write(dir));
+        cli::print(&format!("wrote {} starters into {}: {}\n", written.len(), dir.display(), written.join(", ")));
+        std::process::exit(0);
     }
     if let Some(Command::Doctor) = args.command {
         cli::print(&ktrav_gpu::doctor::report());
