@@ -268,3 +268,22 @@ fn the_simulator_track_rejects_the_hidden_only_bugs_on_the_hidden_battery() {
     }
     assert!(hidden >= 3 && twins >= 2 && large >= 1, "{hidden} hidden-only kernels, {twins} with twins, {large} needing --large");
 }
+
+/// Nothing the lab hands out or grades against trips the include scanner:
+/// every starter and wrong kernel, and every chapter's own kernel (which a
+/// room may submit as a copied solution, behind the usual first lines).
+#[test]
+fn every_kernel_of_the_lab_passes_the_include_scanner() {
+    let mut files: Vec<PathBuf> = expect::files(&root()).unwrap().into_iter().map(|(_, p)| p).collect();
+    for e in std::fs::read_dir(root().join("kernels")).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_some_and(|x| x == "cu") {
+            files.push(p);
+        }
+    }
+    assert!(files.len() > 20, "{} files", files.len());
+    for path in files {
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert_eq!(ktrav::lab::includes::check(&text), Ok(()), "{}", path.display());
+    }
+}
