@@ -26,4 +26,5 @@ pub fn figures() -> Vec<(&'static str, &'static str, String)> {
     all
 }
 
+pub mod handout;
 pub mod values;

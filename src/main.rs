@@ -1,7 +1,8 @@
 //! `cargo run` at the workspace root: every chapter's report, in book order.
 //! `cargo run -- doctor` says what this machine can run, the first command
 //! of a lab; `cargo run -- grade ROOM ...` grades a whole room's
-//! submissions (`ktrav_grade`); `cargo run --release -- record FILE` runs
+//! submissions (`ktrav_grade`); `cargo run -- handout DIR` writes the
+//! students' handout of starters; `cargo run --release -- record FILE` runs
 //! every chapter's GPU section and writes what it measured as the record
 //! the book's measured pages are rendered from. `--list` names the chapters for a reader;
 //! `--ids` and `--gpu-ids` name them for scripts, one id per line.
@@ -40,6 +41,8 @@ enum Command {
     },
     /// Grade a room: check every submission in a process of its own (one worker per GPU, or a Slurm array job), keep each result, write a gradebook and Gradescope and PrairieLearn results
     Grade(Box<ktrav_grade::GradeArgs>),
+    /// Write the students' handout into DIR (new or empty): every lab exercise's starter, no solution and no wrong kernel
+    Handout { dir: std::path::PathBuf },
 }
 
 /// The lab's exercises, as grading names them.
@@ -74,6 +77,11 @@ fn main() {
     }
     if let Some(Command::Record { file }) = &args.command {
         std::process::exit(record(file));
+    }
+    if let Some(Command::Handout { dir }) = &args.command {
+        let written = cli::or_exit(appendix_k::handout::write(dir));
+        cli::print(&format!("wrote {} starters into {}: {}\n", written.len(), dir.display(), written.join(", ")));
+        std::process::exit(0);
     }
     if let Some(Command::Doctor) = args.command {
         cli::print(&ktrav_gpu::doctor::report());

@@ -39,8 +39,21 @@ fn bad_input_is_one_line_and_exit_2() {
             &["doctor", "--list"],
             &["--list", "doctor"],
             &["doctor", "extra"],
+            &["handout"],
+            &["handout", "src"],
         ],
     );
+}
+
+/// `handout DIR` writes the starters into a new folder and refuses one
+/// that holds anything (`src`, above, is refused with exit code 2).
+#[test]
+fn a_handout_holds_the_starters() {
+    let d = tempfile::tempdir().unwrap();
+    let dir = d.path().join("handout");
+    let said = stdout_of(BIN, &["handout", dir.to_str().unwrap()]);
+    assert!(said.starts_with(&format!("wrote {} starters into ", appendix_k::handout::STARTERS.len())), "{said}");
+    assert!(dir.join("k2_transpose/transpose.cu").is_file() && !dir.join("k2_transpose/wrong").exists());
 }
 
 #[test]
@@ -59,7 +72,7 @@ fn doctor_says_what_this_machine_can_run() {
     let help = stdout_of(BIN, &["--help"]);
     assert!(help.contains("doctor"), "--help does not name doctor: {help}");
     let text = stdout_of(BIN, &["doctor"]);
-    for part in ["GPU: none (", "NVRTC: ", "cuBLAS: ", "will run: "] {
+    for part in ["GPU: none (", "NVRTC: ", "lab compilations: ", "cuBLAS: ", "will run: "] {
         assert!(text.contains(part), "doctor printed no {part:?}: {text}");
     }
     assert!(text.contains("KTRAV_NO_GPU is set"), "doctor does not say why there is no GPU: {text}");

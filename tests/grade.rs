@@ -296,7 +296,7 @@ fn make_room_writes_a_well_formed_room() {
     assert!(rows.len() >= 40, "{} submissions", rows.len());
     let page = std::fs::read_to_string(root.join("book/lab.md")).unwrap().split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(page.contains(&format!("a room of {} submissions", rows.len())), "book/lab.md does not give the room's size, {}", rows.len());
-    let files: Vec<PathBuf> = ktrav_grade::plan::discover(&room, None).unwrap();
+    let files: Vec<PathBuf> = ktrav_grade::plan::discover(&room, None).unwrap().files;
     assert_eq!(files.len(), rows.len(), "every .cu file in the room is in the manifest, once");
     let expects: Vec<&str> = rows.iter().map(|r| r.2.public.as_deref().expect("every row names its verdict")).collect();
     for verdict in ["pass", "wrong", "unwritten", "out of bounds", "launch error", "crashed", "did not finish", "compile error", "no kernel"] {

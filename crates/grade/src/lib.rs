@@ -204,20 +204,23 @@ pub fn grade(args: &GradeArgs, catalogue: &[ExerciseRef]) -> Outcome2<i32> {
         Some(g) => Some(g.to_string()),
         None => Some("gpu:1".to_string()),
     };
+    let mut refused = Vec::new();
     let rows = match (&args.exercise, &args.manifest) {
         (Some(name), None) => {
             let exercise = exercise::find(catalogue, name).map_err(Failure::BadInput)?;
-            let files = plan::discover(dir, Some(&results_dir)).map_err(Failure::BadInput)?;
-            if files.is_empty() {
+            let found = plan::discover(dir, Some(&results_dir)).map_err(Failure::BadInput)?;
+            if found.files.is_empty() {
                 return bad(format!("{} holds no .cu file to grade", dir.display()));
             }
-            files.into_iter().map(|f| (f, exercise.clone(), plan::Expect::default())).collect()
+            refused = found.refused;
+            found.files.into_iter().map(|f| (f, exercise.clone(), plan::Expect::default())).collect()
         }
         (None, Some(manifest)) => plan::read_manifest(manifest, dir, catalogue).map_err(Failure::BadInput)?,
         _ => unreachable!("clap's group allows one of the two"),
     };
     let options = Options { seed: args.seed, large: args.large, timeout: args.timeout };
-    let plan = plan::plan(dir, rows, options).map_err(Failure::BadInput)?;
+    let mut plan = plan::plan(dir, rows, options).map_err(Failure::BadInput)?;
+    plan.refused = refused;
     let results = Results::new(results_dir);
     if args.slurm {
         let batch = args.batch.map(|b| b as usize);
@@ -306,6 +309,11 @@ pub fn collect(plan: &Plan, results: &Results, expect: bool, print: bool) -> Out
     let tasks = if missing.is_empty() { BTreeMap::new() } else { slurm::states_of_missing(results, &missing) };
     let rows = gradebook::rows(plan, results, &tasks);
     gradebook::write_all(plan, results, &rows).map_err(|e| Failure::CouldNot(format!("{e:#}")))?;
+    if !plan.refused.is_empty() {
+        let summary = results.dir.join("summary.md");
+        let text = std::fs::read_to_string(&summary).unwrap_or_default() + &refused_section(&plan.refused);
+        store::write_atomic(&summary, &text).map_err(|e| Failure::CouldNot(format!("{e:#}")))?;
+    }
     let counts: Vec<String> = Outcome::ALL
         .iter()
         .filter_map(|o| {
@@ -316,6 +324,9 @@ pub fn collect(plan: &Plan, results: &Results, expect: bool, print: bool) -> Out
     let unchecked = rows.iter().filter(|r| !r.outcome.checked()).count();
     if print {
         say!("{} submissions: {}", rows.len(), counts.join(", "));
+        for r in &plan.refused {
+            say!("refused: {}: {}", r.file, r.why);
+        }
         say!("gradebook: {}", results.dir.join("grades.csv").display());
         say!("summary: {}", results.dir.join("summary.md").display());
         say!("Gradescope and PrairieLearn: {}/{{gradescope,prairielearn}}/SUBMISSION/results.json", results.dir.display());
@@ -332,6 +343,15 @@ pub fn collect(plan: &Plan, results: &Results, expect: bool, print: bool) -> Out
         }
     }
     Ok(if unchecked > 0 { 3 } else { 0 })
+}
+
+/// The summary's list of the `.cu` entries refused, not graded.
+fn refused_section(refused: &[plan::Refused]) -> String {
+    let mut md = format!("\n## Refused, not graded\n\n{} entr{} named `.cu` not graded:\n\n", refused.len(), if refused.len() == 1 { "y" } else { "ies" });
+    for r in refused {
+        md.push_str(&format!("- `{}`: {}\n", r.file, r.why));
+    }
+    md
 }
 
 /// The node's name, for the device column of a Slurm task.

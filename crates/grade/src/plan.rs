@@ -84,6 +84,9 @@ pub struct Plan {
     pub submissions_dir: PathBuf,
     pub options: Options,
     pub jobs: Vec<Job>,
+    /// The `.cu` entries found but refused (see [`discover`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub refused: Vec<Refused>,
 }
 
 /// The key a result is stored under.
@@ -99,10 +102,51 @@ pub fn key(content: &[u8], exercise: &ExerciseRef, options: &Options) -> String 
     format!("{:x}", h.finalize())
 }
 
+/// A `.cu` entry found under the submissions folder that is not graded:
+/// a symbolic link, a device, a pipe, a folder named `.cu`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Refused {
+    /// Its path under the submissions folder.
+    pub file: String,
+    /// Why, in a few words (`a symbolic link`).
+    pub why: String,
+}
+
+/// What [`discover`] found: the files to grade, and the entries refused.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Found {
+    pub files: Vec<PathBuf>,
+    pub refused: Vec<Refused>,
+}
+
+/// What an entry is, when it is not a regular file; judged on the entry
+/// itself, never on what a link points to.
+pub fn not_regular(kind: &std::fs::FileType) -> Option<&'static str> {
+    use std::os::unix::fs::FileTypeExt;
+    Some(if kind.is_file() {
+        return None;
+    } else if kind.is_symlink() {
+        "a symbolic link"
+    } else if kind.is_dir() {
+        "a folder"
+    } else if kind.is_block_device() || kind.is_char_device() {
+        "a device"
+    } else if kind.is_fifo() {
+        "a named pipe"
+    } else if kind.is_socket() {
+        "a socket"
+    } else {
+        "not a regular file"
+    })
+}
+
 /// Every `.cu` file under `dir`, sorted by path, skipping hidden entries
-/// and `skip` (the results folder, when it lies inside).
-pub fn discover(dir: &Path, skip: Option<&Path>) -> Result<Vec<PathBuf>, String> {
-    fn walk(dir: &Path, skip: Option<&Path>, out: &mut Vec<PathBuf>) -> Result<(), String> {
+/// and `skip` (the results folder, when it lies inside). Only regular files
+/// are graded: a `.cu` entry that is anything else (a link, a device, a
+/// folder) is refused, not followed, and listed with why; links to folders
+/// are not followed either.
+pub fn discover(dir: &Path, skip: Option<&Path>) -> Result<Found, String> {
+    fn walk(root: &Path, dir: &Path, skip: Option<&Path>, out: &mut Found) -> Result<(), String> {
         let entries = std::fs::read_dir(dir).map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
         for entry in entries {
             let entry = entry.map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
@@ -110,18 +154,26 @@ pub fn discover(dir: &Path, skip: Option<&Path>) -> Result<Vec<PathBuf>, String>
             if entry.file_name().to_string_lossy().starts_with('.') || skip.is_some_and(|s| same_path(s, &path)) {
                 continue;
             }
-            let kind = entry.file_type().map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-            if kind.is_dir() {
-                walk(&path, skip, out)?;
-            } else if path.extension().is_some_and(|e| e == "cu") && path.is_file() {
-                out.push(path);
+            // The entry's own type: a symbolic link is a link, not its target.
+            let kind = std::fs::symlink_metadata(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?.file_type();
+            let cu = path.extension().is_some_and(|e| e == "cu");
+            match not_regular(&kind) {
+                None if cu => out.files.push(path),
+                None => {}
+                Some(why) if cu => {
+                    let file = path.strip_prefix(root).unwrap_or(&path).to_string_lossy().replace('\\', "/");
+                    out.refused.push(Refused { file, why: format!("{why}: only a regular file is graded") });
+                }
+                Some(_) if kind.is_dir() => walk(root, &path, skip, out)?,
+                Some(_) => {}
             }
         }
         Ok(())
     }
-    let mut out = Vec::new();
-    walk(dir, skip, &mut out)?;
-    out.sort();
+    let mut out = Found::default();
+    walk(dir, dir, skip, &mut out)?;
+    out.files.sort();
+    out.refused.sort_by(|a, b| a.file.cmp(&b.file));
     Ok(out)
 }
 
@@ -167,8 +219,13 @@ pub fn read_manifest(
         let at = |what: String| format!("{} row {}: {what}", path.display(), n + 1);
         let row = row.map_err(|e| at(format!("{e}")))?;
         let file = dir.join(&row.file);
-        if !file.is_file() {
-            return Err(at(format!("no file {} in {}", row.file, dir.display())));
+        match std::fs::symlink_metadata(&file) {
+            Err(_) => return Err(at(format!("no file {} in {}", row.file, dir.display()))),
+            Ok(m) => {
+                if let Some(why) = not_regular(&m.file_type()) {
+                    return Err(at(format!("{} is {why}: only a regular file is graded", row.file)));
+                }
+            }
         }
         let exercise = exercise::find(catalogue, &row.exercise).map_err(at)?;
         let expectation = |v: Option<String>| -> Result<Option<String>, String> {
@@ -216,7 +273,7 @@ pub fn plan(
     if let Some(w) = jobs.windows(2).find(|w| w[0].submission == w[1].submission) {
         return Err(format!("the submission {} is listed twice for {}", w[0].submission, w[0].exercise));
     }
-    Ok(Plan { submissions_dir: dir, options, jobs })
+    Ok(Plan { submissions_dir: dir, options, jobs, refused: Vec::new() })
 }
 
 /// `path` made absolute against the current folder, without resolving links.
@@ -255,7 +312,9 @@ mod tests {
             std::fs::create_dir_all(p.parent().unwrap()).unwrap();
             std::fs::write(&p, f).unwrap();
         }
-        let files = discover(d.path(), Some(&d.path().join("grading"))).unwrap();
+        let found = discover(d.path(), Some(&d.path().join("grading"))).unwrap();
+        assert!(found.refused.is_empty());
+        let files = found.files;
         let c = sample();
         let rows = files.into_iter().map(|f| (f, c[2].clone(), Expect::default())).collect();
         let p = plan(d.path(), rows, options()).unwrap();
@@ -263,6 +322,43 @@ mod tests {
         assert_eq!(names, ["a/z", "b"]);
         assert!(p.jobs.iter().all(|j| j.file.is_absolute()));
         assert!(discover(&d.path().join("missing"), None).unwrap_err().starts_with("cannot read"));
+    }
+
+    /// A link, a folder named `.cu` and a device are refused with why, and
+    /// nothing is followed: not a link to a file, nor one to a folder.
+    #[test]
+    fn only_regular_files_are_graded_and_the_rest_are_refused() {
+        let d = tempfile::tempdir().unwrap();
+        let room = d.path().join("room");
+        std::fs::create_dir_all(room.join("alice")).unwrap();
+        std::fs::create_dir_all(room.join("carol.cu")).unwrap();
+        std::fs::write(room.join("carol.cu/inner.cu"), "x").unwrap();
+        std::fs::write(room.join("alice/a.cu"), "x").unwrap();
+        let outside = d.path().join("outside");
+        std::fs::create_dir_all(&outside).unwrap();
+        std::fs::write(outside.join("token.txt"), "secret").unwrap();
+        std::fs::write(outside.join("hidden.cu"), "x").unwrap();
+        std::os::unix::fs::symlink(outside.join("token.txt"), room.join("bob.cu")).unwrap();
+        std::os::unix::fs::symlink(&outside, room.join("linked")).unwrap();
+        std::os::unix::fs::symlink("/dev/zero", room.join("zero.cu")).unwrap();
+        let found = discover(&room, None).unwrap();
+        assert_eq!(found.files, [room.join("alice/a.cu")]);
+        let refused: Vec<(&str, &str)> = found.refused.iter().map(|r| (r.file.as_str(), r.why.as_str())).collect();
+        assert_eq!(
+            refused,
+            [
+                ("bob.cu", "a symbolic link: only a regular file is graded"),
+                ("carol.cu", "a folder: only a regular file is graded"),
+                ("zero.cu", "a symbolic link: only a regular file is graded"),
+            ]
+        );
+        if std::path::Path::new("/dev/null").exists() {
+            assert_eq!(not_regular(&std::fs::symlink_metadata("/dev/null").unwrap().file_type()), Some("a device"));
+        }
+        let c = sample();
+        let m = room.join("manifest.csv");
+        std::fs::write(&m, "file,exercise\nbob.cu,K.2:transpose\n").unwrap();
+        assert!(read_manifest(&m, &room, &c).unwrap_err().contains("bob.cu is a symbolic link"));
     }
 
     #[test]

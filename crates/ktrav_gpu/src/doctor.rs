@@ -36,6 +36,7 @@ pub fn report() -> String {
         }
     }
     out.line(format!("NVRTC: {nvrtc_line}"));
+    out.line(format!("lab compilations: {} in-memory headers, no include folder; file access {}", nvrtc::in_memory().len(), crate::sandbox::probe().describe()));
     out.line(format!("cuBLAS: {}", libs::load("libcublas.so.13").describe()));
     let Ok(g) = gpu else {
         out.line("will run: every chapter's simulated report; lab checks compile the student's file and stop with \"could not check\" (exit 3).");
@@ -79,7 +80,7 @@ mod tests {
     #[test]
     fn the_report_names_every_part_and_never_panics() {
         let text = report::plain(&report());
-        for part in ["GPU: ", "NVRTC: ", "cuBLAS: ", "will run: "] {
+        for part in ["GPU: ", "NVRTC: ", "lab compilations: ", "cuBLAS: ", "will run: "] {
             assert!(text.contains(part), "no {part:?} in:\n{text}");
         }
         if gpu::open().is_err() {

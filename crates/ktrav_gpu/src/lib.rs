@@ -31,6 +31,7 @@ pub mod nvrtc;
 pub mod probe;
 pub mod record;
 pub mod runner;
+pub mod sandbox;
 pub mod section;
 
 pub use ktrav::section::{DISABLE_ENV, LARGE_ENV, QUICK_ENV, SMALL_ENV};

@@ -17,16 +17,19 @@
 //! comes with it for the parameter check ([`crate::hints`]). Only a device
 //! newer than this NVRTC gets PTX alone, which the driver finishes.
 //!
-//! What a student's file usually includes compiles: NVRTC is given the CUDA
-//! include folder where one is installed ([`Includes`]) and small in-memory
-//! stand-ins for the C library headers (`<cstdio>`, `<cstdint>`, `<cmath>`,
-//! ...), which NVRTC does not ship.
+//! What a student's file usually includes compiles: NVRTC is handed small
+//! in-memory stand-ins for `cuda_runtime.h` and the C library headers
+//! (`<cstdio>`, `<cstdint>`, `<cmath>`, ...), which it does not ship, and no
+//! include folder at all ([`in_memory`]). A file's own `#include` of a path
+//! would still be opened by NVRTC, so the checker refuses those before
+//! compiling (`ktrav::lab::includes`).
 
 use crate::libs::{self, Lookup};
+use crate::sandbox;
 use crate::probe::Unavailable;
 use cudarc::nvrtc::{result, sys};
 use std::ffi::CString;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 mod headers;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -76,75 +79,21 @@ pub struct Nvrtc {
     pub version: (i32, i32),
     /// The `sm_XY` numbers it can compile for (75, 80, ... 120 for 13.0).
     pub supported: Vec<i32>,
-    /// The CUDA include folder handed to it, or where one was looked for.
-    pub includes: Includes,
 }
 
-/// The CUDA include folder NVRTC is given (`cuda_runtime.h`,
-/// `cuda_fp16.h`, ...), found beside the libraries: the pinned PyPI
-/// wheels' `nvidia/cu13/include`, or a toolkit's `include`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Includes {
-    /// The first folder holding `cuda_runtime.h`, if any.
-    pub folder: Option<PathBuf>,
-    /// Every folder looked in, in order.
-    pub searched: Vec<PathBuf>,
+/// Every header NVRTC is handed, by name and in memory: the C library's
+/// stand-ins and `cuda_runtime.h` and its kin. No include folder is given,
+/// so these are all a file can include (the names are
+/// [`ktrav::lab::includes::ALLOWED`], which the checker enforces before
+/// compiling; a test ties the two lists).
+pub fn in_memory() -> Vec<(&'static str, &'static str)> {
+    let mut h = headers::STANDARD.to_vec();
+    h.extend_from_slice(headers::CUDA_FALLBACK);
+    h
 }
 
-impl Includes {
-    /// Looks for an include folder: the one beside the NVRTC library
-    /// found, then beside each of [`libs::cuda_folders`] (`lib`, `lib64`
-    /// or `targets/x86_64-linux/lib` each have an `include` beside them).
-    pub fn find(nvrtc: &Lookup) -> Includes {
-        let mut searched: Vec<PathBuf> = Vec::new();
-        let mut libs_dirs = Vec::new();
-        if let Lookup::Folder(path) = nvrtc {
-            libs_dirs.extend(path.parent().map(Path::to_path_buf));
-        }
-        libs_dirs.extend(libs::cuda_folders());
-        for lib in libs_dirs {
-            let Some(parent) = lib.parent() else { continue };
-            // /usr/lib/x86_64-linux-gnu has no CUDA include folder beside it,
-            // and /usr/include holds the host's C library, which is not for NVRTC.
-            if parent == Path::new("/usr/lib") || parent == Path::new("/usr") {
-                continue;
-            }
-            let dir = parent.join("include");
-            if searched.contains(&dir) {
-                continue;
-            }
-            searched.push(dir.clone());
-            if dir.join("cuda_runtime.h").is_file() {
-                return Includes { folder: Some(dir), searched };
-            }
-        }
-        Includes { folder: None, searched }
-    }
-
-    /// `CUDA headers from /path/include` or where they were looked for.
-    pub fn describe(&self) -> String {
-        match &self.folder {
-            Some(dir) => format!("CUDA headers from {}", dir.display()),
-            None => {
-                let looked: Vec<String> = self.searched.iter().map(|d| d.display().to_string()).collect();
-                format!(
-                    "no CUDA include folder (looked in {}): the C library's and cuda_runtime.h stand-ins only",
-                    looked.join(", ")
-                )
-            }
-        }
-    }
-
-    /// The in-memory headers given beside this folder: the C library's
-    /// always, `cuda_runtime.h` and its kin only where there is no folder.
-    pub fn in_memory(&self) -> Vec<(&'static str, &'static str)> {
-        let mut h = headers::STANDARD.to_vec();
-        if self.folder.is_none() {
-            h.extend_from_slice(headers::CUDA_FALLBACK);
-        }
-        h
-    }
-}
+/// How the headers are given, for the checker's record.
+pub const HEADERS: &str = "in-memory headers only";
 
 /// What one compilation produced, and what the compiler said about it.
 #[derive(Clone, Debug)]
@@ -305,6 +254,11 @@ fn find() -> Result<Nvrtc, String> {
     if let Lookup::Folder(path) = &found {
         load_builtins_beside(path);
     }
+    // A compilation runs where it cannot open files (see `sandbox`), so the
+    // builtins are loaded now, from beside the library the loader mapped.
+    for dir in sandbox::readable().iter().filter(|d| !d.starts_with("/proc")) {
+        load_builtins_beside(&dir.join(LIBRARY));
+    }
     // SAFETY: only tries to dlopen the library by its usual names; the one
     // found above is already loaded, so this finds it by its soname.
     if !unsafe { sys::is_culib_present() } {
@@ -322,10 +276,7 @@ fn find() -> Result<Nvrtc, String> {
         Ok(((major, minor), archs))
     });
     match versions {
-        Ok(Ok((version, supported))) => {
-            let includes = Includes::find(&found);
-            Ok(Nvrtc { found, version, supported, includes })
-        }
+        Ok(Ok((version, supported))) => Ok(Nvrtc { found, version, supported }),
         Ok(Err(e)) => Err(format!("NVRTC at {} did not answer ({e})", found.describe())),
         Err(_) => Err(format!("NVRTC at {} is missing a function cudarc needs", found.describe())),
     }
@@ -352,6 +303,11 @@ impl Nvrtc {
         format!("NVRTC {}.{} ({})", self.version.0, self.version.1, self.found.describe())
     }
 
+    /// `NVRTC 13.0`, without where it was found.
+    pub fn version_line(&self) -> String {
+        format!("NVRTC {}.{}", self.version.0, self.version.1)
+    }
+
     /// Whether this NVRTC can compile for `arch`.
     pub fn supports(&self, arch: Arch) -> bool {
         self.supported.contains(&arch.number())
@@ -359,8 +315,8 @@ impl Nvrtc {
 
     /// Compiles `source` (named `name` in the compiler's messages) to
     /// machine code for `arch` (`-arch=sm_XY`, a cubin) and its PTX, with
-    /// the options the build gives nvcc (`-std=c++17`), the CUDA include
-    /// folder and the in-memory C library headers (see [`Includes`]).
+    /// the options the build gives nvcc (`-std=c++17`) and the in-memory
+    /// headers (see [`in_memory`]).
     /// ptxas's report on each kernel is in [`Compiled::resources`]; its
     /// limits (48 KB of static shared memory, say) are errors here, as
     /// with nvcc. Never panics.
@@ -414,9 +370,6 @@ impl Nvrtc {
             "-std=c++17".to_string(),
             "--generate-line-info".to_string(),
         ];
-        if let Some(dir) = &self.includes.folder {
-            options.push(format!("--include-path={}", dir.display()));
-        }
         if machine_code {
             options.push("-Xptxas=-v".to_string());
         }
@@ -435,7 +388,18 @@ impl Nvrtc {
         }
     }
 
+    /// One compilation, in a thread of its own that can read only NVRTC's
+    /// own folders and write nothing, where the kernel offers Landlock
+    /// ([`sandbox`]).
     fn run_once(&self, source: &str, name: &str, arch: Arch, machine_code: bool, report: bool) -> Result<Compiled, CompileFailure> {
+        static READABLE: OnceLock<Vec<PathBuf>> = OnceLock::new();
+        let readable = READABLE.get_or_init(sandbox::readable);
+        sandbox::run_restricted(readable, || self.run_unsealed(source, name, arch, machine_code, report))
+            .map(|(compiled, _)| compiled)
+            .unwrap_or_else(|| Err(CompileFailure::Failed("NVRTC failed (its thread could not start, or panicked)".into())))
+    }
+
+    fn run_unsealed(&self, source: &str, name: &str, arch: Arch, machine_code: bool, report: bool) -> Result<Compiled, CompileFailure> {
         let src = CString::new(source)
             .map_err(|_| CompileFailure::Failed(format!("{name} holds a NUL byte: it is not CUDA source")))?;
         let cname = CString::new(name.replace('\0', "?")).expect("NULs were replaced");
@@ -443,7 +407,7 @@ impl Nvrtc {
         if !report {
             options.retain(|o| o != "-Xptxas=-v");
         }
-        let in_memory = self.includes.in_memory();
+        let in_memory = in_memory();
         let header_text: Vec<CString> = in_memory.iter().map(|(_, t)| CString::new(*t).expect("no NUL in a header")).collect();
         let header_names: Vec<CString> = in_memory.iter().map(|(n, _)| CString::new(*n).expect("no NUL in a name")).collect();
         let run = catch_unwind(AssertUnwindSafe(|| -> Result<Compiled, CompileFailure> {
@@ -632,11 +596,12 @@ ptxas info    : Compile time = 3.119 ms\n";
         assert_eq!(split_ptxas_report("ptxas info    : 0 bytes gmem\n").0, "");
     }
 
-    /// The first lines students write compile, with the CUDA include folder
-    /// and without one (the in-memory stand-ins alone).
+    /// The first lines students write compile from the in-memory headers
+    /// alone, and a header that is not among them is not found: no include
+    /// folder is searched.
     #[test]
-    fn usual_includes_compile_with_and_without_a_cuda_include_folder() {
-        let Some(found) = for_tests() else { return };
+    fn usual_includes_compile_in_memory_and_nothing_else_is_found() {
+        let Some(nvrtc) = for_tests() else { return };
         let body = "extern \"C\" __global__ void k(float* o, std::size_t n) {
             std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
             int64_t wide = INT_MAX; uint64_t top = UINT64_MAX; (void)top;
@@ -644,48 +609,69 @@ ptxas info    : Compile time = 3.119 ms\n";
             if (i == 0) { printf(\"%u\\n\", i); std::printf(\"%d\\n\", 1); }
             assert(n > 0);
         }\n";
-        let lines = [
-            "#include <cuda_runtime.h>", "#include <cstdio>", "#include <stdio.h>", "#include <cstdint>", "#include <stdint.h>",
-            "#include <math.h>", "#include <cmath>", "#include <climits>", "#include <cfloat>", "#include <cstddef>",
-            "#include <cstdlib>", "#include <cassert>", "#include <algorithm>", "#include <device_launch_parameters.h>",
-        ];
-        let all = lines.join("\n");
-        let no_folder = Nvrtc { includes: Includes { folder: None, searched: vec![] }, ..found.clone() };
-        for nvrtc in [found, &no_folder] {
-            let source = format!("{all}\n{body}");
-            if let Err(e) = nvrtc.compile(&source, "usual.cu", DEFAULT_ARCH) {
-                panic!("with {}: the usual includes do not compile: {e:?}", nvrtc.includes.describe());
-            }
+        let lines: Vec<String> = ktrav::lab::includes::ALLOWED.iter().map(|h| format!("#include <{h}>")).collect();
+        let source = format!("{}\n{body}", lines.join("\n"));
+        if let Err(e) = nvrtc.compile(&source, "usual.cu", DEFAULT_ARCH) {
+            panic!("the usual includes do not compile: {e:?}");
         }
-        if std::env::var_os("CI").is_some() {
-            assert!(found.includes.folder.is_some(), "CI installs the CUDA headers: {}", found.includes.describe());
+        let quoted = "#include \"cuda_runtime.h\"\n#include \"cstdio\"\nextern \"C\" __global__ void k() {}";
+        nvrtc.compile(quoted, "quoted.cu", DEFAULT_ARCH).expect("the quoted form finds the same headers");
+        let half = "#include <cuda_fp16.h>\nextern \"C\" __global__ void h(__half* o) { o[0] = __float2half(1.0f); }";
+        match nvrtc.compile(half, "half.cu", DEFAULT_ARCH) {
+            Err(CompileFailure::Rejected { log }) => assert!(log.contains("cuda_fp16.h"), "{log}"),
+            other => panic!("a header outside the in-memory set was found: {other:?}"),
         }
-        if found.includes.folder.is_some() {
-            let half = "#include <cuda_fp16.h>\nextern \"C\" __global__ void h(__half* o) { o[0] = __float2half(1.0f); }";
-            found.compile(half, "half.cu", DEFAULT_ARCH).expect("cuda_fp16.h compiles with the CUDA headers");
-        }
-        assert!(no_folder.includes.describe().starts_with("no CUDA include folder (looked in"));
     }
 
+    /// Without the checker's allow-list, a compilation still cannot read a
+    /// file of the machine where the kernel offers Landlock: an include of
+    /// a planted file is an error that quotes nothing, where an unsealed
+    /// compilation reads and quotes it.
     #[test]
-    fn include_folders_are_looked_for_beside_the_libraries() {
-        let looked = Includes::find(&libs::load("libktrav_no_nvrtc.so.13"));
-        // The search stops at the first folder with the headers (on a machine
-        // with a CUDA toolkit, one under /usr/local/cuda); without one, the
-        // toolkit's usual folder is among those looked in.
-        let usual = looked.searched.iter().any(|d| d == Path::new("/usr/local/cuda/include"));
-        assert!(usual || looked.folder.as_deref().is_some_and(|f| f.starts_with("/usr/local/cuda")), "{:?}", looked.searched);
-        assert!(!looked.searched.iter().any(|d| d == Path::new("/usr/include")), "the host's C headers are not for NVRTC");
-        let dir = std::env::temp_dir().join(format!("ktrav-includes-{}", std::process::id()));
-        std::fs::create_dir_all(dir.join("lib")).unwrap();
-        std::fs::create_dir_all(dir.join("include")).unwrap();
-        std::fs::write(dir.join("include/cuda_runtime.h"), "").unwrap();
-        let beside = Includes::find(&Lookup::Folder(dir.join("lib/libnvrtc.so.13")));
-        assert_eq!(beside.folder.as_deref(), Some(dir.join("include").as_path()));
-        assert!(beside.describe().starts_with("CUDA headers from "));
-        assert_eq!(beside.in_memory().len(), headers::STANDARD.len(), "the folder's own cuda_runtime.h is used");
-        let none = Includes { folder: None, searched: vec![] };
-        assert!(none.in_memory().iter().any(|(n, _)| *n == "cuda_runtime.h"));
-        std::fs::remove_dir_all(dir).unwrap();
+    fn a_sealed_compilation_cannot_read_the_machines_files() {
+        let Some(nvrtc) = for_tests() else { return };
+        let status = sandbox::probe();
+        if !status.active() {
+            eprintln!("skipped: Landlock is {}", status.describe());
+            return;
+        }
+        let d = std::env::temp_dir().join(format!("ktrav-sealed-{}", std::process::id()));
+        std::fs::create_dir_all(&d).unwrap();
+        let planted = d.join("planted.h");
+        std::fs::write(&planted, "planted_secret_word;\n").unwrap();
+        let source = format!("#include \"{}\"\nextern \"C\" __global__ void k() {{}}\n", planted.display());
+        match nvrtc.run_unsealed(&source, "open.cu", DEFAULT_ARCH, false, false) {
+            Err(CompileFailure::Rejected { log }) => assert!(log.contains("planted_secret_word"), "{log}"),
+            other => panic!("an unsealed compilation did not read the planted file: {other:?}"),
+        }
+        match nvrtc.compile_ptx(&source, "sealed.cu", DEFAULT_ARCH) {
+            Err(CompileFailure::Rejected { log }) => {
+                assert!(!log.contains("planted_secret_word"), "the sealed compilation read the file: {log}");
+                assert!(log.contains("cannot open source file"), "{log}");
+            }
+            other => panic!("a sealed compilation of an include of a planted file gave {other:?}"),
+        }
+        for etc in ["/etc/hostname", "/etc/passwd"] {
+            let source = format!("#include \"{etc}\"\nextern \"C\" __global__ void k() {{}}\n");
+            assert!(nvrtc.compile_ptx(&source, "etc.cu", DEFAULT_ARCH).is_err(), "{etc} was read");
+        }
+        std::fs::remove_dir_all(d).unwrap();
+    }
+
+    /// The checker's allow-list and the headers handed over are one list.
+    #[test]
+    fn the_allow_list_is_the_in_memory_headers() {
+        let mut given: Vec<&str> = in_memory().iter().map(|(n, _)| *n).collect();
+        given.sort();
+        let mut allowed = ktrav::lab::includes::ALLOWED.to_vec();
+        allowed.sort();
+        assert_eq!(given, allowed);
+        for (name, text) in in_memory() {
+            for line in text.lines().filter(|l| l.trim_start().starts_with("#include")) {
+                let inner = line.trim_start().trim_start_matches("#include").trim();
+                let inner = inner.trim_matches(|c| c == '<' || c == '>' || c == '"');
+                assert!(allowed.contains(&inner), "{name} includes {inner}, which is not handed over");
+            }
+        }
     }
 }

@@ -134,9 +134,68 @@ pub fn substitute(text: &str, values: &Values) -> Result<String> {
     Ok(out)
 }
 
+/// The environment variable that builds the students' edition: set to
+/// anything but empty or `0`, every solution block is left out.
+pub const STUDENT_EDITION: &str = "KTRAV_STUDENT_EDITION";
+
+/// The line that opens a solution block on a page, before its `<details>`.
+pub const SOLUTION_OPEN: &str = "<!-- solution -->";
+/// The line that closes it, after its `</details>`.
+pub const SOLUTION_CLOSE: &str = "<!-- end solution -->";
+
+/// What a solution block becomes in the students' edition.
+pub const LEFT_OUT: &str = "*This part is left out of the students' edition.*";
+
+/// Whether `value` (of [`STUDENT_EDITION`]) asks for the students' edition.
+pub fn student_edition(value: Option<&str>) -> bool {
+    value.is_some_and(|v| !v.trim().is_empty() && v.trim() != "0")
+}
+
+/// `text` without its solution blocks: each run of lines from a
+/// [`SOLUTION_OPEN`] line to the next [`SOLUTION_CLOSE`] line becomes
+/// [`LEFT_OUT`]. It runs before the includes are expanded, so a solution's
+/// included code never reaches the page.
+///
+/// # Errors
+/// A block opened and not closed, closed and not opened, or opened twice:
+/// a solution must not leak through a typo.
+pub fn drop_solutions(text: &str) -> Result<String> {
+    let mut out = String::with_capacity(text.len());
+    let mut open_at = None;
+    for (n, line) in text.split_inclusive('\n').enumerate() {
+        match (line.trim(), open_at) {
+            (SOLUTION_OPEN, None) => open_at = Some(n + 1),
+            (SOLUTION_OPEN, Some(at)) => bail!("line {}: a solution block opens inside the one opened on line {at}", n + 1),
+            (SOLUTION_CLOSE, Some(_)) => {
+                open_at = None;
+                out.push_str(LEFT_OUT);
+                out.push('\n');
+            }
+            (SOLUTION_CLOSE, None) => bail!("line {}: `{SOLUTION_CLOSE}` closes no solution block", n + 1),
+            (_, Some(_)) => {}
+            (_, None) => out.push_str(line),
+        }
+    }
+    if let Some(at) = open_at {
+        bail!("line {at}: a solution block is never closed (`{SOLUTION_CLOSE}`)");
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn solution_blocks_are_dropped_and_typos_refused() {
+        let page = "intro\n<!-- solution -->\n<details>\nsecret\n</details>\n<!-- end solution -->\nafter\n";
+        assert_eq!(drop_solutions(page).unwrap(), format!("intro\n{LEFT_OUT}\nafter\n"));
+        assert_eq!(drop_solutions("no blocks\n").unwrap(), "no blocks\n");
+        assert!(drop_solutions("<!-- solution -->\nsecret\n").unwrap_err().to_string().contains("never closed"));
+        assert!(drop_solutions("<!-- end solution -->\n").unwrap_err().to_string().contains("closes no"));
+        assert!(drop_solutions("<!-- solution -->\n<!-- solution -->\n").unwrap_err().to_string().contains("opens inside"));
+        assert!(student_edition(Some("1")) && !student_edition(Some("0")) && !student_edition(Some("")) && !student_edition(None));
+    }
 
     fn values() -> Values {
         Values::parse("# a header\n\nk6.avg = 18.3\nk7.wrong = 216\n").unwrap()

@@ -14,6 +14,7 @@
 //! [`COULD_NOT_CHECK`] when there is no GPU or no NVRTC to check with.
 
 pub mod expect;
+pub mod includes;
 pub mod printed;
 pub mod simtrack;
 pub mod timing;
@@ -571,13 +572,65 @@ pub struct Record {
 }
 
 /// The student's file as text, or a one-line reason it is not a source.
+/// Only a regular file is read: a symbolic link, a device, a pipe or a
+/// folder named `.cu` is refused, not followed or opened (see
+/// [`regular_file`]).
 pub fn read_source(path: &std::path::Path) -> Result<String> {
-    let bytes = std::fs::read(path).map_err(|e| anyhow!("cannot read {}: {e}", path.display()))?;
+    use std::io::Read;
+    let mut file = open_regular(path)?;
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes).map_err(|e| anyhow!("cannot read {}: {e}", path.display()))?;
     let text = String::from_utf8(bytes).map_err(|_| anyhow!("{} is not UTF-8 text", path.display()))?;
     if text.contains('\0') {
         return Err(anyhow!("{} holds a NUL byte: it is not CUDA source", path.display()));
     }
     Ok(text)
+}
+
+/// Why `path` is not a regular file to read as a submission, if it is not:
+/// judged on the entry itself, without following a link.
+pub fn regular_file(path: &std::path::Path) -> Result<()> {
+    let meta = std::fs::symlink_metadata(path).map_err(|e| anyhow!("cannot read {}: {e}", path.display()))?;
+    not_regular(path, &meta.file_type())
+}
+
+fn not_regular(path: &std::path::Path, kind: &std::fs::FileType) -> Result<()> {
+    use std::os::unix::fs::FileTypeExt;
+    let what = if kind.is_file() {
+        return Ok(());
+    } else if kind.is_symlink() {
+        "a symbolic link"
+    } else if kind.is_dir() {
+        "a folder"
+    } else if kind.is_block_device() || kind.is_char_device() {
+        "a device"
+    } else if kind.is_fifo() {
+        "a named pipe"
+    } else if kind.is_socket() {
+        "a socket"
+    } else {
+        "not a regular file"
+    };
+    Err(anyhow!("{} is {what}: only a regular file is read as a submission", path.display()))
+}
+
+/// Opens `path` for reading only if it is a regular file: the entry is
+/// judged first, opened without following a link (`O_NOFOLLOW`) and without
+/// waiting on a pipe (`O_NONBLOCK`), and what was opened is judged again.
+fn open_regular(path: &std::path::Path) -> Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    regular_file(path)?;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(path)
+        .map_err(|e| match e.raw_os_error() {
+            Some(libc::ELOOP) => anyhow!("{} is a symbolic link: only a regular file is read as a submission", path.display()),
+            _ => anyhow!("cannot read {}: {e}", path.display()),
+        })?;
+    let meta = file.metadata().map_err(|e| anyhow!("cannot read {}: {e}", path.display()))?;
+    not_regular(path, &meta.file_type())?;
+    Ok(file)
 }
 
 /// The human report of a record.

@@ -161,15 +161,34 @@ fn records_start_as_could_not_check_and_finish_by_their_shapes() {
 
 #[test]
 fn bad_files_are_refused_in_one_line() {
+    use std::path::PathBuf;
     let dir = std::env::temp_dir().join(format!("ktrav-lab-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let (bin, nul) = (dir.join("bin.cu"), dir.join("nul.cu"));
     std::fs::write(&bin, [0xff, 0xfe, 0x00]).unwrap();
     std::fs::write(&nul, "int a;\0").unwrap();
-    for (path, says) in [(dir.join("missing.cu"), "cannot read"), (bin, "not UTF-8"), (nul, "NUL byte")] {
+    std::fs::write(dir.join("secret.txt"), "secret").unwrap();
+    std::os::unix::fs::symlink(dir.join("secret.txt"), dir.join("link.cu")).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", dir.join("zero.cu")).unwrap();
+    std::fs::create_dir_all(dir.join("folder.cu")).unwrap();
+    let cases = [
+        (dir.join("missing.cu"), "cannot read"),
+        (bin, "not UTF-8"),
+        (nul, "NUL byte"),
+        (dir.join("link.cu"), "is a symbolic link: only a regular file is read"),
+        (dir.join("zero.cu"), "is a symbolic link"),
+        (dir.join("folder.cu"), "is a folder: only a regular file is read"),
+        (PathBuf::from("/dev/null"), "is a device"),
+    ];
+    for (path, says) in cases {
+        if !path.starts_with(&dir) && !path.exists() {
+            continue;
+        }
         let e = format!("{:#}", read_source(&path).unwrap_err());
         assert!(e.contains(says) && !e.contains('\n'), "{e}");
     }
+    std::fs::write(dir.join("ok.cu"), "int a;").unwrap();
+    assert_eq!(read_source(&dir.join("ok.cu")).unwrap(), "int a;");
     std::fs::remove_dir_all(dir).unwrap();
 }
 

@@ -115,6 +115,9 @@ fn print_record(record: &Record, json: bool) {
     }
 }
 
+/// How the reason of a file refused for its includes begins.
+pub const REFUSED: &str = "refused before compiling:";
+
 /// After a shape did not finish (twice), the rest of the battery shares
 /// this much time: an endless loop gets its verdict within two full
 /// `--timeout`s and this, however many shapes remain.
@@ -187,19 +190,32 @@ pub fn check_seeded(chapter: &Chapter, ex: &Exercise, args: &CheckArgs, source: 
 /// [`check`] on the given cases (the public battery, the hidden one, or both).
 pub fn check_on(chapter: &Chapter, ex: &Exercise, args: &CheckArgs, source: &str, cases: Vec<Case>) -> Record {
     let mut record = Record::new(chapter.section, ex, args.file.display().to_string());
+    // The file's includes are judged before anything else: a file that
+    // reaches for one it may not is refused whether or not it could be
+    // compiled here, and the compiler never sees it.
+    if let Err(why) = ktrav::lab::includes::check(source) {
+        return record.fail(&format!("{REFUSED} {why}"));
+    }
     let gpu = if args.compile_only { Err(crate::probe::Unavailable("only compiling (--compile-only)".into())) } else { gpu::open() };
     let nvrtc = match nvrtc::locate() {
         Ok(n) => n,
         Err(why) => {
+            let missing = if args.private { "NVRTC is missing on the grading machine (its doctor says where it looked)".into() } else { why.0 };
             record.reason = Some(match &gpu {
                 // Without a GPU nothing would run: say that first.
-                Err(no_gpu) if !args.compile_only => format!("no GPU ({no_gpu}); and to compile the file (--compile-only) {}", why.0),
-                _ => why.0,
+                Err(no_gpu) if !args.compile_only => {
+                    let no_gpu = if args.private { "no GPU".to_string() } else { format!("no GPU ({no_gpu})") };
+                    format!("{no_gpu}; and to compile the file (--compile-only): {missing}")
+                }
+                _ => missing,
             });
             return record;
         }
     };
-    record.compiler = Some(nvrtc.describe());
+    // A private check is a course's: the grader's library folders are
+    // nothing its students should read.
+    let compiler = if args.private { nvrtc.version_line() } else { nvrtc.describe() };
+    record.compiler = Some(compiler.clone());
     let name = args.file.file_name().map_or("kernel.cu".into(), |n| n.to_string_lossy().into_owned());
     // Without a GPU the file is still compiled, for the oldest architecture
     // the embedded kernels serve, so a compile error is reported anyway.
@@ -219,7 +235,7 @@ pub fn check_on(chapter: &Chapter, ex: &Exercise, args: &CheckArgs, source: &str
         }
     };
     record.compile_log = Some(compiled.log.clone());
-    record.compiler = Some(format!("{} for {}; {}", nvrtc.describe(), compiled.code(), nvrtc.includes.describe()));
+    record.compiler = Some(format!("{} for {}; {}", compiler, compiled.code(), nvrtc::HEADERS));
     if let Err(why) = crate::hints::check_entry(&compiled.ptx, ex) {
         return record.fail(&why);
     }
@@ -230,11 +246,17 @@ pub fn check_on(chapter: &Chapter, ex: &Exercise, args: &CheckArgs, source: &str
     let gpu = match gpu {
         Ok(g) => g,
         Err(why) => {
-            record.reason = Some(format!("no GPU ({why}); the file compiles, and its kernel's name and parameters match"));
+            // A private check's record goes to students: the grader's
+            // library folders stay out of it.
+            let why = if args.private { "no GPU".to_string() } else { format!("no GPU ({why})") };
+            record.reason = Some(format!("{why}; the file compiles, and its kernel's name and parameters match"));
             return record;
         }
     };
-    record.device = Some(format!("{}; {}", gpu.info.describe(), gpu.kernel_path().describe()));
+    record.device = Some(match args.private {
+        true => gpu.info.describe(),
+        false => format!("{}; {}", gpu.info.describe(), gpu.kernel_path().describe()),
+    });
     record.notes.extend(timing::device_note(&gpu));
     let function = match load(&gpu, ex, &compiled) {
         Ok(f) => f,
@@ -522,6 +544,18 @@ mod tests {
         let wide = check(&CHAPTER, &COPY, &args("wide.cu"), &SOLUTION.replace("size_t rows", "int rows"));
         let why = wide.reason.as_deref().unwrap();
         assert!(why.starts_with("parameter 3 (rows) is 32-bit in your kernel; the exercise passes a 64-bit integer"), "{why}");
+        let hostile = check(&CHAPTER, &COPY, &args("hostile.cu"), &format!("#include <cstdio>\n#include \"/etc/hostname\"\n{SOLUTION}"));
+        assert_eq!((hostile.outcome.as_str(), hostile.exit_code), ("fail", 1));
+        let why = hostile.reason.as_deref().unwrap();
+        assert!(why.starts_with("refused before compiling: line 2: `#include \"/etc/hostname\"`"), "{why}");
+        assert!(hostile.compile_log.is_none() && hostile.compiler.is_none(), "the compiler never saw it: {hostile:?}");
+        assert!(render(&hostile).contains("a submission may include only <algorithm>"));
+        let usual = check(&CHAPTER, &COPY, &args("usual.cu"), &format!("#include <cuda_runtime.h>\n#include <cstdio>\n{SOLUTION}"));
+        assert_eq!(usual.exit_code, r.exit_code, "the usual first lines change nothing: {:?}", usual.reason);
+        let private = CheckArgs { seed: Some(7), private: true, ..args("private.cu") };
+        let quiet = check(&CHAPTER, &COPY, &private, SOLUTION);
+        let compiler = quiet.compiler.as_deref().unwrap();
+        assert!(compiler.starts_with("NVRTC 13.0 for ") && !compiler.contains('/'), "a private record names no folder: {compiler}");
         let json: serde_json::Value = serde_json::from_str(&serde_json::to_string(&other).unwrap()).unwrap();
         assert_eq!((json["outcome"].as_str(), json["exit_code"].as_i64()), (Some("fail"), Some(1)));
     }

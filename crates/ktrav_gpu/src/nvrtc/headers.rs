@@ -4,8 +4,7 @@
 //! use (`printf`, `assert` and the math functions are NVRTC built-ins;
 //! these add the integer types, the limits, and the `std::` names).
 
-/// Headers given whether or not a CUDA include folder was found: that
-/// folder holds no C library headers either.
+/// The C and C++ library headers a kernel may include.
 pub const STANDARD: &[(&str, &str)] = &[
     ("algorithm", include_str!("include/algorithm")),
     ("assert.h", include_str!("include/assert.h")),
@@ -26,9 +25,8 @@ pub const STANDARD: &[(&str, &str)] = &[
     ("stdlib.h", include_str!("include/stdlib.h")),
 ];
 
-/// Headers given only where no CUDA include folder was found, so that
-/// `#include <cuda_runtime.h>` still compiles; the folder's own are used
-/// where there is one.
+/// `cuda_runtime.h` and its kin, so that the usual first line compiles
+/// without a CUDA include folder (none is given to NVRTC).
 pub const CUDA_FALLBACK: &[(&str, &str)] = &[
     ("cuda_runtime.h", include_str!("include/cuda_runtime.h")),
     ("cuda_runtime_api.h", include_str!("include/cuda_runtime_api.h")),

@@ -1,3 +1,3 @@
-// cuda_runtime_api.h for NVRTC where no CUDA include folder is installed: see cuda_runtime.h.
+// cuda_runtime_api.h for NVRTC, handed over in memory: see cuda_runtime.h.
 #pragma once
 #include <cuda_runtime.h>

@@ -1,3 +1,3 @@
-// device_launch_parameters.h for NVRTC where no CUDA include folder is installed: see cuda_runtime.h.
+// device_launch_parameters.h for NVRTC, handed over in memory: see cuda_runtime.h.
 #pragma once
 #include <cuda_runtime.h>

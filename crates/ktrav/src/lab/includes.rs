@@ -1,0 +1,590 @@
+//! What a student's file may include, checked before it is compiled.
+//!
+//! The compiler would open any file a `#include` names: an absolute path,
+//! one relative to the grader's working folder (the reference solution
+//! under `kernels/`), a `..` path, and it quotes what it read in its log.
+//! So a submission may include only the headers in [`ALLOWED`], named
+//! literally (`#include <cstdio>` or `#include "cstdio"`), and every other
+//! way a file can be pulled in is refused: `#include_next`, `#import`,
+//! `#embed`, `__has_include_next`, `__has_embed`, an include whose name is
+//! built by a macro, and a pragma that names a file.
+//!
+//! The scanner reads the file as the preprocessor does, in its order: line
+//! splices (`\` at the end of a line, also with trailing blanks, and the
+//! trigraph `??/`) are joined first, then comments, string and character
+//! literals (raw strings too) and numbers with digit separators are told
+//! apart, so that `#/**/include`, `# \` + newline + `include` and the
+//! digraph `%:include` are seen, and a `#include` inside a string is not.
+//! Where it is unsure it refuses: a `#` followed by an include directive
+//! is checked wherever it stands on a line, and a physical line that starts
+//! like an include directive is checked even inside a comment.
+
+/// The headers a submission may include: the ones the checker hands to the
+/// compiler in memory (`ktrav_gpu`'s stand-ins; a test there ties the two
+/// lists). Nothing else is reachable.
+pub const ALLOWED: &[&str] = &[
+    "algorithm",
+    "assert.h",
+    "cassert",
+    "cfloat",
+    "climits",
+    "cmath",
+    "cstddef",
+    "cstdint",
+    "cstdio",
+    "cstdlib",
+    "cuda_runtime.h",
+    "cuda_runtime_api.h",
+    "device_launch_parameters.h",
+    "float.h",
+    "limits.h",
+    "math.h",
+    "stddef.h",
+    "stdint.h",
+    "stdio.h",
+    "stdlib.h",
+];
+
+/// Directives that read a file; only `include` may, and only an allowed name.
+const READING_DIRECTIVES: &[&str] = &["include", "include_next", "import", "embed"];
+
+/// Operators that look a file up; only `__has_include` may, with an allowed name.
+const READING_OPERATORS: &[&str] = &["__has_include", "__has_include_next", "__has_embed"];
+
+/// Words that make a pragma name a file (`#pragma GCC dependency "f"`, ...).
+const READING_PRAGMA_WORDS: &[&str] = &["include", "include_next", "include_alias", "import", "embed", "dependency"];
+
+/// One way the file reaches for another file, refused.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Refused {
+    /// The line of the file it starts on (1-based).
+    pub line: usize,
+    /// What was written, as the file has it (shortened when long).
+    pub text: String,
+    /// Why it is refused, in a few words.
+    pub why: &'static str,
+}
+
+impl Refused {
+    /// `line 3: `#include "/etc/hostname"` is refused: ...; a submission may
+    /// include only <algorithm>, ..., named literally`.
+    pub fn reason(&self) -> String {
+        format!("line {}: `{}` is refused ({}); {}", self.line, self.text, self.why, allowed_sentence())
+    }
+}
+
+/// `a submission may include only <algorithm>, <assert.h>, ... named literally`.
+pub fn allowed_sentence() -> String {
+    let names: Vec<String> = ALLOWED.iter().map(|n| format!("<{n}>")).collect();
+    format!("a submission may include only {}, each named literally", names.join(", "))
+}
+
+/// The one-line verdict for a file, when it reaches for any file it may
+/// not: the first refusal, and how many more there are.
+pub fn check(source: &str) -> Result<(), String> {
+    let refused = scan(source);
+    match refused.first() {
+        None => Ok(()),
+        Some(first) if refused.len() == 1 => Err(first.reason()),
+        Some(first) => {
+            let more = refused.len() - 1;
+            Err(format!("{} (and {more} more refused line{})", first.reason(), if more == 1 { "" } else { "s" }))
+        }
+    }
+}
+
+/// Every refused include of `source`, in the order of the file, one per line.
+pub fn scan(source: &str) -> Vec<Refused> {
+    let chars = splice(source);
+    let toks = lex(&chars);
+    let mut refused = Vec::new();
+    judge(&toks, &mut refused);
+    physical_lines(source, &mut refused);
+    refused.sort_by_key(|r| r.line);
+    refused.dedup_by_key(|r| r.line);
+    refused
+}
+
+/// The source after the preprocessor's first phases: `\r\n` read as `\n`,
+/// line splices removed (a backslash, or `??/`, then blanks, then the end
+/// of the line) and the trigraph `??=` read as `#`. Each character keeps
+/// the line it stood on.
+fn splice(source: &str) -> Vec<(char, usize)> {
+    let raw: Vec<char> = source.chars().filter(|&c| c != '\r').collect();
+    let mut out = Vec::with_capacity(raw.len());
+    let (mut i, mut line) = (0, 1);
+    while i < raw.len() {
+        let c = raw[i];
+        let slash = if c == '\\' {
+            Some(1)
+        } else if c == '?' && raw.get(i + 1) == Some(&'?') && raw.get(i + 2) == Some(&'/') {
+            Some(3)
+        } else {
+            None
+        };
+        if let Some(len) = slash {
+            let mut j = i + len;
+            while j < raw.len() && (raw[j] == ' ' || raw[j] == '\t') {
+                j += 1;
+            }
+            if raw.get(j) == Some(&'\n') {
+                line += 1;
+                i = j + 1;
+                continue;
+            }
+        }
+        if c == '?' && raw.get(i + 1) == Some(&'?') && raw.get(i + 2) == Some(&'=') {
+            out.push(('#', line));
+            i += 3;
+            continue;
+        }
+        out.push((c, line));
+        if c == '\n' {
+            line += 1;
+        }
+        i += 1;
+    }
+    out
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Kind {
+    Newline,
+    /// `#`, `%:` or `??=`.
+    Hash,
+    Ident,
+    /// A string literal, with its prefix and quotes.
+    Str,
+    Char,
+    Number,
+    /// `<name>` or `"name"` after an include directive or `__has_include(`.
+    Header,
+    Punct,
+}
+
+#[derive(Clone, Debug)]
+struct Tok {
+    kind: Kind,
+    text: String,
+    line: usize,
+}
+
+fn ident_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || c == '_' || c == '$' || c == '\\' || !c.is_ascii()
+}
+
+/// The tokens of the spliced source, comments left out (a comment
+/// separates tokens, and a newline inside a block comment ends no line).
+fn lex(s: &[(char, usize)]) -> Vec<Tok> {
+    let at = |i: usize| s.get(i).map(|&(c, _)| c);
+    let text = |a: usize, b: usize| s[a..b.min(s.len())].iter().map(|&(c, _)| c).collect::<String>();
+    let mut toks: Vec<Tok> = Vec::new();
+    let mut i = 0;
+    // Set after an include directive's name or `__has_include (`: the next
+    // `<...>` or `"..."` is a header name, lexed as the compiler does.
+    let mut header_next = false;
+    while i < s.len() {
+        let (c, line) = s[i];
+        let push = |toks: &mut Vec<Tok>, kind: Kind, a: usize, b: usize| toks.push(Tok { kind, text: text(a, b), line });
+        if c == '\n' {
+            toks.push(Tok { kind: Kind::Newline, text: "\n".into(), line });
+            header_next = false;
+            i += 1;
+            continue;
+        }
+        if c.is_whitespace() {
+            i += 1;
+            continue;
+        }
+        if c == '/' && at(i + 1) == Some('*') {
+            let mut j = i + 2;
+            while j < s.len() && !(at(j) == Some('*') && at(j + 1) == Some('/')) {
+                j += 1;
+            }
+            i = (j + 2).min(s.len());
+            continue;
+        }
+        if c == '/' && at(i + 1) == Some('/') {
+            while i < s.len() && at(i) != Some('\n') {
+                i += 1;
+            }
+            continue;
+        }
+        if header_next && (c == '<' || c == '"') {
+            let close = if c == '<' { '>' } else { '"' };
+            let mut j = i + 1;
+            while j < s.len() && at(j) != Some(close) && at(j) != Some('\n') {
+                j += 1;
+            }
+            let end = if at(j) == Some(close) { j + 1 } else { j };
+            push(&mut toks, Kind::Header, i, end);
+            header_next = false;
+            i = end;
+            continue;
+        }
+        header_next = false;
+        if c == '#' || (c == '%' && at(i + 1) == Some(':')) {
+            let len = if c == '#' { 1 } else { 2 };
+            // `##` and `%:%:` paste tokens; a paste is not a directive.
+            let pasted = at(i + len) == Some('#') || (at(i + len) == Some('%') && at(i + len + 1) == Some(':'));
+            if pasted {
+                let len2 = if at(i + len) == Some('#') { 1 } else { 2 };
+                push(&mut toks, Kind::Punct, i, i + len + len2);
+                i += len + len2;
+            } else {
+                push(&mut toks, Kind::Hash, i, i + len);
+                i += len;
+            }
+            continue;
+        }
+        if c.is_ascii_digit() || (c == '.' && at(i + 1).is_some_and(|d| d.is_ascii_digit())) {
+            // A preprocessing number: digits, letters, `.`, `'` before a
+            // digit or letter (a digit separator), and a sign after an exponent.
+            let mut j = i + 1;
+            while let Some(d) = at(j) {
+                if (d == 'e' || d == 'E' || d == 'p' || d == 'P') && matches!(at(j + 1), Some('+') | Some('-')) {
+                    j += 2;
+                } else if d == '\'' && at(j + 1).is_some_and(|n| n.is_ascii_alphanumeric() || n == '_') {
+                    j += 2;
+                } else if d.is_ascii_alphanumeric() || d == '_' || d == '.' {
+                    j += 1;
+                } else {
+                    break;
+                }
+            }
+            push(&mut toks, Kind::Number, i, j);
+            i = j;
+            continue;
+        }
+        if ident_char(c) {
+            let mut j = i + 1;
+            while at(j).is_some_and(ident_char) {
+                j += 1;
+            }
+            let word = text(i, j);
+            let raw_prefix = matches!(word.as_str(), "R" | "u8R" | "uR" | "UR" | "LR");
+            if raw_prefix && at(j) == Some('"') {
+                if let Some(end) = raw_string_end(s, j) {
+                    push(&mut toks, Kind::Str, i, end);
+                    i = end;
+                    continue;
+                }
+            }
+            let prefix = matches!(word.as_str(), "u8" | "u" | "U" | "L");
+            if prefix && matches!(at(j), Some('"') | Some('\'')) {
+                let end = literal_end(s, j);
+                push(&mut toks, if at(j) == Some('"') { Kind::Str } else { Kind::Char }, i, end);
+                i = end;
+                continue;
+            }
+            push(&mut toks, Kind::Ident, i, j);
+            // After `#include` (and kin) a header name follows.
+            let n = toks.len();
+            if n >= 2 && toks[n - 2].kind == Kind::Hash && READING_DIRECTIVES.contains(&word.as_str()) {
+                header_next = true;
+            }
+            i = j;
+            continue;
+        }
+        if c == '"' || c == '\'' {
+            let end = literal_end(s, i);
+            push(&mut toks, if c == '"' { Kind::Str } else { Kind::Char }, i, end);
+            i = end;
+            continue;
+        }
+        push(&mut toks, Kind::Punct, i, i + 1);
+        // `__has_include (` is followed by a header name.
+        let n = toks.len();
+        if c == '(' && n >= 2 && toks[n - 2].kind == Kind::Ident && READING_OPERATORS.contains(&toks[n - 2].text.as_str()) {
+            header_next = true;
+        }
+        i += 1;
+    }
+    toks
+}
+
+/// Where a string or character literal opening at `open` ends: after its
+/// closing quote, or at the end of the line when it has none.
+fn literal_end(s: &[(char, usize)], open: usize) -> usize {
+    let quote = s[open].0;
+    let mut j = open + 1;
+    while j < s.len() {
+        match s[j].0 {
+            '\\' => j += 2,
+            '\n' => return j,
+            c if c == quote => return j + 1,
+            _ => j += 1,
+        }
+    }
+    s.len()
+}
+
+/// Where a raw string `R"delim( ... )delim"` whose quote is at `quote` ends,
+/// or `None` when it is not a well-formed, closed raw string (then it is
+/// read as an ordinary string, which ends at the latest with its line and
+/// so hides less from the scanner).
+fn raw_string_end(s: &[(char, usize)], quote: usize) -> Option<usize> {
+    let mut delim = String::new();
+    let mut j = quote + 1;
+    loop {
+        let c = s.get(j)?.0;
+        if c == '(' {
+            break;
+        }
+        if c == ')' || c == '\\' || c.is_whitespace() || delim.len() >= 16 {
+            return None;
+        }
+        delim.push(c);
+        j += 1;
+    }
+    let close: Vec<char> = format!("){delim}\"").chars().collect();
+    let mut k = j + 1;
+    while k + close.len() <= s.len() {
+        if s[k..k + close.len()].iter().map(|&(c, _)| c).eq(close.iter().copied()) {
+            return Some(k + close.len());
+        }
+        k += 1;
+    }
+    None
+}
+
+/// Whether `header` (`<name>` or `"name"`, as written) names an allowed header.
+fn allowed_header(header: &str) -> bool {
+    let name = header
+        .strip_prefix('<')
+        .and_then(|h| h.strip_suffix('>'))
+        .or_else(|| header.strip_prefix('"').and_then(|h| h.strip_suffix('"')));
+    name.is_some_and(|n| ALLOWED.contains(&n))
+}
+
+/// A token sequence as it reads, shortened and without control characters.
+fn shown(toks: &[Tok]) -> String {
+    let mut text = String::new();
+    for (n, t) in toks.iter().enumerate() {
+        let glue = n > 0 && !(toks[n - 1].kind == Kind::Hash || t.kind == Kind::Punct && t.text != "<" || toks[n - 1].text == "(");
+        if glue {
+            text.push(' ');
+        }
+        text.push_str(&t.text);
+    }
+    short(&text)
+}
+
+fn short(text: &str) -> String {
+    let clean: String = text.chars().map(|c| if c.is_control() { ' ' } else { c }).collect();
+    let clean = clean.trim();
+    if clean.chars().count() > 80 {
+        format!("{}...", clean.chars().take(77).collect::<String>())
+    } else {
+        clean.to_string()
+    }
+}
+
+/// The tokens of the logical line from `from` on, up to its end.
+fn rest_of_line(toks: &[Tok], from: usize) -> &[Tok] {
+    let end = toks[from..].iter().position(|t| t.kind == Kind::Newline).map_or(toks.len(), |p| from + p);
+    &toks[from..end]
+}
+
+fn judge(toks: &[Tok], refused: &mut Vec<Refused>) {
+    let mut refuse = |line: usize, text: String, why: &'static str| refused.push(Refused { line, text, why });
+    for (i, t) in toks.iter().enumerate() {
+        match t.kind {
+            Kind::Hash => {
+                let Some(name) = toks.get(i + 1).filter(|n| n.kind == Kind::Ident) else { continue };
+                let line = rest_of_line(toks, i);
+                let word = name.text.as_str();
+                if word.contains('\\') || !word.is_ascii() {
+                    refuse(t.line, shown(line), "a directive spelled with escapes or non-ASCII letters");
+                } else if word == "include" {
+                    match &line[2..] {
+                        [h] if h.kind == Kind::Header && allowed_header(&h.text) => {}
+                        [h] if h.kind == Kind::Header => refuse(t.line, shown(line), "not an allowed header"),
+                        _ => refuse(t.line, shown(line), "the header is not named literally"),
+                    }
+                } else if READING_DIRECTIVES.contains(&word) {
+                    refuse(t.line, shown(line), "only #include may name a header");
+                } else if word == "pragma" && names_a_file(&line[2..]) {
+                    refuse(t.line, shown(line), "a pragma that names a file");
+                }
+            }
+            Kind::Ident if READING_OPERATORS.contains(&t.text.as_str()) => {
+                let call: Vec<Tok> = toks[i..].iter().take(4).take_while(|t| t.kind != Kind::Newline).cloned().collect();
+                let literal = t.text == "__has_include"
+                    && call.len() == 4
+                    && call[1].text == "("
+                    && call[2].kind == Kind::Header
+                    && allowed_header(&call[2].text)
+                    && call[3].text == ")";
+                if !literal {
+                    let why = if t.text == "__has_include" { "__has_include needs an allowed header, named literally" } else { "only __has_include may name a header" };
+                    refuse(t.line, shown(&call), why);
+                }
+            }
+            Kind::Ident if t.text == "_Pragma" => {
+                let call: Vec<Tok> = toks[i..].iter().take(4).take_while(|t| t.kind != Kind::Newline).cloned().collect();
+                let plain = call.len() == 4 && call[1].text == "(" && call[2].kind == Kind::Str && call[3].text == ")";
+                if !plain {
+                    refuse(t.line, shown(&call), "_Pragma needs a plain string");
+                } else {
+                    let inner = &call[2].text;
+                    let body = inner.trim_start_matches(|c: char| c != '"');
+                    let words = body.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'));
+                    if body.contains('\\') || body[1..].contains('<') || words.into_iter().any(|w| READING_PRAGMA_WORDS.contains(&w)) {
+                        refuse(t.line, shown(&call), "a pragma that names a file");
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Whether a pragma's tokens name a file or a way of reading one.
+fn names_a_file(pragma: &[Tok]) -> bool {
+    pragma.iter().any(|t| {
+        matches!(t.kind, Kind::Str | Kind::Header) || t.text == "<" || (t.kind == Kind::Ident && READING_PRAGMA_WORDS.contains(&t.text.as_str()))
+    })
+}
+
+/// The belt to the lexer's braces: every physical line that starts like a
+/// reading directive (`#`, `%:` or `??=`, blanks, then `include`, ...) must
+/// be an allowed literal include, even where the lexer saw a comment or a
+/// string around it.
+fn physical_lines(source: &str, refused: &mut Vec<Refused>) {
+    for (n, line) in source.lines().enumerate() {
+        let t = line.trim_start();
+        let Some(rest) = t.strip_prefix('#').or_else(|| t.strip_prefix("%:")).or_else(|| t.strip_prefix("??=")) else { continue };
+        let rest = rest.trim_start();
+        let word: String = rest.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
+        if !READING_DIRECTIVES.contains(&word.as_str()) {
+            continue;
+        }
+        let arg = rest[word.len()..].trim();
+        let arg = arg.split("//").next().unwrap_or("").split("/*").next().unwrap_or("").trim();
+        let ok = word == "include" && allowed_header(arg);
+        if !ok {
+            let why = if word == "include" { "not an allowed header, named literally" } else { "only #include may name a header" };
+            refused.push(Refused { line: n + 1, text: short(t), why });
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The usual first lines, and files that mention includes harmlessly.
+    const ALLOWED_FILES: &[&str] = &[
+        "#include <cuda_runtime.h>\n#include <cstdio>\nextern \"C\" __global__ void k() {}\n",
+        "#include \"cuda_runtime.h\"\n#  include <stdint.h>   // sizes\n#include<cmath>\n",
+        "#include <algorithm> /* min */\n#include <cassert>\r\n#include <device_launch_parameters.h>\n",
+        "const char* s = \"#include </etc/passwd>\";\n",
+        "// #include \"/etc/passwd\" was tried and refused\n",
+        "int x = 1'000'000; /* #include \"x\" */ int y = 0x1'f;\n",
+        "#pragma unroll 4\n#pragma once\n_Pragma(\"unroll\")\n#define STR(x) #x\n#define CAT(a, b) a ## b\n",
+        "#if __has_include(<cstdio>)\n#include <cstdio>\n#endif\n",
+        "const char* r = R\"x(#include \"/etc/passwd\")x\";\n",
+        "char c = '\"'; char d = '\\''; const char* e = \"\\\"\";\n#include <cstdint>\n",
+    ];
+
+    /// Every way of reaching for a file the checker knows of, and the line
+    /// the refusal must name.
+    const HOSTILE: &[(&str, usize)] = &[
+        ("#include \"/etc/hostname\"\n", 1),
+        ("#include </etc/hostname>\n", 1),
+        ("\n#include \"kernels/k3_grid_mapping.cu\"\n", 2),
+        ("#include \"../../secret.txt\"\n", 1),
+        ("#include \"./cstdio\"\n", 1),
+        ("#include <cstdio/../../etc/hostname>\n", 1),
+        ("#include <CSTDIO>\n", 1),
+        ("#include < cstdio>\n", 1),
+        ("#include_next <cstdio>\n", 1),
+        ("#import \"/etc/hostname\"\n", 1),
+        ("#embed \"/etc/hostname\"\n", 1),
+        ("#embed <cstdio>\n", 1),
+        ("#if __has_include(\"/etc/hostname\")\n#endif\n", 1),
+        ("#if __has_include_next(<cstdio>)\n#endif\n", 1),
+        ("#if __has_embed(\"/etc/hostname\")\n#endif\n", 1),
+        ("#define H __has_include\n#if H(\"/etc/x\")\n#endif\n", 1),
+        ("%:include \"/etc/hostname\"\n", 1),
+        ("%:  include \"/etc/hostname\"\n", 1),
+        ("??=include \"/etc/hostname\"\n", 1),
+        ("#\\\ninclude \"/etc/hostname\"\n", 1),
+        ("#inc\\\nlude \"/etc/hostname\"\n", 1),
+        ("#inc\\  \nlude \"/etc/hostname\"\n", 1),
+        ("#inc??/\nlude \"/etc/hostname\"\n", 1),
+        ("#/* a comment */include \"/etc/hostname\"\n", 1),
+        ("# /* a comment\n spanning lines */ include \"/etc/hostname\"\n", 1),
+        ("/*\n*/ #include \"/etc/hostname\"\n", 2),
+        ("#   include \"/etc/hostname\"\n", 1),
+        ("\t#\tinclude\t\"/etc/hostname\"\n", 1),
+        ("#include \"/etc/\\\nhostname\"\n", 1),
+        ("#define F \"/etc/hostname\"\n#include F\n", 2),
+        ("#define STR(x) #x\n#include STR(/etc/hostname)\n", 2),
+        ("#define A <cstd\n#define B io>\n#include A B\n", 3),
+        ("#include <cstdio> <cstdint>\n", 1),
+        ("#include <cstdio\n", 1),
+        ("#include\n", 1),
+        ("#i\\u006eclude \"/etc/hostname\"\n", 1),
+        ("#pragma GCC dependency \"/etc/hostname\"\n", 1),
+        ("#pragma include_alias(<a>, \"/etc/hostname\")\n", 1),
+        ("_Pragma(\"GCC dependency \\\"/etc/hostname\\\"\")\n", 1),
+        ("#define P(x) _Pragma(#x)\nP(GCC dependency \"/etc/hostname\")\n", 1),
+        // A raw string that ends before the include: the include is code.
+        ("const char* s = R\"(a\"/*)\";\n#include \"/etc/hostname\"\n// */\n", 2),
+        // An unterminated raw string is read as a string to the end of its line.
+        ("const char* s = R\"(\n#include \"/etc/hostname\"\n", 2),
+        // A digit separator is no character literal: the include after it is code.
+        ("int x = 1'0, y = '/*'; #include \"/etc/hostname\" // */\n", 1),
+        // A raw string that ends before the include, on one line.
+        ("const char* s = R\"(a\"/*)\"; #include \"/etc/hostname\" // */\n", 1),
+        // In a block comment, but the line starts like an include: refused anyway.
+        ("/*\n#include \"/etc/hostname\"\n*/\n", 2),
+        ("int x; #include \"/etc/hostname\"\n", 1),
+        ("#include <cstdio>\n#include \"/etc/a\"\n#include \"/etc/b\"\n", 2),
+    ];
+
+    #[test]
+    fn the_usual_first_lines_and_harmless_mentions_pass() {
+        for file in ALLOWED_FILES {
+            assert_eq!(scan(file), vec![], "refused: {file:?}");
+            assert!(check(file).is_ok());
+        }
+        for name in ALLOWED {
+            assert_eq!(scan(&format!("#include <{name}>\n#include \"{name}\"\n")), vec![], "{name}");
+        }
+    }
+
+    #[test]
+    fn every_hostile_include_is_refused_on_its_line() {
+        for (file, line) in HOSTILE {
+            let refused = scan(file);
+            let first = refused.first().unwrap_or_else(|| panic!("not refused: {file:?}"));
+            assert_eq!(first.line, *line, "{file:?}: {refused:?}");
+            let reason = check(file).unwrap_err();
+            assert!(!reason.contains('\n'), "one line: {reason:?}");
+            assert!(reason.starts_with(&format!("line {line}: `")), "{reason}");
+            assert!(reason.contains("a submission may include only <algorithm>, <assert.h>"), "{reason}");
+        }
+    }
+
+    #[test]
+    fn a_refusal_names_the_include_and_counts_the_rest() {
+        let reason = check("#include <cstdio>\n#include \"/etc/a\"\n#include \"/etc/b\"\n").unwrap_err();
+        assert!(reason.starts_with("line 2: `#include \"/etc/a\"` is refused (not an allowed header)"), "{reason}");
+        assert!(reason.contains("(and 1 more refused line)"), "{reason}");
+        let built = check("#define F \"/etc/hostname\"\n#include F\n").unwrap_err();
+        assert!(built.contains("`#include F`") && built.contains("not named literally"), "{built}");
+        let long = check(&format!("#include \"/{}\"\n", "a".repeat(200))).unwrap_err();
+        assert!(long.contains("...`"), "a long name is shortened: {long}");
+    }
+
+    #[test]
+    fn splices_keep_their_lines() {
+        let s = splice("a\\\nb\nc??/\n\nd??=e\r\n");
+        let text: String = s.iter().map(|&(c, _)| c).collect();
+        assert_eq!(text, "ab\nc\nd#e\n");
+        assert_eq!(s.iter().find(|&&(c, _)| c == 'd').unwrap().1, 5);
+    }
+}
