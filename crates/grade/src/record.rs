@@ -77,10 +77,19 @@ pub struct ShapeRecord {
 }
 
 impl ShapeRecord {
-    /// Passed, as the checker counts it: a pass, or skipped for want of
-    /// device memory.
+    /// Ran, and every element matched: what a score counts as earned.
     pub fn passed(&self) -> bool {
-        self.verdict == "pass" || self.verdict == "skipped"
+        self.verdict == "pass"
+    }
+
+    /// Not run for want of device memory: neither a pass nor a failure.
+    pub fn skipped(&self) -> bool {
+        self.verdict == "skipped"
+    }
+
+    /// Shows a fault of the kernel (anything but a pass or a skip).
+    pub fn failed(&self) -> bool {
+        !self.passed() && !self.skipped()
     }
 
     /// The kinds of failure this shape shows, in the words of the exercise
@@ -182,7 +191,8 @@ mod tests {
         let (r, _) = parse(TODAY).unwrap();
         assert_eq!(r.outcome, "fail");
         assert!(r.shapes.iter().all(|s| s.battery == Battery::Public));
-        assert_eq!(r.shapes.iter().filter(|s| s.passed()).count(), 2);
+        assert_eq!(r.shapes.iter().filter(|s| s.passed()).count(), 1, "a skipped shape is not passed");
+        assert!(r.shapes[2].skipped() && !r.shapes[2].failed() && r.shapes[1].failed());
         assert_eq!(r.shapes[1].kinds(), ["unwritten", "out of bounds"]);
         assert_eq!(r.shapes[3].kinds(), ["launch error"]);
         assert_eq!(r.shapes[1].describe(), "12707 elements: 12707 unwritten, first at index 0, written out of bounds: 0 words before the output, 3 after");
