@@ -343,3 +343,22 @@ fn the_readers_refuse_missing_mistyped_and_unknown_fields() {
     assert_eq!(prairielearn_ok(&json!({ "gradable": false, "format_errors": "does not compile" })), Ok(()));
     assert_eq!(prairielearn_ok(&json!({ "score": 0.5, "course_data": {"any": "thing"} })), Ok(()), "other data is allowed");
 }
+
+/// A private hidden failure shows no kind: a manifest's kind is met by it
+/// only where no public shape failed.
+#[test]
+fn a_private_hidden_failure_meets_a_kind_only_alone() {
+    let j = job();
+    let private = shape("hidden shape 1", "fail", "hidden", json!({"wrong": 0, "unwritten": 0, "out_of_bounds_before": 0, "out_of_bounds_after": 0}));
+    let private = { let mut p = private; p["rows"] = json!(0); p["cols"] = json!(0); p };
+    let row = |shapes: Vec<Value>| {
+        let record = json!({ "outcome": "fail", "exit_code": 1, "shapes": shapes });
+        Row::of(&j, Some(&stored(Ended::Record, Some(record), None)), None)
+    };
+    let alone = row(vec![shape("1x1", "pass", "public", json!({})), private.clone()]);
+    assert!(alone.meets("unwritten") && alone.meets("fail") && !alone.meets("pass"));
+    let with_public = row(vec![shape("1x1", "fail", "public", json!({"wrong": 2})), private]);
+    assert!(with_public.meets("wrong") && !with_public.meets("unwritten"));
+    let sized = row(vec![shape("1x1", "pass", "public", json!({})), shape("hidden: 7x9", "fail", "hidden", json!({"wrong": 2}))]);
+    assert!(sized.meets("wrong") && !sized.meets("unwritten"), "a hidden shape with its counts is held to them");
+}
