@@ -453,6 +453,69 @@ fn a_points_file_scores_and_copies_are_flagged() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("no --seed draws a hidden battery"), "{}", text(&out));
 }
 
+/// With a roster, rows are students: in each layout courses collect, the
+/// latest file by the deadline (and the student's extension) is graded,
+/// a late one marked, a student with no file listed as missing, and
+/// canvas.csv written.
+#[test]
+fn a_roster_grades_students_in_every_layout() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::write(d.path().join("roster.csv"), "id,name,email,extension\nalice,Alice Ames,alice@uni,\nbob,Bob Burns,bob@uni,2\ncarol,Carol Cole,carol@uni,\ndave,Dave Dunn,dave@uni,\n").unwrap();
+    std::fs::write(d.path().join("grading.toml"), "[default]\npublic = 10\n[late]\ndeadline = \"2026-12-10T23:59:00Z\"\nper_day = 0.5\n").unwrap();
+    let deadline = 1_796_947_140u64;
+    let at = |secs_after: i64| std::time::UNIX_EPOCH + std::time::Duration::from_secs((deadline as i64 + secs_after) as u64);
+    // (file under each layout's room, mode, seconds after the deadline)
+    let files = |alice: &str, bob: &str, carol: &str| {
+        vec![
+            (alice.replace("F", "old.cu"), "wrong", -7200),
+            (alice.replace("F", "new.cu"), "pass", -3600),
+            (alice.replace("F", "late.cu"), "wrong", 3600),
+            (bob.replace("F", "t.cu"), "pass", 86_400),
+            (carol.replace("F", "t.cu"), "pass", 3600),
+            ("stranger/t.cu".to_string(), "pass", 0),
+        ]
+    };
+    let layouts = [
+        ("per-folder", files("alice/F", "bob/F", "carol/F")),
+        ("classroom", files("transpose-alice/src/F", "transpose-bob/F", "transpose-carol/F")),
+        ("canvas", files("amesalice_alice_101_F", "burnsbob_bob_102_F", "colecarol_LATE_carol_103_F")),
+    ];
+    let fake = fake_checker();
+    for (layout, files) in layouts {
+        let room = d.path().join(layout);
+        for (i, (f, mode, after)) in files.iter().enumerate() {
+            let p = room.join(f);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(&p, format!("// fake: {mode}\n__global__ void k(float* o) {{ o[{i}] = 1.0f; }}\n")).unwrap();
+            std::fs::File::options().write(true).open(&p).unwrap().set_modified(at(*after)).unwrap();
+        }
+        let results = d.path().join(format!("{layout}-results"));
+        let out = grade(
+            &[room.to_str().unwrap(), "--exercise", "K.2:transpose", "--results", results.to_str().unwrap(), "--roster", d.path().join("roster.csv").to_str().unwrap(), "--points", d.path().join("grading.toml").to_str().unwrap()],
+            &[("KTRAV_GRADE_CHECKER", fake.to_str().unwrap())],
+        );
+        assert_eq!(out.status.code(), Some(0), "{layout}: {}", text(&out));
+        assert!(String::from_utf8_lossy(&out.stderr).contains("1 file(s) belong to no student of the roster and are not graded: stranger/t.cu"), "{layout}: {}", text(&out));
+        let (header, rows) = gradebook(&results);
+        let names: Vec<&str> = rows.iter().map(|r| r[0].as_str()).collect();
+        assert_eq!(names, ["alice", "bob", "carol", "dave"], "{layout}: one row per student");
+        let field = |who: &str, col: &str| rows.iter().find(|r| r[0] == who).unwrap()[column(&header, col)].clone();
+        // Alice: her newest file by the deadline, not the later one.
+        assert_eq!((field("alice", "outcome").as_str(), field("alice", "score").as_str(), field("alice", "days_late").as_str()), ("pass", "10", "0"), "{layout}");
+        // Bob: a day late, inside his two days' extension.
+        assert_eq!((field("bob", "score").as_str(), field("bob", "days_late").as_str()), ("10", "0"), "{layout}");
+        // Carol: late by an hour, half off.
+        assert_eq!((field("carol", "score").as_str(), field("carol", "days_late").as_str()), ("5", "1"), "{layout}");
+        assert_eq!((field("dave", "outcome").as_str(), field("dave", "score").as_str()), ("missing", "0"), "{layout}");
+        assert!(results.join("gradescope/alice/results.json").is_file() && !results.join("gradescope/dave").exists());
+        let canvas = std::fs::read_to_string(results.join("canvas.csv")).unwrap();
+        let lines: Vec<&str> = canvas.lines().collect();
+        assert_eq!(lines[0], "Student,ID,SIS User ID,SIS Login ID,Section,K.2:transpose", "{layout}");
+        assert_eq!(lines[1], "Points Possible,,,,,10");
+        assert!(lines.contains(&"Carol Cole,,carol,carol@uni,,5") && lines.contains(&"Dave Dunn,,dave,dave@uni,,0"), "{layout}:\n{canvas}");
+    }
+}
+
 /// The chapter binaries `grade` runs by default, built beside this one.
 fn chapters_built() -> PathBuf {
     let dir = Path::new(BIN).parent().unwrap().to_path_buf();

@@ -71,10 +71,12 @@ pub enum Outcome {
     Killed,
     /// No result, and nothing says why.
     NotChecked,
+    /// A student of the roster submitted no file.
+    Missing,
 }
 
 impl Outcome {
-    pub const ALL: [Outcome; 8] = [
+    pub const ALL: [Outcome; 9] = [
         Outcome::Pass,
         Outcome::Fail,
         Outcome::CompileError,
@@ -83,6 +85,7 @@ impl Outcome {
         Outcome::CouldNotCheck,
         Outcome::Killed,
         Outcome::NotChecked,
+        Outcome::Missing,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -95,6 +98,7 @@ impl Outcome {
             Outcome::CouldNotCheck => "could not check",
             Outcome::Killed => "killed",
             Outcome::NotChecked => "not checked",
+            Outcome::Missing => "missing",
         }
     }
 
@@ -102,7 +106,7 @@ impl Outcome {
     /// process, the scheduler), not the submission: such a row gets no
     /// score and is to be checked again (`--regrade could-not-check`).
     pub fn needs_regrade(self) -> bool {
-        !matches!(self, Outcome::Pass | Outcome::Fail | Outcome::CompileError)
+        !matches!(self, Outcome::Pass | Outcome::Fail | Outcome::CompileError | Outcome::Missing)
     }
 }
 
@@ -480,11 +484,33 @@ pub fn rows(plan: &Plan, results: &Results, tasks: &BTreeMap<String, TaskState>)
                 Some(w) => *w,
                 None => points::default_worth(plan.options.seeded),
             };
-            let mut row = Row::unscored(j, results.stored(&j.key).as_ref(), tasks.get(&j.key)).scored(worth, plan.points.late.as_ref(), j.modified);
+            // A student's extension moves the deadline.
+            let late = plan.points.late.as_ref().map(|l| Late { deadline: l.deadline.saturating_add(j.extension), ..l.clone() });
+            let mut row = Row::unscored(j, results.stored(&j.key).as_ref(), tasks.get(&j.key)).scored(worth, late.as_ref(), j.modified);
             row.publish_hidden = plan.publish_hidden;
             row
         })
         .collect();
+    // With a roster, a student who submitted nothing gets a row scoring 0.
+    let exercise = plan.jobs.first().map(|j| j.exercise.to_string()).or_else(|| plan.points.exercises.keys().next().cloned()).unwrap_or_default();
+    for s in &plan.missing {
+        let worth = plan.points.exercises.get(&exercise).copied().unwrap_or_else(|| points::default_worth(plan.options.seeded));
+        let job = Job {
+            submission: s.id.clone(),
+            file: Default::default(),
+            exercise: plan.jobs.first().map(|j| j.exercise.clone()).unwrap_or_else(|| crate::exercise::ExerciseRef::new("", "", &exercise)),
+            key: String::new(),
+            expect: Default::default(),
+            normalized: String::new(),
+            modified: None,
+            extension: 0,
+        };
+        let mut row = Row::empty(&job, Outcome::Missing, "no file of this student was found".into());
+        row.exercise = exercise.clone();
+        row.worth = worth;
+        row.score = Some(Score { earned: 0.0, max: points::round(worth.total()), days_late: 0, score: 0.0 });
+        rows.push(row);
+    }
     let mut groups: BTreeMap<(&str, &str), Vec<usize>> = BTreeMap::new();
     for (i, j) in plan.jobs.iter().enumerate() {
         if !j.normalized.is_empty() {
@@ -692,13 +718,39 @@ pub fn summary(plan: &Plan, rows: &[Row]) -> String {
 pub fn write_all(plan: &Plan, results: &Results, rows: &[Row]) -> anyhow::Result<()> {
     write_atomic(&results.dir.join("grades.csv"), &csv(rows))?;
     write_atomic(&results.dir.join("summary.md"), &summary(plan, rows))?;
-    for r in rows {
+    if !plan.roster.is_empty() {
+        write_atomic(&results.dir.join("canvas.csv"), &canvas(plan, rows))?;
+    }
+    for r in rows.iter().filter(|r| r.outcome != Outcome::Missing) {
         let gs = serde_json::to_string_pretty(&gradescope(r))?;
         write_atomic(&results.dir.join("gradescope").join(&r.submission).join("results.json"), &format!("{gs}\n"))?;
         let pl = serde_json::to_string_pretty(&prairielearn(r))?;
         write_atomic(&results.dir.join("prairielearn").join(&r.submission).join("results.json"), &format!("{pl}\n"))?;
     }
     Ok(())
+}
+
+/// The columns a Canvas gradebook import reads before the assignments'.
+pub const CANVAS_COLUMNS: [&str; 5] = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"];
+
+/// `canvas.csv`, for a Canvas gradebook's import: one line per student of
+/// the roster, named and matched by the roster's id (as the SIS user id)
+/// and email (as the SIS login), then a line of points possible, and the
+/// exercise's score after the late policy (empty where the submission
+/// needs a regrade, so the import leaves that grade alone).
+pub fn canvas(plan: &Plan, rows: &[Row]) -> String {
+    let exercise = rows.first().map(|r| r.exercise.clone()).unwrap_or_default();
+    let mut w = csv::Writer::from_writer(Vec::new());
+    let mut header: Vec<String> = CANVAS_COLUMNS.iter().map(|c| c.to_string()).collect();
+    header.push(exercise.clone());
+    w.write_record(&header).expect("writing to memory");
+    let max = rows.first().map_or(0.0, |r| r.worth.total());
+    w.write_record(["Points Possible", "", "", "", "", &format!("{}", points::round(max))]).expect("writing to memory");
+    for s in &plan.roster {
+        let score = rows.iter().find(|r| r.submission == s.id).and_then(|r| r.score.as_ref()).map_or(String::new(), |sc| format!("{}", points::round(sc.score)));
+        w.write_record([s.name.as_str(), "", s.id.as_str(), s.email.as_str(), "", score.as_str()]).expect("writing to memory");
+    }
+    String::from_utf8(w.into_inner().expect("writing to memory")).expect("the fields are text")
 }
 
 /// The rows whose verdict is not the one the manifest expects, each with

@@ -10,6 +10,7 @@
 //! * [`points`]: the points file, and a submission's score;
 //! * [`run`]: the checker's command, a check under a wall-clock limit, devices and workers;
 //! * [`record`]: the checker's JSON record, as grading reads it;
+//! * [`roster`]: students, whose each file is, and which one is graded;
 //! * [`store`]: the results folder;
 //! * [`gradebook`]: rows, `grades.csv`, Gradescope, PrairieLearn, the summary;
 //! * [`slurm`]: array jobs, their scripts, and what the scheduler says of a task.
@@ -25,6 +26,7 @@ pub mod gradebook;
 pub mod plan;
 pub mod points;
 pub mod record;
+pub mod roster;
 pub mod run;
 pub mod slurm;
 pub mod store;
@@ -76,6 +78,9 @@ pub struct GradeArgs {
     /// Check again, whatever is stored: all, failed (every row that did not pass), could-not-check (every row the grader failed), or the files named (comma separated, as under the submissions folder)
     #[arg(long, value_name = "WHAT", num_args = 0..=1, require_equals = true, default_missing_value = "all", value_delimiter = ',')]
     pub regrade: Option<Vec<String>>,
+    /// A roster (CSV: id,name,email[,extension]): grade one file per student, the latest by the deadline, name each row by the student's id, list the students who submitted nothing, and write canvas.csv
+    #[arg(long, value_name = "FILE", requires = "exercise")]
+    pub roster: Option<PathBuf>,
     /// The points file (grading.toml): points per exercise, public and hidden, per shape or all or nothing, and a late policy
     #[arg(long, value_name = "FILE")]
     pub points: Option<PathBuf>,
@@ -110,10 +115,10 @@ pub struct GradeArgs {
     #[arg(long, requires = "slurm")]
     pub dry_run: bool,
     /// Write the gradebook and the results files of RESULTS_DIR from what is stored there (after a Slurm job)
-    #[arg(long, value_name = "RESULTS_DIR", conflicts_with_all = ["exercise", "manifest", "results", "slurm", "seed", "large", "regrade", "points", "publish_hidden"])]
+    #[arg(long, value_name = "RESULTS_DIR", conflicts_with_all = ["exercise", "manifest", "results", "slurm", "seed", "large", "regrade", "points", "publish_hidden", "roster"])]
     pub collect: Option<PathBuf>,
     /// Run array task N of a round (what the Slurm job script runs)
-    #[arg(long, value_name = "N", requires_all = ["round", "results"], conflicts_with_all = ["exercise", "manifest", "slurm", "seed", "large", "regrade", "expect", "points", "publish_hidden"])]
+    #[arg(long, value_name = "N", requires_all = ["round", "results"], conflicts_with_all = ["exercise", "manifest", "slurm", "seed", "large", "regrade", "expect", "points", "publish_hidden", "roster"])]
     pub task: Option<u64>,
     /// The round of --task
     #[arg(long, value_name = "R", requires = "task")]
@@ -283,6 +288,10 @@ pub fn grade(args: &GradeArgs, catalogue: &[ExerciseRef]) -> Outcome2<i32> {
         Some(g) => Some(g.to_string()),
         None => Some("gpu:1".to_string()),
     };
+    let roster = match &args.roster {
+        Some(p) => Some(roster::read(p).map_err(Failure::BadInput)?),
+        None => None,
+    };
     let rows = match (&args.exercise, &args.manifest) {
         (Some(name), None) => {
             let exercise = exercise::find(catalogue, name).map_err(Failure::BadInput)?;
@@ -309,7 +318,26 @@ pub fn grade(args: &GradeArgs, catalogue: &[ExerciseRef]) -> Outcome2<i32> {
     checker.ensure(&chapters).map_err(Failure::CouldNot)?;
     let builds = checker.identities(&chapters).map_err(Failure::CouldNot)?;
     let options = Options::new(seed, args.large, args.timeout);
+    let (rows, students) = match &roster {
+        None => (rows, None),
+        Some(students) => {
+            let chosen = by_student(dir, rows, students, points.late.as_ref());
+            (chosen.0, Some(chosen.1))
+        }
+    };
     let mut plan = plan::plan(dir, rows, options, builds).map_err(Failure::BadInput)?;
+    if let (Some(students), Some(roster)) = (students, roster) {
+        for job in &mut plan.jobs {
+            if let Some((s, at)) = students.iter().find(|(_, (f, _))| plan::absolute(f).ok().as_ref() == Some(&job.file)).map(|(s, (_, at))| (s, at)) {
+                job.submission = s.id.clone();
+                job.modified = *at;
+                job.extension = s.extension_secs();
+            }
+        }
+        plan.jobs.sort_by(|a, b| a.submission.cmp(&b.submission));
+        plan.missing = roster.iter().filter(|s| !plan.jobs.iter().any(|j| j.submission == s.id)).cloned().collect();
+        plan.roster = roster;
+    }
     plan.points = points;
     plan.publish_hidden = args.publish_hidden;
     let regrade = regrade_of(args.regrade.as_deref(), &plan)?;
@@ -323,6 +351,38 @@ pub fn grade(args: &GradeArgs, catalogue: &[ExerciseRef]) -> Outcome2<i32> {
     let devices = run::devices();
     check_locally(&plan, &results, &checker, todo, &devices, |d| d.unwrap_or("").to_string())?;
     collect(&plan, &results, args.expect, true)
+}
+
+/// The file each student of `students` is graded on: of the files in
+/// `rows` that are theirs (see [`roster::owner`]), the latest submitted by
+/// the deadline and their extension, else the latest. Files of no student
+/// are named on stderr and not graded.
+#[allow(clippy::type_complexity)]
+fn by_student(dir: &Path, rows: Vec<plan::Entry>, students: &[roster::Student], late: Option<&points::Late>) -> (Vec<plan::Entry>, Vec<(roster::Student, (PathBuf, Option<i64>))>) {
+    let mut theirs: BTreeMap<String, Vec<(PathBuf, Option<i64>)>> = BTreeMap::new();
+    let mut nobody = Vec::new();
+    let exercise = rows.first().map(|r| r.1.clone());
+    for (file, ..) in &rows {
+        let relative = file.strip_prefix(dir).unwrap_or(file);
+        match roster::owner(relative, students) {
+            Some(s) => theirs.entry(s.id.clone()).or_default().push((file.clone(), roster::submitted_at(file))),
+            None => nobody.push(relative.display().to_string()),
+        }
+    }
+    if !nobody.is_empty() {
+        eprintln!("{} file(s) belong to no student of the roster and are not graded: {}", nobody.len(), nobody.join(", "));
+    }
+    let mut entries = Vec::new();
+    let mut chosen = Vec::new();
+    for s in students {
+        let Some(files) = theirs.get(&s.id) else { continue };
+        let deadline = late.map(|l| l.deadline.saturating_add(s.extension_secs()));
+        if let (Some(pick), Some(ex)) = (roster::choose(files, deadline), &exercise) {
+            entries.push((pick.0.clone(), ex.clone(), plan::Expect::default()));
+            chosen.push((s.clone(), pick));
+        }
+    }
+    (entries, chosen)
 }
 
 /// The jobs to check: one per key that has no stored result, or whose

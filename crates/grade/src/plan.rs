@@ -4,6 +4,7 @@
 
 use crate::exercise::{self, ExerciseRef};
 use crate::points::Points;
+use crate::roster::Student;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
@@ -68,9 +69,13 @@ pub struct Job {
     #[serde(default)]
     pub normalized: String,
     /// When the file was last changed, in seconds since 1970 (UTC), for a
-    /// late policy.
+    /// late policy (with a roster: when it was submitted, see
+    /// [`crate::roster::submitted_at`]).
     #[serde(default)]
     pub modified: Option<i64>,
+    /// Seconds added to the deadline for this submission's student.
+    #[serde(default)]
+    pub extension: i64,
 }
 
 /// The verdicts a manifest expects of a submission: with the public battery
@@ -118,6 +123,12 @@ pub struct Plan {
     #[serde(default)]
     pub publish_hidden: bool,
     pub jobs: Vec<Job>,
+    /// With `--roster`: every student, and the exercise graded.
+    #[serde(default)]
+    pub roster: Vec<Student>,
+    /// With `--roster`: the students who submitted no file.
+    #[serde(default)]
+    pub missing: Vec<Student>,
 }
 
 /// The key a result is stored under: a SHA-256 of the file's content, the
@@ -317,13 +328,13 @@ pub fn plan(
             .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
             .map(|d| d.as_secs() as i64);
         let normalized = normalized_hash(&content);
-        jobs.push(Job { submission, file, exercise: exercise.clone(), key, expect: expect.clone(), normalized, modified });
+        jobs.push(Job { submission, file, exercise: exercise.clone(), key, expect: expect.clone(), normalized, modified, extension: 0 });
     }
     jobs.sort_by(|a, b| (&a.submission, &a.exercise).cmp(&(&b.submission, &b.exercise)));
     if let Some(w) = jobs.windows(2).find(|w| w[0].submission == w[1].submission) {
         return Err(format!("the submission {} is listed twice for {}", w[0].submission, w[0].exercise));
     }
-    Ok(Plan { submissions_dir: dir, options, builds, points: Points::default(), publish_hidden: false, jobs })
+    Ok(Plan { submissions_dir: dir, options, builds, points: Points::default(), publish_hidden: false, jobs, roster: Vec::new(), missing: Vec::new() })
 }
 
 /// `path` made absolute against the current folder, without resolving links.
@@ -419,7 +430,7 @@ mod tests {
     #[test]
     fn each_battery_reads_its_own_expectation_or_the_next_that_asks_less() {
         let v = |s: &str| Some(s.to_string());
-        let job = |expect: Expect| Job { submission: "a".into(), file: "/a.cu".into(), exercise: sample()[0].clone(), key: String::new(), expect, normalized: String::new(), modified: None };
+        let job = |expect: Expect| Job { submission: "a".into(), file: "/a.cu".into(), exercise: sample()[0].clone(), key: String::new(), expect, normalized: String::new(), modified: None, extension: 0 };
         let (public, large) = (options(), Options { large: true, ..options() });
         let (hidden, both) = (Options::new(Some(7), false, 60), Options::new(Some(7), true, 60));
         // A 32-bit index: wrong only past 2^31 elements, public or hidden.

@@ -442,6 +442,7 @@ mod tests {
             expect: crate::plan::Expect::default(),
             normalized: String::new(),
             modified: None,
+            extension: 0,
         };
         let options = Options::new(Some(7_777_777), true, 60);
         let cmd = checker_command(&checker, &job, &options, Path::new("/r/seed"), Some("1"));
