@@ -6,6 +6,7 @@
 //! RESULTS/seed                               the hidden battery's seed, mode 600
 //! RESULTS/records/KEY.json                   one stored result per check
 //! RESULTS/grades.csv                         the gradebook
+//! RESULTS/canvas.csv                         scores for a Canvas import (--roster)
 //! RESULTS/summary.md                         pass rates per exercise and shape
 //! RESULTS/gradescope/SUBMISSION/results.json
 //! RESULTS/prairielearn/SUBMISSION/results.json
