@@ -248,7 +248,7 @@ impl Row {
             let tally = if s.battery == Battery::Hidden { &mut self.hidden } else { &mut self.public };
             tally.1 += 1;
             tally.0 += s.passed() as usize;
-            if s.failed() && self.first_failing_shape.is_empty() && s.verdict != "not_run" {
+            if s.failed() && self.first_failing_shape.is_empty() && !s.not_run() {
                 self.first_failing_shape = s.label.clone();
             }
             for k in s.kinds() {
@@ -451,13 +451,14 @@ impl Row {
     }
 }
 
-/// A shape's line as a student reads it: a private hidden shape has no size.
+/// A shape's line as a student reads it: a hidden shape, even one
+/// reported with its size, only passes, fails or is skipped.
 fn shape_text(s: &ShapeRecord) -> String {
-    match (s.battery, s.verdict.as_str()) {
-        (Battery::Hidden, "pass") => "pass".into(),
-        (Battery::Hidden, "skipped") => "skipped".into(),
-        (Battery::Hidden, _) => "fail".into(),
-        _ => s.describe(),
+    match s.battery {
+        Battery::Hidden if s.passed() => "pass".into(),
+        Battery::Hidden if s.skipped() => "skipped".into(),
+        Battery::Hidden => "fail".into(),
+        Battery::Public => s.describe(),
     }
 }
 
@@ -686,7 +687,7 @@ pub fn summary(plan: &Plan, rows: &[Row]) -> String {
     for ex in &exercises {
         let mut shapes: Vec<((Battery, String), (usize, usize))> = Vec::new();
         for r in rows.iter().filter(|r| r.exercise == *ex) {
-            for s in r.shapes.iter().filter(|s| s.verdict != "not_run" && !s.skipped()) {
+            for s in r.shapes.iter().filter(|s| !s.not_run() && !s.skipped()) {
                 let k = (s.battery, s.label.clone());
                 let at = match shapes.iter().position(|(key, _)| *key == k) {
                     Some(at) => at,

@@ -366,6 +366,15 @@ mod tests {
         assert_ne!(base, key(b"kernel", &c[0], &options(), "build 2"), "a rebuilt checker checks again");
     }
 
+    /// Every kind of failure the exercise files' `expect:` lines name is a
+    /// verdict a manifest may expect.
+    #[test]
+    fn every_kind_of_the_lab_may_be_expected() {
+        for kind in ktrav::lab::expect::KINDS {
+            assert!(EXPECTATIONS.contains(&kind), "a manifest cannot expect '{kind}'");
+        }
+    }
+
     #[test]
     fn comments_and_white_space_do_not_tell_copies_apart() {
         let a = "// mine\n__global__ void k(float* o) {\n  o[0] = 1.0f; /* set */\n}\n";

@@ -359,8 +359,9 @@ fn a_private_hidden_failure_meets_a_kind_only_alone() {
     };
     let alone = row(vec![shape("1x1", "pass", "public", json!({})), private.clone()]);
     assert!(alone.meets("unwritten") && alone.meets("fail") && !alone.meets("pass"));
-    let with_public = row(vec![shape("1x1", "fail", "public", json!({"wrong": 2})), private]);
+    let wrong = json!({"wrong": 2, "unwritten": 0, "first_bad": 0, "out_of_bounds_before": 0, "out_of_bounds_after": 0});
+    let with_public = row(vec![shape("1x1", "fail", "public", wrong.clone()), private]);
     assert!(with_public.meets("wrong") && !with_public.meets("unwritten"));
-    let sized = row(vec![shape("1x1", "pass", "public", json!({})), shape("hidden: 7x9", "fail", "hidden", json!({"wrong": 2}))]);
+    let sized = row(vec![shape("1x1", "pass", "public", json!({})), shape("hidden: 7x9", "fail", "hidden", wrong)]);
     assert!(sized.meets("wrong") && !sized.meets("unwritten"), "a hidden shape with its counts is held to them");
 }
