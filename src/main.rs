@@ -45,11 +45,23 @@ enum Command {
     Handout { dir: std::path::PathBuf },
 }
 
-/// The lab's exercises, as grading names them.
+/// The lab's exercises, as grading names them, each with the buffers of
+/// its largest shape (which size a Slurm task's memory).
 fn catalogue() -> Vec<ktrav_grade::exercise::ExerciseRef> {
+    use ktrav::lab::largest_bytes;
     CHAPTERS
         .iter()
-        .flat_map(|ch| ch.exercises.iter().map(|e| ktrav_grade::exercise::ExerciseRef::new(ch.section, ch.id, e.id)))
+        .flat_map(|ch| {
+            ch.exercises.iter().map(|e| {
+                let bytes = ktrav_grade::exercise::Bytes {
+                    public: largest_bytes(e, false, false),
+                    public_large: largest_bytes(e, false, true),
+                    hidden: largest_bytes(e, true, false),
+                    hidden_large: largest_bytes(e, true, true),
+                };
+                ktrav_grade::exercise::ExerciseRef::new(ch.section, ch.id, e.id).with_bytes(bytes)
+            })
+        })
         .collect()
 }
 

@@ -100,6 +100,8 @@ pub fn lab_constants() -> Vec<(&'static str, String)> {
         ("lab.sanitize.attempts", ktrav_gpu::check::sanitize::ATTEMPTS.to_string()),
         ("lab.suite.ladder_agreement", format!("{:.0}%", 100.0 * ktrav_gpu::check::timing::LADDER_AGREEMENT)),
         ("lab.slurm.max_tasks", ktrav_grade::slurm::MAX_TASKS.to_string()),
+        ("lab.slurm.base_mem_mb", ktrav_grade::slurm::BASE_MEM_MB.to_string()),
+        ("lab.slurm.max_cpus", ktrav_grade::slurm::MAX_CPUS.to_string()),
     ]
 }
 

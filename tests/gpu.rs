@@ -137,6 +137,7 @@ fn lab_args(file: &std::path::Path, large: bool) -> check::CheckArgs {
         timeout: 120,
         sanitize: None,
         seed: None,
+        seed_file: None,
         private: false,
         compile_only: false,
     }
@@ -179,7 +180,7 @@ fn judge_expectation(
         if r.exit_code == lab::COULD_NOT_CHECK {
             return Err(format!("could not check: {}", r.reason.unwrap_or_default()));
         }
-        let failing: Vec<&lab::ShapeResult> = r.shapes.iter().filter(|s| !s.verdict.passed()).collect();
+        let failing: Vec<&lab::ShapeResult> = r.shapes.iter().filter(|s| s.verdict.failed()).collect();
         let kinds: Vec<&str> = failing.iter().flat_map(|s| s.verdict.kinds()).collect();
         match e.kind {
             None if !(large && e.large_only) => {
@@ -239,7 +240,7 @@ fn judge_hidden(
     let seed = hidden_seed();
     let cases = lab::hidden_battery(ex, seed, e.hidden_large);
     let r = check::check_on(ch, ex, &lab_args(path, false), source, cases);
-    let failing: Vec<&lab::ShapeResult> = r.shapes.iter().filter(|s| !s.verdict.passed()).collect();
+    let failing: Vec<&lab::ShapeResult> = r.shapes.iter().filter(|s| s.verdict.failed()).collect();
     let kinds: Vec<&str> = failing.iter().flat_map(|s| s.verdict.kinds()).collect();
     let kind_ok = e.hidden_kind.is_none_or(|k| kinds.contains(&k));
     if r.exit_code == 1 && !failing.is_empty() && kind_ok {

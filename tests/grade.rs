@@ -31,7 +31,7 @@ fn fake_checker() -> PathBuf {
 
 fn grade(args: &[&str], env: &[(&str, &str)]) -> Output {
     let mut cmd = Command::new(BIN);
-    cmd.arg("grade").args(args).env("NO_COLOR", "1").env("KTRAV_NO_GPU", "1").env_remove("CUDA_VISIBLE_DEVICES");
+    cmd.arg("grade").args(args).env("NO_COLOR", "1").env("KTRAV_NO_GPU", "1").env_remove("CUDA_VISIBLE_DEVICES").env_remove(ktrav::lab::SEED_ENV);
     for (k, v) in env {
         cmd.env(k, v);
     }
@@ -115,6 +115,9 @@ fn bad_input_is_one_line_and_exit_2() {
             &["grade", room, "--exercise", "K.2:transpose", "--seed", "-1"],
             &["grade", room, "--exercise", "K.2:transpose", "--partition", "gpu"],
             &["grade", room, "--exercise", "K.2:transpose", "--dry-run"],
+            &["grade", room, "--exercise", "K.2:transpose", "--points", "/no/such.toml"],
+            &["grade", room, "--exercise", "K.2:transpose", "--collect-partition", "cpu"],
+            &["grade", "--collect", room, "--publish-hidden"],
             &["grade", room, "--exercise", "K.2:transpose", "--slurm", "--max-parallel", "x"],
             &["grade", room, "--exercise", "K.2:transpose", "--slurm", "--gres", ""],
             &["grade", "--collect", "/no/such/results"],
@@ -139,8 +142,11 @@ fn a_fake_room_gets_every_verdict_survives_a_hang_and_a_crash_and_resumes() {
     let mut full = vec![room.to_str().unwrap()];
     full.extend(args);
     let out = grade(&full, &env);
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    // The hang and the two checkers that crashed are the grader's failures:
+    // no score, and exit code 3.
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out));
     assert!(text(&out).contains("10 of 10 verdicts as the manifest expects"), "{}", text(&out));
+    assert!(text(&out).contains("3 need a regrade"), "{}", text(&out));
     let (header, rows) = gradebook(&results);
     assert_eq!(header, ktrav_grade::gradebook::COLUMNS);
     assert_eq!(rows.len(), 10);
@@ -153,6 +159,12 @@ fn a_fake_room_gets_every_verdict_survives_a_hang_and_a_crash_and_resumes() {
     assert_eq!(of("bob/transpose")[failures], "wrong");
     assert_eq!(of("dave/transpose")[outcome], "timed out");
     assert_eq!(of("erin/transpose")[outcome], "crashed");
+    let (status, score) = (column(&header, "status"), column(&header, "score"));
+    for (name, needs) in [("dave/transpose", true), ("erin/transpose", true), ("frank/transpose", true), ("bob/transpose", false), ("grace/transpose", false)] {
+        assert_eq!(of(name)[status] == "needs regrade", needs, "{name}: {:?}", of(name));
+        assert_eq!(of(name)[score].is_empty(), needs, "{name}: a grader failure has no score, a student's has one: {:?}", of(name));
+    }
+    assert_eq!((of("alice/transpose")[score].as_str(), of("bob/transpose")[score].as_str(), of("grace/transpose")[score].as_str()), ("1", "0.67", "0"));
     assert_eq!(of("grace/transpose")[column(&header, "compile_error")], "a.cu(3): error: expected a \";\"");
     // Each check ran on one of the two devices, and both were used.
     assert!(rows.iter().all(|r| r[device] == "0" || r[device] == "1"), "{rows:?}");
@@ -174,7 +186,7 @@ fn a_fake_room_gets_every_verdict_survives_a_hang_and_a_crash_and_resumes() {
     // A rerun checks nothing and writes the same gradebook.
     let before = std::fs::read_to_string(results.join("grades.csv")).unwrap();
     let again = grade(&full, &env);
-    assert_eq!(again.status.code(), Some(0), "{}", text(&again));
+    assert_eq!(again.status.code(), Some(3), "{}", text(&again));
     assert_eq!(checks(), 10, "a rerun checked again what was stored");
     assert_eq!(std::fs::read_to_string(results.join("grades.csv")).unwrap(), before);
 
@@ -183,7 +195,7 @@ fn a_fake_room_gets_every_verdict_survives_a_hang_and_a_crash_and_resumes() {
     let bob = plan.jobs.iter().find(|j| j.submission == "bob/transpose").unwrap();
     std::fs::remove_file(results.join("records").join(format!("{}.json", bob.key))).unwrap();
     let third = grade(&full, &env);
-    assert_eq!(third.status.code(), Some(0), "{}", text(&third));
+    assert_eq!(third.status.code(), Some(3), "{}", text(&third));
     assert_eq!(checks(), 11);
     let logged = std::fs::read_to_string(&log).unwrap();
     assert!(logged.lines().last().unwrap().ends_with("bob/transpose.cu"), "{logged}");
@@ -233,6 +245,275 @@ fn a_stopped_run_kills_its_checks_and_resumes() {
     let out = grade(&[room.to_str().unwrap(), "--exercise", "K.2:transpose", "--results", results.to_str().unwrap()], &[("KTRAV_GRADE_CHECKER", fake.to_str().unwrap())]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     assert!(text(&out).contains("2 submissions: 2 pass"), "{}", text(&out));
+}
+
+/// Everything in a student's file that the student sees: Gradescope's
+/// `output` and every test but `extra_data` (tests `after_published` are
+/// seen once the grades are published, so they count); all of
+/// PrairieLearn's.
+fn student_text(format: &str, doc: &serde_json::Value) -> String {
+    let mut doc = doc.clone();
+    if format == "gradescope" {
+        doc.as_object_mut().unwrap().remove("extra_data");
+    }
+    doc.to_string()
+}
+
+/// A seeded room: every check runs `--private` and reads the seed from a
+/// file only the grader can read; the seed is on no command line, not in
+/// `plan.json`, and not in the checks' environment; no student-visible
+/// field names a hidden shape, its size or how many there are, and none
+/// says anything of the grading machine; until `--publish-hidden`.
+#[test]
+fn a_seeded_room_keeps_its_hidden_tests_hidden() {
+    use std::os::unix::fs::PermissionsExt;
+    let d = tempfile::tempdir().unwrap();
+    let room = d.path().join("room");
+    for (name, mode) in [("alice", "pass"), ("bob", "hidden-only"), ("carol", "could-not-check"), ("dan", "wrong")] {
+        std::fs::create_dir_all(room.join(name)).unwrap();
+        std::fs::write(room.join(name).join("transpose.cu"), format!("// fake: {mode}\n// {name}\n")).unwrap();
+    }
+    let seed = "987654321";
+    let fake = fake_checker();
+    let argv = d.path().join("args.log");
+    let env = [("KTRAV_GRADE_CHECKER", fake.to_str().unwrap()), ("KTRAV_FAKE_ARGS", argv.to_str().unwrap())];
+    let run = |results: &Path, extra: &[&str], env: &[(&str, &str)]| {
+        let mut args = vec![room.to_str().unwrap(), "--exercise", "K.2:transpose", "--results", results.to_str().unwrap()];
+        args.extend(extra);
+        grade(&args, env)
+    };
+    let results = d.path().join("results");
+    let out = run(&results, &["--seed", seed], &env);
+    assert_eq!(out.status.code(), Some(3), "carol could not be checked: {}", text(&out));
+    // The checks' command lines and environments.
+    let calls = std::fs::read_to_string(&argv).unwrap();
+    assert_eq!(calls.lines().count(), 4, "{calls}");
+    for call in calls.lines() {
+        assert!(!call.contains(seed), "the seed is on a checker's command line: {call}");
+        assert!(call.contains("--seed-file") && call.contains("--private") && call.ends_with("KTRAV_LAB_SEED=unset"), "{call}");
+    }
+    assert!(!text(&out).contains(seed), "grade printed the seed: {}", text(&out));
+    // On disk: the seed only in a file its owner alone may read.
+    let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    assert_eq!((mode(&results.join("seed")), mode(&results)), (0o600, 0o700));
+    assert!(!std::fs::read_to_string(results.join("plan.json")).unwrap().contains(seed));
+    // What students see.
+    let read = |results: &Path, format: &str, who: &str| -> serde_json::Value {
+        serde_json::from_str(&std::fs::read_to_string(results.join(format).join(who).join("transpose/results.json")).unwrap()).unwrap()
+    };
+    for who in ["alice", "bob", "carol", "dan"] {
+        for format in ["gradescope", "prairielearn"] {
+            let doc = read(&results, format, who);
+            let seen = student_text(format, &doc);
+            for secret in ["123", "457", "999", seed, "hidden:", "hidden shape", "hidden shapes", "/srv/grader", "lib64"] {
+                assert!(!seen.contains(secret), "{format} {who} shows '{secret}':\n{doc:#}");
+            }
+            let hidden_tests = doc["tests"].as_array().map_or(0, |t| t.iter().filter(|t| t.to_string().contains("hidden")).count());
+            assert!(hidden_tests <= 1, "{format} {who}: the hidden battery is more than one test:\n{doc:#}");
+        }
+    }
+    // Bob passes the public battery and fails one hidden shape: half his
+    // hidden point, and the hidden test says only that not all pass.
+    let bob = read(&results, "gradescope", "bob");
+    assert_eq!(bob["score"], serde_json::json!(1.5));
+    assert!(bob.to_string().contains("Not every hidden test passes."), "{bob:#}");
+    assert_eq!(read(&results, "prairielearn", "bob")["score"], serde_json::json!(0.75));
+    // Carol's check failed on the grader's side: no score anywhere, and the
+    // path her checker printed only in the instructor's gradebook.
+    assert!(read(&results, "gradescope", "carol").get("score").is_none());
+    assert_eq!(read(&results, "prairielearn", "carol")["gradable"], serde_json::json!(false));
+    let (header, rows) = gradebook(&results);
+    let carol = rows.iter().find(|r| r[0] == "carol/transpose").unwrap();
+    assert_eq!(carol[column(&header, "status")], "needs regrade");
+    assert!(carol[column(&header, "note")].contains("/srv/grader/lib64"), "{carol:?}");
+    let alice = rows.iter().find(|r| r[0] == "alice/transpose").unwrap();
+    assert_eq!((alice[column(&header, "hidden_passed")].as_str(), alice[column(&header, "hidden_total")].as_str()), ("2", "2"));
+
+    // Published, the hidden shapes are named and counted (by number only:
+    // the checks were private, so their sizes are in no record).
+    let published = d.path().join("published");
+    let out = run(&published, &["--seed", seed, "--publish-hidden"], &env);
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out));
+    let bob = student_text("gradescope", &read(&published, "gradescope", "bob"));
+    assert!(bob.contains("hidden shape 2") && bob.contains("1 of 2 hidden shapes pass") && !bob.contains("999"), "{bob}");
+
+    // The environment's seed is the seed when no --seed is given, and one
+    // that disagrees with --seed is refused before any work.
+    let from_env = d.path().join("from-env");
+    let mut with_env = env.to_vec();
+    with_env.push(("KTRAV_LAB_SEED", seed));
+    let out = run(&from_env, &[], &with_env);
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out));
+    assert_eq!(std::fs::read_to_string(from_env.join("seed")).unwrap().trim(), seed);
+    let before = std::fs::read_to_string(&argv).unwrap().lines().count();
+    let out = run(&d.path().join("refused"), &["--seed", "5"], &with_env);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert_eq!(String::from_utf8_lossy(&out.stderr).lines().count(), 1, "{}", text(&out));
+    assert_eq!(std::fs::read_to_string(&argv).unwrap().lines().count(), before, "a refused run checked something");
+}
+
+/// Results are reused only for the very same check: another checker build
+/// or another option checks everything again, and `--regrade` checks again
+/// what it names.
+#[test]
+fn a_new_checker_build_and_regrade_check_again() {
+    let d = tempfile::tempdir().unwrap();
+    let room = fake_room(d.path());
+    let checker = d.path().join("checker");
+    std::fs::copy(fake_checker(), &checker).unwrap();
+    let log = d.path().join("checks.log");
+    let results = d.path().join("results");
+    let env = [("KTRAV_GRADE_CHECKER", checker.to_str().unwrap()), ("KTRAV_FAKE_LOG", log.to_str().unwrap())];
+    let manifest = d.path().join("manifest.csv");
+    let run = |extra: &[&str]| {
+        let mut args = vec![room.to_str().unwrap(), "--manifest", manifest.to_str().unwrap(), "--results", results.to_str().unwrap()];
+        args.extend(extra);
+        if !extra.contains(&"--timeout") {
+            args.extend(["--timeout", "3"]);
+        }
+        let out = grade(&args, &env);
+        assert!(matches!(out.status.code(), Some(0 | 3)), "{}", text(&out));
+    };
+    let checks = || std::fs::read_to_string(&log).map_or(0, |t| t.lines().count());
+    run(&[]);
+    assert_eq!(checks(), 10);
+    run(&[]);
+    assert_eq!(checks(), 10, "the same build and options checked again");
+    // A fixed checker: the file is written anew.
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    let text_of = std::fs::read_to_string(&checker).unwrap();
+    std::fs::write(&checker, format!("{text_of}\n# build 2\n")).unwrap();
+    run(&[]);
+    assert_eq!(checks(), 20, "a new checker build did not check again");
+    run(&["--timeout", "4"]);
+    assert_eq!(checks(), 30, "another --timeout did not check again");
+    run(&["--timeout", "4", "--regrade=bob/transpose.cu"]);
+    assert_eq!(checks(), 31);
+    assert!(std::fs::read_to_string(&log).unwrap().lines().last().unwrap().ends_with("bob/transpose.cu"));
+    // Every row that did not pass: all but alice's and judy's.
+    run(&["--timeout", "4", "--regrade=failed"]);
+    assert_eq!(checks(), 39);
+    // The grader's failures: the hang, the crash and the garbage.
+    run(&["--timeout", "4", "--regrade=could-not-check"]);
+    assert_eq!(checks(), 42);
+    run(&["--timeout", "4", "--regrade"]);
+    assert_eq!(checks(), 52);
+    let out = grade(&[room.to_str().unwrap(), "--manifest", manifest.to_str().unwrap(), "--results", results.to_str().unwrap(), "--regrade=zed.cu"], &env);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("'zed.cu' is no submission"), "{}", text(&out));
+}
+
+/// A points file sets what each exercise is worth and the late policy;
+/// identical submissions are flagged.
+#[test]
+fn a_points_file_scores_and_copies_are_flagged() {
+    let d = tempfile::tempdir().unwrap();
+    let room = d.path().join("room");
+    std::fs::create_dir_all(&room).unwrap();
+    let files = [
+        ("alice.cu", "// fake: pass\n// alice's own\n__global__ void k(float* o) { o[0] = 1.0f; }\n"),
+        ("bob.cu", "// fake: wrong\n__global__ void k(float* o) { o[1] = 1.0f; }\n"),
+        ("carol.cu", "// fake: hidden-only\n__global__ void k(float* o) { o[2] = 1.0f; }\n"),
+        // Alice's file with other comments and spacing.
+        ("dave.cu", "// fake: pass\n\n   /* dave's, honestly */ __global__ void k(float *o)\n{\n    o[0] = 1.0f;\n}\n"),
+        ("erin.cu", "// fake: pass\n__global__ void k(float* o) { o[3] = 1.0f; }\n"),
+    ];
+    for (f, text) in files {
+        std::fs::write(room.join(f), text).unwrap();
+    }
+    let deadline = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_796_947_140);
+    for (f, after) in [("alice.cu", -3600i64), ("bob.cu", -3600), ("carol.cu", -3600), ("dave.cu", -3600), ("erin.cu", 3600)] {
+        let t = if after < 0 { deadline - std::time::Duration::from_secs(after.unsigned_abs()) } else { deadline + std::time::Duration::from_secs(after as u64) };
+        std::fs::File::options().write(true).open(room.join(f)).unwrap().set_modified(t).unwrap();
+    }
+    let points = d.path().join("grading.toml");
+    std::fs::write(&points, "[exercise.\"K.2:transpose\"]\npublic = 6\nhidden = 4\nscoring = \"all-or-nothing\"\n\n[late]\ndeadline = \"2026-12-10T23:59:00Z\"\nper_day = 0.25\n").unwrap();
+    let results = d.path().join("results");
+    let fake = fake_checker();
+    let args = [room.to_str().unwrap(), "--exercise", "K.2:transpose", "--results", results.to_str().unwrap(), "--points", points.to_str().unwrap(), "--seed", "3"];
+    let out = grade(&args, &[("KTRAV_GRADE_CHECKER", fake.to_str().unwrap())]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let (header, rows) = gradebook(&results);
+    let field = |who: &str, col: &str| rows.iter().find(|r| r[0] == who).unwrap()[column(&header, col)].clone();
+    // All or nothing: bob fails a public and a hidden shape, carol only a hidden one.
+    assert_eq!(["alice", "bob", "carol", "dave", "erin"].map(|w| field(w, "score")), ["10", "0", "6", "10", "7.5"]);
+    assert!(rows.iter().all(|r| r[column(&header, "max_score")] == "10"));
+    assert_eq!((field("erin", "days_late").as_str(), field("alice", "days_late").as_str()), ("1", "0"));
+    let gs: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(results.join("gradescope/erin/results.json")).unwrap()).unwrap();
+    assert_eq!(gs["score"], serde_json::json!(7.5));
+    let max: f64 = gs["tests"].as_array().unwrap().iter().map(|t| t["max_score"].as_f64().unwrap()).sum();
+    assert_eq!(max, 10.0);
+    let pl: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(results.join("prairielearn/carol/results.json")).unwrap()).unwrap();
+    assert_eq!(pl["score"], serde_json::json!(0.6));
+    assert_eq!((field("alice", "identical_to").as_str(), field("dave", "identical_to").as_str(), field("bob", "identical_to").as_str()), ("dave", "alice", ""));
+    assert!(text(&out).contains("2 identical to another submission"), "{}", text(&out));
+    // A points file that gives hidden points without a seed is refused.
+    let out = grade(&args[..7], &[("KTRAV_GRADE_CHECKER", fake.to_str().unwrap())]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no --seed draws a hidden battery"), "{}", text(&out));
+}
+
+/// With a roster, rows are students: in each layout courses collect, the
+/// latest file by the deadline (and the student's extension) is graded,
+/// a late one marked, a student with no file listed as missing, and
+/// canvas.csv written.
+#[test]
+fn a_roster_grades_students_in_every_layout() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::write(d.path().join("roster.csv"), "id,name,email,extension\nalice,Alice Ames,alice@uni,\nbob,Bob Burns,bob@uni,2\ncarol,Carol Cole,carol@uni,\ndave,Dave Dunn,dave@uni,\n").unwrap();
+    std::fs::write(d.path().join("grading.toml"), "[default]\npublic = 10\n[late]\ndeadline = \"2026-12-10T23:59:00Z\"\nper_day = 0.5\n").unwrap();
+    let deadline = 1_796_947_140u64;
+    let at = |secs_after: i64| std::time::UNIX_EPOCH + std::time::Duration::from_secs((deadline as i64 + secs_after) as u64);
+    // (file under each layout's room, mode, seconds after the deadline)
+    let files = |alice: &str, bob: &str, carol: &str| {
+        vec![
+            (alice.replace("F", "old.cu"), "wrong", -7200),
+            (alice.replace("F", "new.cu"), "pass", -3600),
+            (alice.replace("F", "late.cu"), "wrong", 3600),
+            (bob.replace("F", "t.cu"), "pass", 86_400),
+            (carol.replace("F", "t.cu"), "pass", 3600),
+            ("stranger/t.cu".to_string(), "pass", 0),
+        ]
+    };
+    let layouts = [
+        ("per-folder", files("alice/F", "bob/F", "carol/F")),
+        ("classroom", files("transpose-alice/src/F", "transpose-bob/F", "transpose-carol/F")),
+        ("canvas", files("amesalice_alice_101_F", "burnsbob_bob_102_F", "colecarol_LATE_carol_103_F")),
+    ];
+    let fake = fake_checker();
+    for (layout, files) in layouts {
+        let room = d.path().join(layout);
+        for (i, (f, mode, after)) in files.iter().enumerate() {
+            let p = room.join(f);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(&p, format!("// fake: {mode}\n__global__ void k(float* o) {{ o[{i}] = 1.0f; }}\n")).unwrap();
+            std::fs::File::options().write(true).open(&p).unwrap().set_modified(at(*after)).unwrap();
+        }
+        let results = d.path().join(format!("{layout}-results"));
+        let out = grade(
+            &[room.to_str().unwrap(), "--exercise", "K.2:transpose", "--results", results.to_str().unwrap(), "--roster", d.path().join("roster.csv").to_str().unwrap(), "--points", d.path().join("grading.toml").to_str().unwrap()],
+            &[("KTRAV_GRADE_CHECKER", fake.to_str().unwrap())],
+        );
+        assert_eq!(out.status.code(), Some(0), "{layout}: {}", text(&out));
+        assert!(String::from_utf8_lossy(&out.stderr).contains("1 file(s) belong to no student of the roster and are not graded: stranger/t.cu"), "{layout}: {}", text(&out));
+        let (header, rows) = gradebook(&results);
+        let names: Vec<&str> = rows.iter().map(|r| r[0].as_str()).collect();
+        assert_eq!(names, ["alice", "bob", "carol", "dave"], "{layout}: one row per student");
+        let field = |who: &str, col: &str| rows.iter().find(|r| r[0] == who).unwrap()[column(&header, col)].clone();
+        // Alice: her newest file by the deadline, not the later one.
+        assert_eq!((field("alice", "outcome").as_str(), field("alice", "score").as_str(), field("alice", "days_late").as_str()), ("pass", "10", "0"), "{layout}");
+        // Bob: a day late, inside his two days' extension.
+        assert_eq!((field("bob", "score").as_str(), field("bob", "days_late").as_str()), ("10", "0"), "{layout}");
+        // Carol: late by an hour, half off.
+        assert_eq!((field("carol", "score").as_str(), field("carol", "days_late").as_str()), ("5", "1"), "{layout}");
+        assert_eq!((field("dave", "outcome").as_str(), field("dave", "score").as_str()), ("missing", "0"), "{layout}");
+        assert!(results.join("gradescope/alice/results.json").is_file() && !results.join("gradescope/dave").exists());
+        let canvas = std::fs::read_to_string(results.join("canvas.csv")).unwrap();
+        let lines: Vec<&str> = canvas.lines().collect();
+        assert_eq!(lines[0], "Student,ID,SIS User ID,SIS Login ID,Section,K.2:transpose", "{layout}");
+        assert_eq!(lines[1], "Points Possible,,,,,10");
+        assert!(lines.contains(&"Carol Cole,,carol,carol@uni,,5") && lines.contains(&"Dave Dunn,,dave,dave@uni,,0"), "{layout}:\n{canvas}");
+    }
 }
 
 /// The chapter binaries `grade` runs by default, built beside this one.
@@ -353,26 +634,47 @@ fn make_room_writes_a_well_formed_room() {
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
 }
 
-/// `--slurm --dry-run` prints the round's job scripts, and writes and
-/// submits nothing.
+/// `--slurm --dry-run` writes the round's job scripts and what they read,
+/// says how to submit them, and submits nothing.
 #[test]
-fn a_dry_run_prints_the_slurm_scripts_and_writes_nothing() {
+fn a_dry_run_writes_the_slurm_scripts_and_submits_nothing() {
     let d = tempfile::tempdir().unwrap();
     let room = fake_room(d.path());
     let results = d.path().join("results");
+    let fake = fake_checker();
     let out = grade(
-        &[room.to_str().unwrap(), "--exercise", "K.2:transpose", "--results", results.to_str().unwrap(), "--slurm", "--dry-run", "--partition", "gpu", "--max-parallel", "4", "--timeout", "120"],
-        &[("PATH", "/nonexistent")],
+        &[room.to_str().unwrap(), "--exercise", "K.2:transpose", "--results", results.to_str().unwrap(), "--slurm", "--dry-run", "--partition", "gpu", "--collect-partition", "cpu", "--max-parallel", "4", "--timeout", "120", "--seed", "31337"],
+        &[("PATH", "/nonexistent"), ("KTRAV_GRADE_CHECKER", fake.to_str().unwrap())],
     );
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
-    let script = String::from_utf8_lossy(&out.stdout);
-    for line in ["#SBATCH --array=0-9%4", "#SBATCH --gres=gpu:1", "#SBATCH --partition=gpu", "#SBATCH --time=4", "#SBATCH --job-name=ktrav-collect"] {
+    let said = String::from_utf8_lossy(&out.stdout);
+    let (array, collect) = (results.join("slurm/round-1.sbatch"), results.join("slurm/collect-1.sbatch"));
+    assert!(said.contains(&format!("job=$(sbatch --parsable '{}')", array.display())), "{said}");
+    assert!(said.contains(&format!("sbatch --dependency=afterany:$job '{}'", collect.display())), "{said}");
+    let script = std::fs::read_to_string(&array).unwrap();
+    // K.2's transpose with a seed: a hidden shape reaches 2^28 floats in and
+    // out, 1 GiB a buffer, which the task's memory and CPUs are sized from.
+    let transpose = appendix_k::CHAPTERS.iter().flat_map(|c| c.exercises).find(|e| e.id == "transpose").unwrap();
+    let bytes = ktrav::lab::largest_bytes(transpose, true, false);
+    assert!(bytes >= 2 << 30, "{bytes}");
+    let (mem, cpus) = ktrav_grade::slurm::resources(bytes);
+    assert!(mem > 3 * 1024 && cpus == 4, "{mem} MiB, {cpus} CPUs");
+    let (mem, cpus) = (format!("#SBATCH --mem={mem}M"), format!("#SBATCH --cpus-per-task={cpus}"));
+    for line in ["#SBATCH --array=0-9%4", "#SBATCH --gres=gpu:1", "#SBATCH --partition=gpu", "#SBATCH --time=4", &mem, &cpus, "unset KTRAV_LAB_SEED"] {
         assert!(script.lines().any(|l| l == line), "no {line} in:\n{script}");
     }
     let exe = std::fs::canonicalize(BIN).unwrap();
     assert!(script.contains(&format!("exec '{}' grade --task \"$SLURM_ARRAY_TASK_ID\" --round 1 --results '{}'", exe.display(), results.display())), "{script}");
-    assert!(script.contains(&format!("exec '{}' grade --collect '{}'", exe.display(), results.display())), "{script}");
-    assert!(!results.exists(), "a dry run wrote {}", results.display());
+    let collect = std::fs::read_to_string(&collect).unwrap();
+    assert!(collect.contains(&format!("exec '{}' grade --collect '{}'", exe.display(), results.display())), "{collect}");
+    assert!(collect.lines().any(|l| l == "#SBATCH --partition=cpu"), "{collect}");
+    // What a task reads is there; no result, no gradebook.
+    for f in ["plan.json", "seed", "slurm/round-1.json"] {
+        assert!(results.join(f).is_file(), "a dry run did not write {f}");
+    }
+    assert!(!results.join("records").exists() && !results.join("grades.csv").exists());
+    assert!(!std::fs::read_to_string(results.join("plan.json")).unwrap().contains("31337"), "plan.json holds the seed");
+    assert!(!script.contains("31337") && !said.contains("31337"), "the script names the seed");
 }
 
 /// The lab page lists the gradebook's columns as the code writes them.

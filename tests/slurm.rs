@@ -11,7 +11,11 @@
 //!   collect job writes is byte for byte the local `grade`'s of the same room;
 //! * a task made to run past its Slurm time limit (`--time 1`) is reported
 //!   as timed out, with Slurm's TIMEOUT and where that was read;
-//! * a second `grade --slurm` submits only what has no result.
+//! * a second `grade --slurm` submits only what has no result, and one made
+//!   while a round's tasks are queued or running submits nothing;
+//! * every task asks for the `--mem` and `--cpus-per-task` its largest
+//!   shape needs, and Slurm records them on the job;
+//! * `--dry-run` writes scripts that run when submitted by hand.
 //!
 //! Own harness, so that what it did is always printed: where Slurm cannot
 //! be started it prints one line saying so and why, and counts one skip.
@@ -112,7 +116,7 @@ OverTimeLimit=0
 JobAcctGatherType=jobacct_gather/none
 AccountingStorageType=accounting_storage/none
 SlurmdParameters=config_overrides
-NodeName={host} CPUs=8 State=UNKNOWN
+NodeName={host} CPUs=8 RealMemory=64000 State=UNKNOWN
 PartitionName=lab Nodes={host} Default=YES MaxTime=INFINITE State=UP
 ",
             socket = socket.display(),
@@ -268,22 +272,93 @@ fn no_gpu_matches_the_local_run(cluster: &Cluster, d: &Path) -> Result<String, S
     if !script.contains("#SBATCH --array=0-2\n") || script.contains("--gres") {
         return Err(format!("the kept script is not the round's:\n{script}"));
     }
+    // The memory each task asked for, as the script says and Slurm granted.
+    let mem = script
+        .lines()
+        .find_map(|l| l.strip_prefix("#SBATCH --mem="))
+        .ok_or_else(|| format!("the script asks for no --mem:\n{script}"))?
+        .to_string();
+    if !script.contains("#SBATCH --cpus-per-task=2\n") {
+        return Err(format!("the script asks for no --cpus-per-task=2:\n{script}"));
+    }
+    let round: serde_json::Value = serde_json::from_str(&read(&remote.join("slurm/round-1.json"))?).map_err(|e| e.to_string())?;
+    let job = round["job_id"].as_str().unwrap_or("").to_string();
+    let shown = run(cluster.cmd("scontrol").args(["-o", "show", "job", &job]))?;
+    let shown = String::from_utf8_lossy(&shown.stdout).to_string();
+    if !shown.contains(&format!("MinMemoryNode={mem}")) || !shown.contains("CPUs/Task=2") {
+        return Err(format!("Slurm did not take --mem={mem} and --cpus-per-task=2: {}", shown.lines().next().unwrap_or("")));
+    }
     for f in ["gradescope/alice/transpose/results.json", "prairielearn/bob/copy/results.json", "summary.md"] {
         if read(&remote.join(f))? != read(&local.join(f))? {
             return Err(format!("{f} differs between the Slurm run and the local one"));
         }
     }
-    Ok("3 submissions through Slurm, every one could not check, the gradebook and results files the local run's".into())
+    Ok(format!("3 submissions through Slurm, every one could not check, the gradebook and results files the local run's; each task granted --mem={mem}"))
 }
 
-/// Starts a round whose one task hangs past `--time 1`.
+/// Starts a round whose one task hangs past `--time 1`; submitted again
+/// while it runs, nothing new is submitted.
 fn start_time_limit(cluster: &Cluster, d: &Path) -> Result<(PathBuf, String), String> {
     let room = room(d, &[("quick.cu", "// fake: pass\n".into()), ("stuck.cu", "// fake: hang\n".into())]);
     let results = d.join("results");
     let fake = fake_checker();
     let args = [room.to_str().unwrap(), "--exercise", "K.2:transpose", "--results", results.to_str().unwrap(), "--timeout", "600", "--slurm", "--gres", "none", "--time", "1"];
-    let collect = submit(cluster, &args, &[("KTRAV_GRADE_CHECKER", fake.to_str().unwrap())], &results, 1)?;
+    let env = [("KTRAV_GRADE_CHECKER", fake.to_str().unwrap())];
+    let collect = submit(cluster, &args, &env, &results, 1)?;
     Ok((results, collect))
+}
+
+/// The same `grade --slurm` again while round 1's stuck task runs.
+fn rerun_while_queued(cluster: &Cluster, d: &Path) -> Result<String, String> {
+    let (room, results) = (d.join("room"), d.join("results"));
+    let fake = fake_checker();
+    let args = [room.to_str().unwrap(), "--exercise", "K.2:transpose", "--results", results.to_str().unwrap(), "--timeout", "600", "--slurm", "--gres", "none", "--time", "1"];
+    let out = grade(cluster, &args, &[("KTRAV_GRADE_CHECKER", fake.to_str().unwrap())])?;
+    if out.status.code() != Some(0) || !text(&out).contains("nothing to submit") || !text(&out).contains("queued or running") {
+        return Err(format!("a rerun while round 1 runs did not leave it to round 1: {}", text(&out)));
+    }
+    if results.join("slurm/round-2.json").exists() {
+        return Err("a rerun while round 1 runs wrote a round 2".into());
+    }
+    Ok(format!("a rerun while round 1 ran submitted nothing: {}", String::from_utf8_lossy(&out.stdout).trim()))
+}
+
+/// `--dry-run` writes the scripts and what they read; submitted by hand,
+/// as the dry run says, they grade the room.
+fn dry_run_submitted_by_hand(cluster: &Cluster, d: &Path) -> Result<String, String> {
+    let room = room(d, &[("a.cu", "// fake: pass\n".into()), ("b.cu", "// fake: wrong\n".into())]);
+    let results = d.join("results");
+    let fake = fake_checker();
+    let env = [("KTRAV_GRADE_CHECKER", fake.to_str().unwrap())];
+    let args = [room.to_str().unwrap(), "--exercise", "K.3:copy", "--results", results.to_str().unwrap(), "--seed", "11", "--slurm", "--gres", "none", "--time", "1", "--dry-run"];
+    let out = grade(cluster, &args, &env)?;
+    if out.status.code() != Some(0) {
+        return Err(format!("the dry run failed: {}", text(&out)));
+    }
+    if results.join("slurm/round-1.json").is_file() && read(&results.join("slurm/round-1.json"))?.contains("\"job_id\": \"") {
+        return Err("the dry run submitted a job".into());
+    }
+    let array = results.join("slurm/round-1.sbatch");
+    let collect = results.join("slurm/collect-1.sbatch");
+    let said = String::from_utf8_lossy(&out.stdout).to_string();
+    if !said.contains("sbatch --parsable") || !said.contains("--dependency=afterany:$job") {
+        return Err(format!("the dry run does not say how to submit: {said}"));
+    }
+    let mut sbatch = cluster.cmd("sbatch");
+    sbatch.arg("--parsable").arg(&array).env("KTRAV_GRADE_CHECKER", &fake);
+    let job = String::from_utf8_lossy(&run(&mut sbatch)?.stdout).trim().to_string();
+    if job.is_empty() {
+        return Err("sbatch took no job from the dry run's script".into());
+    }
+    let mut then = cluster.cmd("sbatch");
+    then.arg("--parsable").arg(format!("--dependency=afterany:{job}")).arg(&collect);
+    let collector = String::from_utf8_lossy(&run(&mut then)?.stdout).trim().to_string();
+    cluster.wait_for(&collector, Duration::from_secs(120))?;
+    let book = read(&results.join("grades.csv"))?;
+    if !book.lines().any(|l| l.starts_with("a,K.3:copy,pass,graded,")) || !book.lines().any(|l| l.starts_with("b,K.3:copy,fail,graded,")) {
+        return Err(format!("the hand-submitted round did not grade the room:\n{book}"));
+    }
+    Ok("the scripts a dry run wrote graded the room when submitted by hand, with the seed read from its file".into())
 }
 
 fn finish_time_limit(cluster: &Cluster, results: &Path, collect: &str) -> Result<String, String> {
@@ -361,9 +436,11 @@ fn main() {
             failed += 1;
         }
     };
-    let dirs: Vec<tempfile::TempDir> = (0..3).map(|_| tempfile::tempdir().unwrap()).collect();
+    let dirs: Vec<tempfile::TempDir> = (0..4).map(|_| tempfile::tempdir().unwrap()).collect();
     let limit = start_time_limit(&cluster, dirs[0].path());
+    report("rerun while queued", limit.clone().and_then(|_| rerun_while_queued(&cluster, dirs[0].path())));
     report("no GPU", no_gpu_matches_the_local_run(&cluster, dirs[1].path()));
+    report("dry run", dry_run_submitted_by_hand(&cluster, dirs[3].path()));
     report("resubmission", resubmits_only_what_is_missing(&cluster, dirs[2].path()));
     report("time limit", limit.and_then(|(results, collect)| finish_time_limit(&cluster, &results, &collect)));
     if failed > 0 {

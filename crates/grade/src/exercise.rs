@@ -5,17 +5,80 @@
 use std::fmt;
 
 /// One lab exercise: `K.2:transpose` is section `K.2`, chapter binary
-/// `k2_transpose`, exercise id `transpose`.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize)]
+/// `k2_transpose`, exercise id `transpose`. Two are the same exercise when
+/// their names are; [`Bytes`] only sizes a Slurm task.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct ExerciseRef {
     pub section: String,
     pub chapter: String,
     pub id: String,
+    /// The buffers of its largest shape in each battery.
+    #[serde(default)]
+    pub bytes: Bytes,
+}
+
+/// The bytes of device buffers (inputs and guarded output) the largest
+/// shape of an exercise's battery needs: public, public with `--large`,
+/// public and hidden (with a seed), and both with `--large`. The checker's
+/// host side holds as much again, so a Slurm task's memory is sized from
+/// it (see [`crate::slurm::resources`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Bytes {
+    pub public: u64,
+    pub public_large: u64,
+    pub hidden: u64,
+    pub hidden_large: u64,
+}
+
+impl Bytes {
+    /// The largest shape's buffers under these options.
+    pub fn of(&self, seeded: bool, large: bool) -> u64 {
+        match (seeded, large) {
+            (false, false) => self.public,
+            (false, true) => self.public_large,
+            (true, false) => self.hidden,
+            (true, true) => self.hidden_large,
+        }
+    }
 }
 
 impl ExerciseRef {
     pub fn new(section: &str, chapter: &str, id: &str) -> Self {
-        ExerciseRef { section: section.into(), chapter: chapter.into(), id: id.into() }
+        ExerciseRef { section: section.into(), chapter: chapter.into(), id: id.into(), bytes: Bytes::default() }
+    }
+
+    pub fn with_bytes(self, bytes: Bytes) -> Self {
+        ExerciseRef { bytes, ..self }
+    }
+
+    fn name(&self) -> (&str, &str, &str) {
+        (&self.section, &self.chapter, &self.id)
+    }
+}
+
+impl PartialEq for ExerciseRef {
+    fn eq(&self, other: &Self) -> bool {
+        self.name() == other.name()
+    }
+}
+
+impl Eq for ExerciseRef {}
+
+impl PartialOrd for ExerciseRef {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for ExerciseRef {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.name().cmp(&other.name())
+    }
+}
+
+impl std::hash::Hash for ExerciseRef {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        self.name().hash(h)
     }
 }
 

@@ -7,21 +7,26 @@
 //!
 //! * [`exercise`]: the exercises, as the caller's catalogue names them;
 //! * [`plan`]: submissions, manifests, and the key each result is stored under;
+//! * [`points`]: the points file, and a submission's score;
 //! * [`run`]: the checker's command, a check under a wall-clock limit, devices and workers;
 //! * [`record`]: the checker's JSON record, as grading reads it;
+//! * [`roster`]: students, whose each file is, and which one is graded;
 //! * [`store`]: the results folder;
 //! * [`gradebook`]: rows, `grades.csv`, Gradescope, PrairieLearn, the summary;
 //! * [`slurm`]: array jobs, their scripts, and what the scheduler says of a task.
 //!
 //! Exit codes: 0 when every submission was checked (passing or failing), 3
-//! when some could not be (no GPU, no checker, killed by the scheduler), 2
-//! on bad input (one line, before any work), and with `--expect` 1 when a
+//! when some need a regrade because the grader failed them (no GPU, no
+//! checker, a checker that crashed or timed out, killed by the scheduler),
+//! 2 on bad input (one line, before any work), and with `--expect` 1 when a
 //! verdict is not the one the manifest expects.
 
 pub mod exercise;
 pub mod gradebook;
 pub mod plan;
+pub mod points;
 pub mod record;
+pub mod roster;
 pub mod run;
 pub mod slurm;
 pub mod store;
@@ -61,7 +66,7 @@ pub struct GradeArgs {
     /// The results folder [default: ./grading]
     #[arg(long, value_name = "DIR")]
     pub results: Option<PathBuf>,
-    /// Passed to every check: the seed of the hidden battery
+    /// The seed of the hidden battery (or KTRAV_LAB_SEED, when set): every check then runs it, reporting hidden shapes as pass or fail only; the seed reaches the checks through a file only the grader can read
     #[arg(long, value_parser = seed)]
     pub seed: Option<u64>,
     /// Passed to every check: add the shapes past 2^31 elements
@@ -70,9 +75,18 @@ pub struct GradeArgs {
     /// Seconds one submission's check may take before it is killed (verdict: timed out)
     #[arg(long, default_value_t = 600, value_parser = positive(7 * 24 * 3600))]
     pub timeout: u64,
-    /// Check again the submissions whose stored result is "could not check"
+    /// Check again, whatever is stored: all, failed (every row that did not pass), could-not-check (every row the grader failed), or the files named (comma separated, as under the submissions folder)
+    #[arg(long, value_name = "WHAT", num_args = 0..=1, require_equals = true, default_missing_value = "all", value_delimiter = ',')]
+    pub regrade: Option<Vec<String>>,
+    /// A roster (CSV: id,name,email[,extension]): grade one file per student, the latest by the deadline, name each row by the student's id, list the students who submitted nothing, and write canvas.csv
+    #[arg(long, value_name = "FILE", requires = "exercise")]
+    pub roster: Option<PathBuf>,
+    /// The points file (grading.toml): points per exercise, public and hidden, per shape or all or nothing, and a late policy
+    #[arg(long, value_name = "FILE")]
+    pub points: Option<PathBuf>,
+    /// Let the students' results name the hidden shapes and count them (by default the hidden battery is one test, passed or not)
     #[arg(long)]
-    pub recheck: bool,
+    pub publish_hidden: bool,
     /// Compare every verdict with the manifest's expect column; exit 1 if one differs
     #[arg(long)]
     pub expect: bool,
@@ -94,14 +108,17 @@ pub struct GradeArgs {
     /// Slurm: submissions per array task [default: 1, more when there are over 1000]
     #[arg(long, requires = "slurm", value_name = "N", value_parser = positive(100_000))]
     pub batch: Option<u64>,
-    /// Slurm: print the job scripts instead of writing and submitting them
+    /// Slurm: the partition of the job that writes the gradebook once the tasks end (it needs no GPU) [default: the cluster's default]
+    #[arg(long, requires = "slurm", value_name = "P")]
+    pub collect_partition: Option<String>,
+    /// Slurm: write the job scripts and what they read, print how to submit them, and submit nothing
     #[arg(long, requires = "slurm")]
     pub dry_run: bool,
     /// Write the gradebook and the results files of RESULTS_DIR from what is stored there (after a Slurm job)
-    #[arg(long, value_name = "RESULTS_DIR", conflicts_with_all = ["exercise", "manifest", "results", "slurm", "seed", "large", "recheck"])]
+    #[arg(long, value_name = "RESULTS_DIR", conflicts_with_all = ["exercise", "manifest", "results", "slurm", "seed", "large", "regrade", "points", "publish_hidden", "roster"])]
     pub collect: Option<PathBuf>,
     /// Run array task N of a round (what the Slurm job script runs)
-    #[arg(long, value_name = "N", requires_all = ["round", "results"], conflicts_with_all = ["exercise", "manifest", "slurm", "seed", "large", "recheck", "expect"])]
+    #[arg(long, value_name = "N", requires_all = ["round", "results"], conflicts_with_all = ["exercise", "manifest", "slurm", "seed", "large", "regrade", "expect", "points", "publish_hidden", "roster"])]
     pub task: Option<u64>,
     /// The round of --task
     #[arg(long, value_name = "R", requires = "task")]
@@ -171,6 +188,67 @@ fn bad<T>(m: impl Into<String>) -> Outcome2<T> {
     Err(Failure::BadInput(m.into()))
 }
 
+/// The seed the environment names ([`ktrav::lab::SEED_ENV`]), if any.
+fn env_seed() -> Outcome2<Option<u64>> {
+    ktrav::lab::seed_from(None).map_err(|e| Failure::BadInput(format!("{e:#}")))
+}
+
+/// Refuses an environment seed that is not the one `plan` grades with: a
+/// check that read it would grade another battery than the plan says.
+fn env_agrees(plan: &Plan) -> Outcome2<()> {
+    match (env_seed()?, plan.options.seed) {
+        (Some(e), p) if Some(e) != p => bad(format!(
+            "{} is set to another seed than this grading run's ({}): unset it",
+            ktrav::lab::SEED_ENV,
+            if p.is_some() { "a different one" } else { "none" }
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// What `--regrade` asks to check again.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Regrade {
+    Nothing,
+    All,
+    Failed,
+    CouldNotCheck,
+    /// These jobs' keys.
+    Keys(std::collections::BTreeSet<String>),
+}
+
+/// `--regrade`'s values as a [`Regrade`]: a word, or files, each naming a
+/// submission of the plan (as under the submissions folder, with or
+/// without `.cu`, or as an absolute path).
+fn regrade_of(values: Option<&[String]>, plan: &Plan) -> Outcome2<Regrade> {
+    let Some(values) = values else { return Ok(Regrade::Nothing) };
+    let values: Vec<&str> = values.iter().map(|v| v.trim()).filter(|v| !v.is_empty()).collect();
+    match values.as_slice() {
+        [] | ["all"] => return Ok(Regrade::All),
+        ["failed"] => return Ok(Regrade::Failed),
+        ["could-not-check"] => return Ok(Regrade::CouldNotCheck),
+        _ => {}
+    }
+    let mut keys = std::collections::BTreeSet::new();
+    for v in values {
+        let name = v.strip_suffix(".cu").unwrap_or(v);
+        let path = plan::absolute(Path::new(v)).ok();
+        let found: Vec<&plan::Job> = plan
+            .jobs
+            .iter()
+            .filter(|j| {
+                let base = j.submission.split('@').next().unwrap_or("");
+                j.submission == name || base == name || path.as_ref() == Some(&j.file) || plan.submissions_dir.join(v) == j.file
+            })
+            .collect();
+        if found.is_empty() {
+            return bad(format!("--regrade: '{v}' is no submission of this run (use all, failed, could-not-check, or files as under {})", plan.submissions_dir.display()));
+        }
+        keys.extend(found.into_iter().map(|j| j.key.clone()));
+    }
+    Ok(Regrade::Keys(keys))
+}
+
 /// Runs `grade` with `catalogue` as the exercises there are, and returns
 /// its exit code.
 pub fn grade(args: &GradeArgs, catalogue: &[ExerciseRef]) -> Outcome2<i32> {
@@ -192,6 +270,12 @@ pub fn grade(args: &GradeArgs, catalogue: &[ExerciseRef]) -> Outcome2<i32> {
     if args.expect && args.manifest.is_none() {
         return bad("--expect compares with a manifest's expect column: give --manifest FILE as well");
     }
+    let seed = match (args.seed, env_seed()?) {
+        (Some(a), Some(e)) if a != e => {
+            return bad(format!("--seed and {} name different seeds: give one", ktrav::lab::SEED_ENV));
+        }
+        (a, e) => a.or(e),
+    };
     let results_dir = plan::absolute(args.results.as_deref().unwrap_or(Path::new(DEFAULT_RESULTS))).map_err(Failure::BadInput)?;
     if results_dir.exists() && !results_dir.is_dir() {
         return bad(format!("the results folder {} is a file", results_dir.display()));
@@ -205,6 +289,10 @@ pub fn grade(args: &GradeArgs, catalogue: &[ExerciseRef]) -> Outcome2<i32> {
         None => Some("gpu:1".to_string()),
     };
     let mut refused = Vec::new();
+    let roster = match &args.roster {
+        Some(p) => Some(roster::read(p).map_err(Failure::BadInput)?),
+        None => None,
+    };
     let rows = match (&args.exercise, &args.manifest) {
         (Some(name), None) => {
             let exercise = exercise::find(catalogue, name).map_err(Failure::BadInput)?;
@@ -218,35 +306,106 @@ pub fn grade(args: &GradeArgs, catalogue: &[ExerciseRef]) -> Outcome2<i32> {
         (None, Some(manifest)) => plan::read_manifest(manifest, dir, catalogue).map_err(Failure::BadInput)?,
         _ => unreachable!("clap's group allows one of the two"),
     };
-    let options = Options { seed: args.seed, large: args.large, timeout: args.timeout };
-    let mut plan = plan::plan(dir, rows, options).map_err(Failure::BadInput)?;
+    let rows: Vec<plan::Entry> = rows;
+    let mut graded: Vec<&ExerciseRef> = rows.iter().map(|r| &r.1).collect();
+    graded.sort();
+    graded.dedup();
+    let points = match &args.points {
+        Some(p) => points::read(p, catalogue, &graded, seed.is_some()).map_err(Failure::BadInput)?,
+        None => points::Points::default_for(&graded, seed.is_some()),
+    };
+    let mut chapters: Vec<&str> = graded.iter().map(|e| e.chapter.as_str()).collect();
+    chapters.dedup();
+    let checker = run::Checker::from_env().map_err(Failure::CouldNot)?;
+    checker.ensure(&chapters).map_err(Failure::CouldNot)?;
+    let builds = checker.identities(&chapters).map_err(Failure::CouldNot)?;
+    let options = Options::new(seed, args.large, args.timeout);
+    let (rows, students) = match &roster {
+        None => (rows, None),
+        Some(students) => {
+            let chosen = by_student(dir, rows, students, points.late.as_ref());
+            (chosen.0, Some(chosen.1))
+        }
+    };
+    let mut plan = plan::plan(dir, rows, options, builds).map_err(Failure::BadInput)?;
     plan.refused = refused;
+    if let (Some(students), Some(roster)) = (students, roster) {
+        for job in &mut plan.jobs {
+            if let Some((s, at)) = students.iter().find(|(_, (f, _))| plan::absolute(f).ok().as_ref() == Some(&job.file)).map(|(s, (_, at))| (s, at)) {
+                job.submission = s.id.clone();
+                job.modified = *at;
+                job.extension = s.extension_secs();
+            }
+        }
+        plan.jobs.sort_by(|a, b| a.submission.cmp(&b.submission));
+        plan.missing = roster.iter().filter(|s| !plan.jobs.iter().any(|j| j.submission == s.id)).cloned().collect();
+        plan.roster = roster;
+    }
+    plan.points = points;
+    plan.publish_hidden = args.publish_hidden;
+    let regrade = regrade_of(args.regrade.as_deref(), &plan)?;
     let results = Results::new(results_dir);
     if args.slurm {
         let batch = args.batch.map(|b| b as usize);
-        return submit(args, &plan, &results, gres, batch);
+        return submit(args, &plan, &results, gres, batch, &regrade);
     }
-    let checker = run::Checker::from_env().map_err(Failure::CouldNot)?;
-    let mut chapters: Vec<&str> = plan.jobs.iter().map(|j| j.exercise.chapter.as_str()).collect();
-    chapters.sort();
-    chapters.dedup();
-    checker.ensure(&chapters).map_err(Failure::CouldNot)?;
     results.write_plan(&plan).map_err(|e| Failure::CouldNot(format!("{e:#}")))?;
-    let todo = to_check(&plan, &results, args.recheck);
+    let todo = to_check(&plan, &results, &regrade);
     let devices = run::devices();
     check_locally(&plan, &results, &checker, todo, &devices, |d| d.unwrap_or("").to_string())?;
     collect(&plan, &results, args.expect, true)
 }
 
-/// The jobs to check: one per key that has no stored result (or, with
-/// `recheck`, a stored "could not check"), in plan order.
-fn to_check(plan: &Plan, results: &Results, recheck: bool) -> Vec<plan::Job> {
+/// The file each student of `students` is graded on: of the files in
+/// `rows` that are theirs (see [`roster::owner`]), the latest submitted by
+/// the deadline and their extension, else the latest. Files of no student
+/// are named on stderr and not graded.
+#[allow(clippy::type_complexity)]
+fn by_student(dir: &Path, rows: Vec<plan::Entry>, students: &[roster::Student], late: Option<&points::Late>) -> (Vec<plan::Entry>, Vec<(roster::Student, (PathBuf, Option<i64>))>) {
+    let mut theirs: BTreeMap<String, Vec<(PathBuf, Option<i64>)>> = BTreeMap::new();
+    let mut nobody = Vec::new();
+    let exercise = rows.first().map(|r| r.1.clone());
+    for (file, ..) in &rows {
+        let relative = file.strip_prefix(dir).unwrap_or(file);
+        match roster::owner(relative, students) {
+            Some(s) => theirs.entry(s.id.clone()).or_default().push((file.clone(), roster::submitted_at(file))),
+            None => nobody.push(relative.display().to_string()),
+        }
+    }
+    if !nobody.is_empty() {
+        eprintln!("{} file(s) belong to no student of the roster and are not graded: {}", nobody.len(), nobody.join(", "));
+    }
+    let mut entries = Vec::new();
+    let mut chosen = Vec::new();
+    for s in students {
+        let Some(files) = theirs.get(&s.id) else { continue };
+        let deadline = late.map(|l| l.deadline.saturating_add(s.extension_secs()));
+        if let (Some(pick), Some(ex)) = (roster::choose(files, deadline), &exercise) {
+            entries.push((pick.0.clone(), ex.clone(), plan::Expect::default()));
+            chosen.push((s.clone(), pick));
+        }
+    }
+    (entries, chosen)
+}
+
+/// The jobs to check: one per key that has no stored result, or whose
+/// stored result `regrade` asks to check again, in plan order.
+fn to_check(plan: &Plan, results: &Results, regrade: &Regrade) -> Vec<plan::Job> {
     let mut seen = std::collections::BTreeSet::new();
     plan.jobs
         .iter()
         .filter(|j| match results.stored(&j.key) {
             None => true,
-            Some(s) => recheck && Row::of(j, Some(&s), None).outcome == Outcome::CouldNotCheck,
+            Some(s) => {
+                let outcome = || Row::of(j, Some(&s), None).outcome;
+                match regrade {
+                    Regrade::Nothing => false,
+                    Regrade::All => true,
+                    Regrade::Failed => outcome() != Outcome::Pass,
+                    Regrade::CouldNotCheck => outcome().needs_regrade(),
+                    Regrade::Keys(keys) => keys.contains(&j.key),
+                }
+            }
         })
         .filter(|j| seen.insert(j.key.clone()))
         .cloned()
@@ -285,7 +444,7 @@ fn check_locally(
         &workers,
         |job, device| {
             bar.set_message(format!("{} ({})", job.submission, job.exercise));
-            run::check_one(checker, job, &plan.options, device, &shown(device))
+            run::check_one(checker, job, &plan.options, &results.seed_path(), device, &shown(device))
         },
         |stored| {
             if let Err(e) = results.store(&stored) {
@@ -321,11 +480,23 @@ pub fn collect(plan: &Plan, results: &Results, expect: bool, print: bool) -> Out
             (n > 0).then(|| format!("{n} {}", o.as_str()))
         })
         .collect();
-    let unchecked = rows.iter().filter(|r| !r.outcome.checked()).count();
+    let regrade = rows.iter().filter(|r| r.outcome.needs_regrade()).count();
+    let identical = rows.iter().filter(|r| !r.identical_to.is_empty()).count();
     if print {
         say!("{} submissions: {}", rows.len(), counts.join(", "));
         for r in &plan.refused {
             say!("refused: {}: {}", r.file, r.why);
+        }
+        if regrade > 0 {
+            say!(
+                "{regrade} need{} a regrade: the grader failed {} (see the note column), so {} no score; fix the cause and run the same command with --regrade=could-not-check",
+                if regrade == 1 { "s" } else { "" },
+                if regrade == 1 { "it" } else { "them" },
+                if regrade == 1 { "it has" } else { "they have" },
+            );
+        }
+        if identical > 0 {
+            say!("{identical} identical to another submission once comments and white space are removed (column identical_to)");
         }
         say!("gradebook: {}", results.dir.join("grades.csv").display());
         say!("summary: {}", results.dir.join("summary.md").display());
@@ -342,7 +513,7 @@ pub fn collect(plan: &Plan, results: &Results, expect: bool, print: bool) -> Out
             return Ok(1);
         }
     }
-    Ok(if unchecked > 0 { 3 } else { 0 })
+    Ok(if regrade > 0 { 3 } else { 0 })
 }
 
 /// The summary's list of the `.cu` entries refused, not graded.
@@ -371,6 +542,7 @@ fn run_task(args: &GradeArgs, task: usize) -> Outcome2<i32> {
     let dir = args.results.as_deref().expect("clap requires --results with --task");
     let results = Results::new(plan::absolute(dir).map_err(Failure::BadInput)?);
     let plan = results.read_plan().map_err(Failure::BadInput)?;
+    env_agrees(&plan)?;
     let round_no = args.round.expect("clap requires --round with --task");
     let round = slurm::read_round(&results, round_no).map_err(Failure::BadInput)?;
     let keys = round.of_task(task);
@@ -389,6 +561,16 @@ fn run_task(args: &GradeArgs, task: usize) -> Outcome2<i32> {
     chapters.sort();
     chapters.dedup();
     checker.ensure(&chapters).map_err(Failure::CouldNot)?;
+    // A result is stored under its checker's build: a rebuilt checker
+    // would store results under keys no plan names.
+    for (chapter, build) in checker.identities(&chapters).map_err(Failure::CouldNot)? {
+        if plan.builds.get(&chapter) != Some(&build) {
+            return Err(Failure::CouldNot(format!(
+                "the checker {} is not the build this round was planned with: run the same grade --slurm again to plan a round for it",
+                checker.program(&chapter).display()
+            )));
+        }
+    }
     let node = node_name();
     let devices = run::devices();
     let workers = run::workers(&devices);
@@ -399,7 +581,7 @@ fn run_task(args: &GradeArgs, task: usize) -> Outcome2<i32> {
         &workers,
         |job, device| {
             let shown = device.map_or(String::new(), |d| format!("{node}:{d}"));
-            run::check_one(&checker, job, &plan.options, device, &shown)
+            run::check_one(&checker, job, &plan.options, &results.seed_path(), device, &shown)
         },
         |stored| {
             let job = plan.jobs.iter().find(|j| j.key == stored.key).expect("a job of this plan");
@@ -415,17 +597,32 @@ fn run_task(args: &GradeArgs, task: usize) -> Outcome2<i32> {
     }
 }
 
-/// `grade --slurm`: a round over what has no result yet, its scripts, and
-/// (unless `--dry-run`) its submission.
-fn submit(args: &GradeArgs, plan: &Plan, results: &Results, gres: Option<String>, batch: Option<usize>) -> Outcome2<i32> {
-    let todo = to_check(plan, results, args.recheck);
+/// `grade --slurm`: a round over what has no result yet (or what
+/// `--regrade` asks for) and that no queued or running task of an earlier
+/// round covers, its scripts, and (unless `--dry-run`) its submission.
+fn submit(args: &GradeArgs, plan: &Plan, results: &Results, gres: Option<String>, batch: Option<usize>, regrade: &Regrade) -> Outcome2<i32> {
+    let wanted = to_check(plan, results, regrade);
+    let covered = slurm::covered(results).map_err(Failure::CouldNot)?;
+    let todo: Vec<plan::Job> = wanted.iter().filter(|j| !covered.contains_key(&j.key)).cloned().collect();
     let exe = std::env::current_exe().map_err(|e| Failure::CouldNot(format!("cannot find this program: {e}")))?;
+    let io = |e: anyhow::Error| Failure::CouldNot(format!("{e:#}"));
     if todo.is_empty() {
+        if !wanted.is_empty() {
+            let mut jobs: Vec<&str> = wanted.iter().filter_map(|j| covered.get(&j.key).map(String::as_str)).collect();
+            jobs.sort();
+            jobs.dedup();
+            say!(
+                "nothing to submit: the {} submission(s) without a result are queued or running in job {}; once it ends, its collect job writes the gradebook",
+                wanted.len(),
+                jobs.join(", ")
+            );
+            return Ok(0);
+        }
         if args.dry_run {
             say!("every submission has a stored result: there is nothing to submit");
             return Ok(0);
         }
-        results.write_plan(plan).map_err(|e| Failure::CouldNot(format!("{e:#}")))?;
+        results.write_plan(plan).map_err(io)?;
         say!("every submission has a stored result: nothing to submit; writing the gradebook");
         return collect(plan, results, args.expect, true);
     }
@@ -435,16 +632,22 @@ fn submit(args: &GradeArgs, plan: &Plan, results: &Results, gres: Option<String>
         return bad(format!("{tasks} array tasks are more than Slurm's usual limit of {}: use --batch {}", slurm::MAX_TASKS, todo.len().div_ceil(slurm::MAX_TASKS)));
     }
     let time = args.time.clone().unwrap_or_else(|| ((batch as u64 * plan.options.timeout).div_ceil(60) + 2).to_string());
-    let o = slurm::SlurmOptions { partition: args.partition.clone(), gres, time, max_parallel: args.max_parallel, batch };
+    let largest = todo.iter().map(|j| j.exercise.bytes.of(plan.options.seeded, plan.options.large)).max().unwrap_or(0);
+    let (mem_mb, cpus) = slurm::resources(largest);
+    let o = slurm::SlurmOptions {
+        partition: args.partition.clone(),
+        collect_partition: args.collect_partition.clone(),
+        gres,
+        time,
+        max_parallel: args.max_parallel,
+        batch,
+        mem_mb,
+        cpus,
+    };
     let number = slurm::rounds(results).last().map_or(1, |r| r.round + 1);
     let mut round = slurm::Round { round: number, batch, keys: todo.iter().map(|j| j.key.clone()).collect(), job_id: None, collect_job_id: None };
     let array = slurm::array_script(&round, &o, &results.dir, &exe);
     let collect = slurm::collect_script(&round, &o, &results.dir, &exe);
-    if args.dry_run {
-        say!("# {}/round-{number}.sbatch\n{array}\n# {}/collect-{number}.sbatch\n{collect}", results.slurm_dir().display(), results.slurm_dir().display());
-        return Ok(0);
-    }
-    let io = |e: anyhow::Error| Failure::CouldNot(format!("{e:#}"));
     results.write_plan(plan).map_err(io)?;
     let slurm_dir = results.slurm_dir();
     std::fs::create_dir_all(slurm_dir.join("logs")).map_err(|e| Failure::CouldNot(format!("cannot create {}: {e}", slurm_dir.display())))?;
@@ -453,6 +656,12 @@ fn submit(args: &GradeArgs, plan: &Plan, results: &Results, gres: Option<String>
     store::write_atomic(&array_path, &array).map_err(io)?;
     store::write_atomic(&collect_path, &collect).map_err(io)?;
     slurm::write_round(results, &round).map_err(io)?;
+    if args.dry_run {
+        say!("wrote round {number}: {} submission(s) in {tasks} array task(s), each with --mem={mem_mb}M --cpus-per-task={cpus}; nothing was submitted. To submit it (after adapting the scripts, if need be):", todo.len());
+        say!("  job=$(sbatch --parsable {})", slurm::quoted(&array_path));
+        say!("  sbatch --dependency=afterany:$job {}", slurm::quoted(&collect_path));
+        return Ok(0);
+    }
     let job = slurm::sbatch(&array_path, &[]).map_err(Failure::CouldNot)?;
     round.job_id = Some(job.clone());
     slurm::write_round(results, &round).map_err(io)?;
@@ -461,9 +670,10 @@ fn submit(args: &GradeArgs, plan: &Plan, results: &Results, gres: Option<String>
     slurm::write_round(results, &round).map_err(io)?;
     say!("{job}");
     eprintln!(
-        "submitted job {job}: {} submission(s) in {tasks} array task(s) (round {number}, {} already stored); job {collector} writes the gradebook when it ends: {}",
+        "submitted job {job}: {} submission(s) in {tasks} array task(s) (round {number}, {} already stored, {} queued or running already); job {collector} writes the gradebook when it ends: {}",
         todo.len(),
-        plan.jobs.len() - todo.len(),
+        plan.jobs.len() - wanted.len(),
+        wanted.len() - todo.len(),
         results.dir.join("grades.csv").display()
     );
     Ok(0)

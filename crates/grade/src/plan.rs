@@ -3,8 +3,11 @@
 //! result is stored under. Everything here is checked before any work.
 
 use crate::exercise::{self, ExerciseRef};
+use crate::points::Points;
+use crate::roster::Student;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// The verdicts a manifest's `expect` column may name, and what each means
@@ -27,10 +30,23 @@ pub const EXPECTATIONS: [&str; 12] = [
 /// The checks a run makes beyond the file and the exercise.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Options {
+    /// The hidden battery's seed. Never written to `plan.json`, which may
+    /// sit on a shared file system: it is kept in `RESULTS/seed`, which
+    /// only its owner may read (see [`crate::store::Results::write_plan`]).
+    #[serde(skip)]
     pub seed: Option<u64>,
+    /// Whether a seed was given: what `plan.json` says of it.
+    #[serde(default)]
+    pub seeded: bool,
     pub large: bool,
     /// Seconds one submission's check may take before it is stopped.
     pub timeout: u64,
+}
+
+impl Options {
+    pub fn new(seed: Option<u64>, large: bool, timeout: u64) -> Options {
+        Options { seed, seeded: seed.is_some(), large, timeout }
+    }
 }
 
 /// One submission to check against one exercise.
@@ -43,11 +59,23 @@ pub struct Job {
     /// The file, as an absolute path (Slurm tasks read it from other nodes).
     pub file: PathBuf,
     pub exercise: ExerciseRef,
-    /// The stored result's name: a SHA-256 of the file's content, the
-    /// exercise, the seed and `--large`.
+    /// The stored result's name: a SHA-256 of everything that can change
+    /// its verdict (see [`key`]).
     pub key: String,
     /// The verdicts the manifest expects of it.
     pub expect: Expect,
+    /// A SHA-256 of the file with its comments and white space removed:
+    /// two submissions with the same one are flagged as identical.
+    #[serde(default)]
+    pub normalized: String,
+    /// When the file was last changed, in seconds since 1970 (UTC), for a
+    /// late policy (with a roster: when it was submitted, see
+    /// [`crate::roster::submitted_at`]).
+    #[serde(default)]
+    pub modified: Option<i64>,
+    /// Seconds added to the deadline for this submission's student.
+    #[serde(default)]
+    pub extension: i64,
 }
 
 /// The verdicts a manifest expects of a submission: with the public battery
@@ -67,7 +95,7 @@ impl Job {
     /// The verdict expected under `options`, if the manifest names one.
     pub fn expected(&self, options: &Options) -> Option<&str> {
         let e = &self.expect;
-        let chain: &[&Option<String>] = match (options.seed.is_some(), options.large) {
+        let chain: &[&Option<String>] = match (options.seeded, options.large) {
             (false, false) => &[&e.public],
             (false, true) => &[&e.large, &e.public],
             (true, false) => &[&e.hidden, &e.public],
@@ -79,26 +107,50 @@ impl Job {
 
 /// A whole run: written to `RESULTS/plan.json` so that Slurm tasks and
 /// `--collect` read exactly what the run was asked.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Plan {
     pub submissions_dir: PathBuf,
     pub options: Options,
+    /// Each chapter binary's identity (see [`crate::run::Checker::identity`]),
+    /// part of every key: a rebuilt checker checks everything again.
+    #[serde(default)]
+    pub builds: BTreeMap<String, String>,
+    /// The points of each exercise and the late policy.
+    #[serde(default)]
+    pub points: Points,
+    /// Whether student-visible results name the hidden shapes and say how
+    /// many there are (`--publish-hidden`).
+    #[serde(default)]
+    pub publish_hidden: bool,
     pub jobs: Vec<Job>,
     /// The `.cu` entries found but refused (see [`discover`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub refused: Vec<Refused>,
+    /// With `--roster`: every student, and the exercise graded.
+    #[serde(default)]
+    pub roster: Vec<Student>,
+    /// With `--roster`: the students who submitted no file.
+    #[serde(default)]
+    pub missing: Vec<Student>,
 }
 
-/// The key a result is stored under.
-pub fn key(content: &[u8], exercise: &ExerciseRef, options: &Options) -> String {
+/// The key a result is stored under: a SHA-256 of the file's content, the
+/// exercise, the checker's build, the seed, `--large`, `--timeout`, and
+/// that a seeded check reports its hidden shapes privately. Whatever can
+/// change a verdict is in it, so that a result is reused only for the very
+/// same check.
+pub fn key(content: &[u8], exercise: &ExerciseRef, options: &Options, build: &str) -> String {
     let mut h = Sha256::new();
-    h.update(b"ktrav grade result 1\0");
+    h.update(b"ktrav grade result 2\0");
     h.update(content);
     h.update(b"\0");
     h.update(exercise.to_string().as_bytes());
+    h.update(b"\0build ");
+    h.update(build.as_bytes());
     h.update(b"\0");
-    h.update(options.seed.map_or("no seed".to_string(), |s| s.to_string()).as_bytes());
+    h.update(options.seed.map_or("no seed".to_string(), |s| format!("seed {s}, private")).as_bytes());
     h.update(if options.large { b"\0large".as_slice() } else { b"\0default".as_slice() });
+    h.update(format!("\0timeout {}", options.timeout).as_bytes());
     format!("{:x}", h.finalize())
 }
 
@@ -138,6 +190,63 @@ pub fn not_regular(kind: &std::fs::FileType) -> Option<&'static str> {
     } else {
         "not a regular file"
     })
+}
+
+/// CUDA source with its comments and white space removed (string and
+/// character literals kept as they are), so that two copies that differ
+/// only in those compare equal.
+pub fn normalize(source: &str) -> String {
+    let c: Vec<char> = source.chars().collect();
+    let mut out = String::with_capacity(source.len());
+    let mut i = 0;
+    while i < c.len() {
+        match c[i] {
+            '/' if c.get(i + 1) == Some(&'/') => {
+                while i < c.len() && c[i] != '\n' {
+                    i += 1;
+                }
+            }
+            '/' if c.get(i + 1) == Some(&'*') => {
+                i += 2;
+                while i < c.len() && !(c[i] == '*' && c.get(i + 1) == Some(&'/')) {
+                    i += 1;
+                }
+                i += 2;
+            }
+            q @ ('"' | '\'') => {
+                out.push(q);
+                i += 1;
+                while i < c.len() && c[i] != q {
+                    if c[i] == '\\' && i + 1 < c.len() {
+                        out.push(c[i]);
+                        i += 1;
+                    }
+                    out.push(c[i]);
+                    i += 1;
+                }
+                if i < c.len() {
+                    out.push(q);
+                }
+                i += 1;
+            }
+            w if w.is_whitespace() => i += 1,
+            other => {
+                out.push(other);
+                i += 1;
+            }
+        }
+    }
+    out
+}
+
+/// [`normalize`]d source's SHA-256; empty for a file of nothing but
+/// comments and white space, which is no one's work to compare.
+pub fn normalized_hash(content: &[u8]) -> String {
+    let kept = normalize(&String::from_utf8_lossy(content));
+    if kept.is_empty() {
+        return String::new();
+    }
+    format!("{:x}", Sha256::digest(kept.as_bytes()))
 }
 
 /// Every `.cu` file under `dir`, sorted by path, skipping hidden entries
@@ -250,11 +359,13 @@ pub fn read_manifest(
 }
 
 /// The plan for `rows` (file, exercise, expected verdicts): reads each
-/// file for its key and names each submission.
+/// file for its key and names each submission. `builds` holds the
+/// identity of every chapter's checker.
 pub fn plan(
     dir: &Path,
     rows: Vec<Entry>,
     options: Options,
+    builds: BTreeMap<String, String>,
 ) -> Result<Plan, String> {
     let dir = absolute(dir)?;
     let mut jobs = Vec::new();
@@ -266,14 +377,21 @@ pub fn plan(
         if rows.iter().filter(|(f, ..)| absolute(f).ok().as_ref() == Some(&file)).count() > 1 {
             submission = format!("{submission}@{}", exercise.id);
         }
-        let key = key(&content, exercise, &options);
-        jobs.push(Job { submission, file, exercise: exercise.clone(), key, expect: expect.clone() });
+        let build = builds.get(&exercise.chapter).map_or("", String::as_str);
+        let key = key(&content, exercise, &options, build);
+        let modified = std::fs::metadata(&file)
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map(|d| d.as_secs() as i64);
+        let normalized = normalized_hash(&content);
+        jobs.push(Job { submission, file, exercise: exercise.clone(), key, expect: expect.clone(), normalized, modified, extension: 0 });
     }
     jobs.sort_by(|a, b| (&a.submission, &a.exercise).cmp(&(&b.submission, &b.exercise)));
     if let Some(w) = jobs.windows(2).find(|w| w[0].submission == w[1].submission) {
         return Err(format!("the submission {} is listed twice for {}", w[0].submission, w[0].exercise));
     }
-    Ok(Plan { submissions_dir: dir, options, jobs, refused: Vec::new() })
+    Ok(Plan { submissions_dir: dir, options, builds, points: Points::default(), publish_hidden: false, jobs, roster: Vec::new(), missing: Vec::new(), refused: Vec::new() })
 }
 
 /// `path` made absolute against the current folder, without resolving links.
@@ -287,21 +405,44 @@ mod tests {
     use crate::exercise::sample;
 
     fn options() -> Options {
-        Options { seed: None, large: false, timeout: 60 }
+        Options::new(None, false, 60)
     }
 
     #[test]
     fn keys_change_with_each_part() {
         let c = sample();
-        let base = key(b"kernel", &c[0], &options());
-        assert_eq!(base, key(b"kernel", &c[0], &options()));
+        let base = key(b"kernel", &c[0], &options(), "build 1");
+        assert_eq!(base, key(b"kernel", &c[0], &options(), "build 1"));
         assert_eq!(base.len(), 64);
-        assert_ne!(base, key(b"kernel2", &c[0], &options()));
-        assert_ne!(base, key(b"kernel", &c[1], &options()));
-        assert_ne!(base, key(b"kernel", &c[0], &Options { seed: Some(1), ..options() }));
-        assert_ne!(base, key(b"kernel", &c[0], &Options { large: true, ..options() }));
-        // The per-check limit is not part of what is checked.
-        assert_eq!(base, key(b"kernel", &c[0], &Options { timeout: 5, ..options() }));
+        assert_ne!(base, key(b"kernel2", &c[0], &options(), "build 1"));
+        assert_ne!(base, key(b"kernel", &c[1], &options(), "build 1"));
+        assert_ne!(base, key(b"kernel", &c[0], &Options::new(Some(1), false, 60), "build 1"));
+        assert_ne!(key(b"kernel", &c[0], &Options::new(Some(1), false, 60), "build 1"), key(b"kernel", &c[0], &Options::new(Some(2), false, 60), "build 1"));
+        assert_ne!(base, key(b"kernel", &c[0], &Options { large: true, ..options() }, "build 1"));
+        assert_ne!(base, key(b"kernel", &c[0], &Options { timeout: 5, ..options() }, "build 1"));
+        assert_ne!(base, key(b"kernel", &c[0], &options(), "build 2"), "a rebuilt checker checks again");
+    }
+
+    /// Every kind of failure the exercise files' `expect:` lines name is a
+    /// verdict a manifest may expect.
+    #[test]
+    fn every_kind_of_the_lab_may_be_expected() {
+        for kind in ktrav::lab::expect::KINDS {
+            assert!(EXPECTATIONS.contains(&kind), "a manifest cannot expect '{kind}'");
+        }
+    }
+
+    #[test]
+    fn comments_and_white_space_do_not_tell_copies_apart() {
+        let a = "// mine\n__global__ void k(float* o) {\n  o[0] = 1.0f; /* set */\n}\n";
+        let b = "/* my own\n work */ __global__   void k(float*o){o[0]=1.0f;}";
+        assert_eq!(normalized_hash(a.as_bytes()), normalized_hash(b.as_bytes()));
+        assert_eq!(normalize(a), "__global__voidk(float*o){o[0]=1.0f;}");
+        // What a string says is kept, comment markers and spaces included.
+        assert_ne!(normalize(r#"printf("a // b");"#), normalize(r#"printf("a");"#));
+        assert_ne!(normalize(r#"printf("a b");"#), normalize(r#"printf("ab");"#));
+        assert_ne!(normalized_hash(a.as_bytes()), normalized_hash(a.replace("1.0f", "2.0f").as_bytes()));
+        assert_eq!(normalized_hash(b"// nothing\n  /* at all */\n"), "", "an empty file is compared with none");
     }
 
     #[test]
@@ -317,7 +458,7 @@ mod tests {
         let files = found.files;
         let c = sample();
         let rows = files.into_iter().map(|f| (f, c[2].clone(), Expect::default())).collect();
-        let p = plan(d.path(), rows, options()).unwrap();
+        let p = plan(d.path(), rows, options(), BTreeMap::new()).unwrap();
         let names: Vec<&str> = p.jobs.iter().map(|j| j.submission.as_str()).collect();
         assert_eq!(names, ["a/z", "b"]);
         assert!(p.jobs.iter().all(|j| j.file.is_absolute()));
@@ -380,7 +521,7 @@ mod tests {
         let v = |s: &str| Some(s.to_string());
         assert_eq!(every[0].2, Expect { public: v("pass"), large: v("wrong"), hidden: v("unwritten"), hidden_large: v("fail") });
         assert!(write("file,exercise,expect_hidden\na.cu,K.2:transpose,hmm\n").unwrap_err().contains("'hmm' is not a verdict"));
-        let p = plan(d.path(), rows, options()).unwrap();
+        let p = plan(d.path(), rows, options(), BTreeMap::new()).unwrap();
         assert_eq!(p.jobs[0].submission, "a@find-the-bug");
         assert!(write("file,exercise\nb.cu,K.2:transpose\n").unwrap_err().contains("row 1: no file b.cu"));
         assert!(write("file,exercise\na.cu,K.9:x\n").unwrap_err().contains("no chapter 'K.9'"));
@@ -388,15 +529,15 @@ mod tests {
         assert!(write("file\na.cu\n").unwrap_err().contains("row 1"));
         assert!(write("file,exercise\n").unwrap_err().contains("lists no submission"));
         let twice = write("file,exercise\na.cu,K.2:transpose\na.cu,K.2:transpose\n").unwrap();
-        assert!(plan(d.path(), twice, options()).unwrap_err().contains("listed twice"));
+        assert!(plan(d.path(), twice, options(), BTreeMap::new()).unwrap_err().contains("listed twice"));
     }
 
     #[test]
     fn each_battery_reads_its_own_expectation_or_the_next_that_asks_less() {
         let v = |s: &str| Some(s.to_string());
-        let job = |expect: Expect| Job { submission: "a".into(), file: "/a.cu".into(), exercise: sample()[0].clone(), key: String::new(), expect };
+        let job = |expect: Expect| Job { submission: "a".into(), file: "/a.cu".into(), exercise: sample()[0].clone(), key: String::new(), expect, normalized: String::new(), modified: None, extension: 0 };
         let (public, large) = (options(), Options { large: true, ..options() });
-        let (hidden, both) = (Options { seed: Some(7), ..options() }, Options { seed: Some(7), large: true, ..options() });
+        let (hidden, both) = (Options::new(Some(7), false, 60), Options::new(Some(7), true, 60));
         // A 32-bit index: wrong only past 2^31 elements, public or hidden.
         let int32 = job(Expect { public: v("pass"), large: v("fail"), ..Expect::default() });
         assert_eq!([&public, &large, &hidden, &both].map(|o| int32.expected(o)), [Some("pass"), Some("fail"), Some("pass"), Some("fail")]);

@@ -5,6 +5,7 @@
 //! and `timing.share_of_copy` (the copy's time over the kernel's, so 1.0 is
 //! as fast as a device-to-device copy; missing means not timed).
 
+use ktrav::lab::Verdict;
 use serde::Deserialize;
 
 /// What a check printed, as far as grading reads it.
@@ -53,101 +54,72 @@ pub struct ShapeRecord {
     pub label: String,
     pub rows: u64,
     pub cols: u64,
-    /// `pass`, `fail`, `launch_failed`, `crashed`, `did_not_finish`,
-    /// `not_run`, `skipped`, or one a newer checker adds.
-    pub verdict: String,
     #[serde(default)]
     pub battery: Battery,
-    #[serde(default)]
-    pub wrong: u64,
-    #[serde(default)]
-    pub unwritten: u64,
-    #[serde(default)]
-    pub out_of_bounds_before: u64,
-    #[serde(default)]
-    pub out_of_bounds_after: u64,
-    #[serde(default)]
-    pub first_bad: Option<u64>,
-    #[serde(default)]
-    pub error: Option<String>,
-    #[serde(default)]
-    pub seconds: Option<u64>,
-    #[serde(default)]
-    pub reason: Option<String>,
+    /// The verdict and its fields, as the checker's own type reads them.
+    #[serde(flatten)]
+    pub verdict: ShapeVerdict,
+}
+
+/// A shape's verdict: the checker's [`Verdict`], read with the same type
+/// the checker writes it with, or the name of one a newer checker adds.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(untagged)]
+pub enum ShapeVerdict {
+    Known(Verdict),
+    Other { verdict: String },
 }
 
 impl ShapeRecord {
-    /// Passed, as the checker counts it: a pass, or skipped for want of
-    /// device memory.
-    pub fn passed(&self) -> bool {
-        self.verdict == "pass" || self.verdict == "skipped"
-    }
-
-    /// The kinds of failure this shape shows, in the words of the exercise
-    /// files' `expect:` lines: `wrong`, `unwritten`, `out of bounds`,
-    /// `launch error`, `crashed`, `did not finish`; a verdict this crate
-    /// does not know is named with its underscores as spaces.
-    pub fn kinds(&self) -> Vec<String> {
-        match self.verdict.as_str() {
-            "pass" | "skipped" | "not_run" => Vec::new(),
-            "fail" => {
-                let mut k = Vec::new();
-                if self.wrong > 0 {
-                    k.push("wrong".to_string());
-                }
-                if self.unwritten > 0 {
-                    k.push("unwritten".to_string());
-                }
-                if self.out_of_bounds_before + self.out_of_bounds_after > 0 {
-                    k.push("out of bounds".to_string());
-                }
-                k
-            }
-            "launch_failed" => vec!["launch error".into()],
-            "crashed" => vec!["crashed".into()],
-            "did_not_finish" => vec!["did not finish".into()],
-            other => vec![other.replace('_', " ")],
+    fn known(&self) -> Option<&Verdict> {
+        match &self.verdict {
+            ShapeVerdict::Known(v) => Some(v),
+            ShapeVerdict::Other { .. } => None,
         }
     }
 
-    /// One line on what became of this shape.
+    /// Ran, and every element matched: what a score counts as earned.
+    pub fn passed(&self) -> bool {
+        self.known().is_some_and(Verdict::passed)
+    }
+
+    /// Not run for want of device memory: neither a pass nor a failure.
+    pub fn skipped(&self) -> bool {
+        matches!(self.known(), Some(Verdict::Skipped { .. }))
+    }
+
+    /// Not run because an earlier shape left the device unusable.
+    pub fn not_run(&self) -> bool {
+        matches!(self.known(), Some(Verdict::NotRun))
+    }
+
+    /// Shows a fault of the kernel (anything but a pass or a skip).
+    pub fn failed(&self) -> bool {
+        self.known().is_none_or(Verdict::failed)
+    }
+
+    /// The kinds of failure this shape shows, in the words of the exercise
+    /// files' `expect:` lines ([`Verdict::kinds`]); a verdict this crate
+    /// does not know is named with its underscores as spaces.
+    pub fn kinds(&self) -> Vec<String> {
+        match &self.verdict {
+            ShapeVerdict::Known(v) => v.kinds().into_iter().map(String::from).collect(),
+            ShapeVerdict::Other { verdict } => vec![verdict.replace('_', " ")],
+        }
+    }
+
+    /// Whether a private check reported this hidden shape: no size.
+    pub fn private(&self) -> bool {
+        self.battery == Battery::Hidden && self.rows == 0 && self.cols == 0
+    }
+
+    /// One line on what became of this shape ([`Verdict::describe`]); a
+    /// private shape says only whether it passed.
     pub fn describe(&self) -> String {
-        let elements = self.rows * self.cols;
-        match self.verdict.as_str() {
-            "pass" => format!("{elements} elements, all match"),
-            "fail" => {
-                let mut parts = Vec::new();
-                if self.wrong > 0 {
-                    parts.push(format!("{} wrong", self.wrong));
-                }
-                if self.unwritten > 0 {
-                    parts.push(format!("{} unwritten", self.unwritten));
-                }
-                if let Some(i) = self.first_bad {
-                    parts.push(format!("first at index {i}"));
-                }
-                let oob = self.out_of_bounds_before + self.out_of_bounds_after;
-                if oob > 0 {
-                    parts.push(format!(
-                        "written out of bounds: {} words before the output, {} after",
-                        self.out_of_bounds_before, self.out_of_bounds_after
-                    ));
-                }
-                match parts.is_empty() {
-                    // A private battery says only that the shape failed.
-                    true => format!("{elements} elements: failed"),
-                    false => format!("{elements} elements: {}", parts.join(", ")),
-                }
-            }
-            "launch_failed" => format!("launch failed: {}", self.error.as_deref().unwrap_or("")),
-            "crashed" => format!("the kernel crashed: {}", self.error.as_deref().unwrap_or("")),
-            "did_not_finish" => match self.seconds {
-                Some(s) => format!("did not finish within {s} s"),
-                None => "did not finish".into(),
-            },
-            "not_run" => "not run: an earlier shape left the device unusable".into(),
-            "skipped" => format!("skipped: {}", self.reason.as_deref().unwrap_or("")),
-            other => other.replace('_', " "),
+        match &self.verdict {
+            _ if self.private() => if self.passed() { "pass" } else if self.skipped() { "skipped" } else { "failed" }.into(),
+            ShapeVerdict::Known(v) => v.describe(self.rows * self.cols),
+            ShapeVerdict::Other { verdict } => verdict.replace('_', " "),
         }
     }
 }
@@ -182,7 +154,8 @@ mod tests {
         let (r, _) = parse(TODAY).unwrap();
         assert_eq!(r.outcome, "fail");
         assert!(r.shapes.iter().all(|s| s.battery == Battery::Public));
-        assert_eq!(r.shapes.iter().filter(|s| s.passed()).count(), 2);
+        assert_eq!(r.shapes.iter().filter(|s| s.passed()).count(), 1, "a skipped shape is not passed");
+        assert!(r.shapes[2].skipped() && !r.shapes[2].failed() && r.shapes[1].failed());
         assert_eq!(r.shapes[1].kinds(), ["unwritten", "out of bounds"]);
         assert_eq!(r.shapes[3].kinds(), ["launch error"]);
         assert_eq!(r.shapes[1].describe(), "12707 elements: 12707 unwritten, first at index 0, written out of bounds: 0 words before the output, 3 after");
@@ -195,8 +168,19 @@ mod tests {
         let (r, _) = parse(&format!("compiling...\n{text}\n")).unwrap();
         assert_eq!(r.shapes[0].battery, Battery::Hidden);
         assert_eq!(r.shapes[1].kinds(), ["some new verdict"]);
-        let private: ShapeRecord = serde_json::from_str(r#"{"label":"h","rows":2,"cols":3,"verdict":"fail","battery":"hidden"}"#).unwrap();
-        assert_eq!((private.describe().as_str(), private.passed()), ("6 elements: failed", false));
+        let private: ShapeRecord = serde_json::from_str(r#"{"label":"hidden shape 2","rows":0,"cols":0,"verdict":"fail","wrong":0,"unwritten":0,"first_bad":null,"out_of_bounds_before":0,"out_of_bounds_after":0,"battery":"hidden"}"#).unwrap();
+        assert_eq!((private.describe().as_str(), private.passed(), private.failed(), private.kinds().len()), ("failed", false, true, 0));
+        // The checker's own type reads what the checker's own type wrote.
+        let written = ktrav::lab::ShapeResult {
+            label: "1000x33".into(),
+            rows: 1000,
+            cols: 33,
+            battery: ktrav::lab::Battery::Public,
+            verdict: Verdict::InputChanged { input: 0, changed: 5, first_changed: Some(3) },
+        };
+        let read: ShapeRecord = serde_json::from_str(&serde_json::to_string(&written).unwrap()).unwrap();
+        assert_eq!(read.verdict, ShapeVerdict::Known(written.verdict.clone()));
+        assert_eq!((read.kinds(), read.describe()), (vec!["input changed".to_string()], written.verdict.describe(33_000)));
         assert_eq!(r.timing.unwrap().share_of_copy, Some(0.5));
     }
 

@@ -41,6 +41,28 @@ impl Checker {
         self.program.clone().unwrap_or_else(|| self.dir.join(chapter))
     }
 
+    /// The identity of the build that checks `chapter`: the program's
+    /// size and the time it was last written, to the nanosecond, part of
+    /// every result's key, so that results of an older build are not
+    /// reused (a rebuild writes the file anew; reading a chapter binary
+    /// of a hundred megabytes to hash it would cost seconds on every run).
+    /// `Err` is one line.
+    pub fn identity(&self, chapter: &str) -> Result<String, String> {
+        let p = self.program(chapter);
+        let meta = std::fs::metadata(&p).map_err(|e| format!("cannot read the checker {}: {e}", p.display()))?;
+        let modified = meta
+            .modified()
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .ok_or_else(|| format!("the checker {} has no time of last change", p.display()))?;
+        Ok(format!("{} bytes, written at {}.{:09}", meta.len(), modified.as_secs(), modified.subsec_nanos()))
+    }
+
+    /// Every chapter's [`Self::identity`].
+    pub fn identities(&self, chapters: &[&str]) -> Result<std::collections::BTreeMap<String, String>, String> {
+        chapters.iter().map(|c| Ok((c.to_string(), self.identity(c)?))).collect()
+    }
+
     /// Says in one line which needed checker is missing, before any work.
     pub fn ensure(&self, chapters: &[&str]) -> Result<(), String> {
         for chapter in chapters {
@@ -60,18 +82,23 @@ impl Checker {
 }
 
 /// The command that checks one submission:
-/// `<chapter> check FILE --json --exercise ID [--seed S] [--large]`, its
-/// device set in `CUDA_VISIBLE_DEVICES` when it has one. Every check is
-/// made through this one function.
-pub fn checker_command(checker: &Checker, job: &Job, options: &Options, device: Option<&str>) -> Command {
+/// `<chapter> check FILE --json --exercise ID [--seed-file SEED --private] [--large]`,
+/// its device set in `CUDA_VISIBLE_DEVICES` when it has one. With a seed
+/// the check reads it from `seed_file` (mode 600), so the seed is on no
+/// command line, and reports every hidden shape as pass or fail only.
+/// `KTRAV_LAB_SEED` is removed from the check's environment: only the
+/// plan says which battery is graded. Every check is made through this
+/// one function.
+pub fn checker_command(checker: &Checker, job: &Job, options: &Options, seed_file: &Path, device: Option<&str>) -> Command {
     let mut cmd = Command::new(checker.program(&job.exercise.chapter));
     cmd.arg("check").arg(&job.file).arg("--json").arg("--exercise").arg(&job.exercise.id);
-    if let Some(seed) = options.seed {
-        cmd.arg("--seed").arg(seed.to_string());
+    if options.seed.is_some() {
+        cmd.arg("--seed-file").arg(seed_file).arg("--private");
     }
     if options.large {
         cmd.arg("--large");
     }
+    cmd.env_remove(ktrav::lab::SEED_ENV);
     cmd.env("KTRAV_GRADE_CHAPTER", &job.exercise.chapter);
     if let Some(d) = device {
         cmd.env("CUDA_VISIBLE_DEVICES", d);
@@ -166,7 +193,7 @@ fn signal_name(sig: i32) -> String {
 
 /// Checks one submission in a child process and says how it ended. The
 /// child is killed with its whole process group past `options.timeout`.
-pub fn check_one(checker: &Checker, job: &Job, options: &Options, device: Option<&str>, shown_device: &str) -> Stored {
+pub fn check_one(checker: &Checker, job: &Job, options: &Options, seed_file: &Path, device: Option<&str>, shown_device: &str) -> Stored {
     let mut stored = Stored {
         key: job.key.clone(),
         submission: job.submission.clone(),
@@ -180,7 +207,7 @@ pub fn check_one(checker: &Checker, job: &Job, options: &Options, device: Option
         record: None,
         stderr: String::new(),
     };
-    let mut cmd = checker_command(checker, job, options, device);
+    let mut cmd = checker_command(checker, job, options, seed_file, device);
     cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).process_group(0);
     let started = Instant::now();
     let mut child = match cmd.spawn() {
@@ -413,18 +440,23 @@ mod tests {
             exercise: crate::exercise::ExerciseRef::new("K.2", "k2_transpose", "transpose"),
             key: String::new(),
             expect: crate::plan::Expect::default(),
+            normalized: String::new(),
+            modified: None,
+            extension: 0,
         };
-        let options = Options { seed: Some(7), large: true, timeout: 60 };
-        let cmd = checker_command(&checker, &job, &options, Some("1"));
+        let options = Options::new(Some(7_777_777), true, 60);
+        let cmd = checker_command(&checker, &job, &options, Path::new("/r/seed"), Some("1"));
         assert_eq!(cmd.get_program(), "/opt/bin/k2_transpose");
         let args: Vec<_> = cmd.get_args().map(|a| a.to_string_lossy().into_owned()).collect();
-        assert_eq!(args, ["check", "/room/a.cu", "--json", "--exercise", "transpose", "--seed", "7", "--large"]);
+        assert_eq!(args, ["check", "/room/a.cu", "--json", "--exercise", "transpose", "--seed-file", "/r/seed", "--private", "--large"]);
+        assert!(!args.iter().any(|a| a.contains("7777777")), "the seed is on the command line");
         let envs: Vec<_> = cmd.get_envs().map(|(k, v)| (k.to_string_lossy().into_owned(), v.map(|v| v.to_string_lossy().into_owned()))).collect();
         assert!(envs.contains(&("CUDA_VISIBLE_DEVICES".into(), Some("1".into()))));
-        let plain = checker_command(&checker, &job, &Options { seed: None, large: false, timeout: 60 }, None);
+        assert!(envs.contains(&(ktrav::lab::SEED_ENV.into(), None)), "the seed variable is not removed: {envs:?}");
+        let plain = checker_command(&checker, &job, &Options::new(None, false, 60), Path::new("/r/seed"), None);
         assert_eq!(plain.get_args().count(), 5);
         assert!(!plain.get_envs().any(|(k, _)| k == "CUDA_VISIBLE_DEVICES"));
         let fake = Checker { dir: "/opt/bin".into(), program: Some("/t/fake".into()) };
-        assert_eq!(checker_command(&fake, &job, &options, None).get_program(), "/t/fake");
+        assert_eq!(checker_command(&fake, &job, &options, Path::new("/r/seed"), None).get_program(), "/t/fake");
     }
 }

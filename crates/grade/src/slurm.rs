@@ -16,16 +16,41 @@ use std::process::Command;
 /// Array indices Slurm accepts by default (`MaxArraySize` is 1001).
 pub const MAX_TASKS: usize = 1000;
 
-/// The flags of `grade --slurm`.
+/// The flags of `grade --slurm`, and what each task asks for.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SlurmOptions {
     pub partition: Option<String>,
+    /// The collect job's partition; `None` for the cluster's default.
+    pub collect_partition: Option<String>,
     /// `--gres`, or `None` for no `--gres` line.
     pub gres: Option<String>,
     /// How long each task may run, as sbatch's `--time` takes it.
     pub time: String,
     pub max_parallel: Option<u64>,
     pub batch: usize,
+    /// Each task's `--mem`, in MiB, and `--cpus-per-task` (see [`resources`]).
+    pub mem_mb: u64,
+    pub cpus: u64,
+}
+
+/// The memory a task's checker needs beyond its buffers: the CUDA
+/// context, NVRTC and the supervisor, in MiB.
+pub const BASE_MEM_MB: u64 = 1024;
+
+/// The most CPUs a task asks for.
+pub const MAX_CPUS: u64 = 8;
+
+/// A task's `--mem` (MiB) and `--cpus-per-task` for an exercise whose
+/// largest shape needs `bytes` of buffers: the checker holds the inputs
+/// and the guarded output on the host as well as on the device, and
+/// compares them with what it expects, so 1.5 times the buffers plus
+/// [`BASE_MEM_MB`]; two CPUs (the check and its worker), and one more per
+/// GiB of buffers, which the inputs are generated on, up to [`MAX_CPUS`].
+pub fn resources(bytes: u64) -> (u64, u64) {
+    const MIB: u64 = 1 << 20;
+    let mem = (bytes + bytes / 2).div_ceil(MIB) + BASE_MEM_MB;
+    let cpus = (2 + bytes / (1 << 30)).min(MAX_CPUS);
+    (mem, cpus)
 }
 
 /// One round: which results its tasks are to store, and the jobs that run it.
@@ -78,7 +103,7 @@ pub fn write_round(results: &Results, round: &Round) -> anyhow::Result<()> {
 }
 
 /// A path as one shell word.
-fn quoted(p: &Path) -> String {
+pub fn quoted(p: &Path) -> String {
     format!("'{}'", p.display().to_string().replace('\'', r"'\''"))
 }
 
@@ -107,6 +132,8 @@ pub fn array_script(round: &Round, o: &SlurmOptions, results: &Path, exe: &Path)
 #SBATCH --array=0-{last}{throttle}
 #SBATCH --time={time}
 #SBATCH --ntasks=1
+#SBATCH --mem={mem}M
+#SBATCH --cpus-per-task={cpus}
 #SBATCH --output={res}/slurm/logs/round-{r}-%A_%a.out
 ",
         r = round.round,
@@ -117,6 +144,8 @@ pub fn array_script(round: &Round, o: &SlurmOptions, results: &Path, exe: &Path)
         b = round.batch,
         last = tasks.saturating_sub(1),
         time = o.time,
+        mem = o.mem_mb,
+        cpus = o.cpus,
     );
     if let Some(g) = &o.gres {
         s.push_str(&format!("#SBATCH --gres={g}\n"));
@@ -128,6 +157,7 @@ pub fn array_script(round: &Round, o: &SlurmOptions, results: &Path, exe: &Path)
         "
 # module load cuda
 # export LD_LIBRARY_PATH=/opt/nvrtc/nvidia/cu13/lib:$LD_LIBRARY_PATH
+unset KTRAV_LAB_SEED
 exec {} grade --task \"$SLURM_ARRAY_TASK_ID\" --round {} --results {}
 ",
         quoted(exe),
@@ -142,7 +172,8 @@ pub fn collect_script(round: &Round, o: &SlurmOptions, results: &Path, exe: &Pat
     let mut s = format!(
         "#!/bin/bash
 # Writes the gradebook of {res} once round {r}'s array job has ended: submitted
-# with --dependency=afterany on it by `appendix_k grade --slurm`. It needs no GPU.
+# with --dependency=afterany on it by `appendix_k grade --slurm`. It needs no
+# GPU: its partition is --collect-partition's, or the cluster's default.
 #SBATCH --job-name=ktrav-collect
 #SBATCH --time=10
 #SBATCH --ntasks=1
@@ -151,7 +182,7 @@ pub fn collect_script(round: &Round, o: &SlurmOptions, results: &Path, exe: &Pat
         res = results.display(),
         r = round.round
     );
-    if let Some(p) = &o.partition {
+    if let Some(p) = &o.collect_partition {
         s.push_str(&format!("#SBATCH --partition={p}\n"));
     }
     s.push_str(&format!("\nexec {} grade --collect {}\n", quoted(exe), quoted(results)));
@@ -160,7 +191,9 @@ pub fn collect_script(round: &Round, o: &SlurmOptions, results: &Path, exe: &Pat
 
 /// Runs `sbatch --parsable ARGS SCRIPT` and returns the job id.
 pub fn sbatch(script: &Path, extra: &[String]) -> Result<String, String> {
+    // sbatch exports its environment to the job: the seed variable stays here.
     let out = Command::new("sbatch")
+        .env_remove(ktrav::lab::SEED_ENV)
         .arg("--parsable")
         .args(extra)
         .arg(script)
@@ -258,6 +291,56 @@ pub fn task_states(job: &str) -> (BTreeMap<usize, String>, String) {
     }
 }
 
+/// The states in which a task will still store a result.
+const LIVE: [&str; 7] = ["PENDING", "RUNNING", "CONFIGURING", "COMPLETING", "REQUEUED", "SUSPENDED", "RESIZING"];
+
+/// The states of a job's array tasks that are queued or running, from
+/// `squeue -h -r -j JOB -o %i|%T` (one line per task).
+pub fn parse_squeue(job: &str, text: &str) -> BTreeMap<usize, String> {
+    let mut out = BTreeMap::new();
+    for line in text.lines() {
+        let Some((id, state)) = line.trim().split_once('|') else { continue };
+        let Some(tasks) = id.strip_prefix(&format!("{job}_")) else { continue };
+        let state = state.trim().to_string();
+        if LIVE.contains(&state.as_str()) {
+            for t in task_list(tasks.trim_start_matches('[').trim_end_matches(']')) {
+                out.insert(t, state.clone());
+            }
+        }
+    }
+    out
+}
+
+/// Every key that a queued or running task of a submitted round will
+/// check, with its job: a rerun of `grade --slurm` leaves those to it.
+/// `Err` is one line: squeue could not be asked, so nothing is known.
+pub fn covered(results: &Results) -> Result<BTreeMap<String, String>, String> {
+    let mut out = BTreeMap::new();
+    for round in rounds(results) {
+        let Some(job) = &round.job_id else { continue };
+        let q = Command::new("squeue")
+            .args(["-h", "-r", "-j", job, "-o", "%i|%T"])
+            .output()
+            .map_err(|e| format!("cannot ask squeue whether round {}'s job {job} still runs: {e}", round.round))?;
+        let text = String::from_utf8_lossy(&q.stdout);
+        if !q.status.success() {
+            let err = String::from_utf8_lossy(&q.stderr);
+            // A job the controller has forgotten has ended.
+            if err.contains("Invalid job id") {
+                continue;
+            }
+            let line = err.lines().find(|l| !l.trim().is_empty()).unwrap_or("no message").trim().to_string();
+            return Err(format!("cannot ask squeue whether round {}'s job {job} still runs: {line}", round.round));
+        }
+        for task in parse_squeue(job, &text).keys() {
+            for key in round.of_task(*task) {
+                out.insert(key.clone(), job.clone());
+            }
+        }
+    }
+    Ok(out)
+}
+
 /// For every key that a round was to check and that has no stored result,
 /// what Slurm says of the last task that was to check it.
 pub fn states_of_missing(results: &Results, missing: &[String]) -> BTreeMap<String, TaskState> {
@@ -311,9 +394,18 @@ mod tests {
     #[test]
     fn the_script_says_what_it_runs() {
         let round = Round { round: 2, batch: 1, keys: vec!["a".into(), "b".into()], job_id: None, collect_job_id: None };
-        let o = SlurmOptions { partition: Some("gpu".into()), gres: Some("gpu:1".into()), time: "12".into(), max_parallel: Some(4), batch: 1 };
+        let o = SlurmOptions {
+            partition: Some("gpu".into()),
+            collect_partition: Some("cpu".into()),
+            gres: Some("gpu:1".into()),
+            time: "12".into(),
+            max_parallel: Some(4),
+            batch: 1,
+            mem_mb: 2560,
+            cpus: 3,
+        };
         let s = array_script(&round, &o, Path::new("/r/grading"), Path::new("/bin/it's"));
-        for line in ["#SBATCH --array=0-1%4", "#SBATCH --time=12", "#SBATCH --gres=gpu:1", "#SBATCH --partition=gpu", "#SBATCH --output=/r/grading/slurm/logs/round-2-%A_%a.out"] {
+        for line in ["#SBATCH --array=0-1%4", "#SBATCH --time=12", "#SBATCH --gres=gpu:1", "#SBATCH --partition=gpu", "#SBATCH --mem=2560M", "#SBATCH --cpus-per-task=3", "#SBATCH --output=/r/grading/slurm/logs/round-2-%A_%a.out", "unset KTRAV_LAB_SEED"] {
             assert!(s.lines().any(|l| l == line), "no {line} in:\n{s}");
         }
         assert!(s.ends_with("exec '/bin/it'\\''s' grade --task \"$SLURM_ARRAY_TASK_ID\" --round 2 --results '/r/grading'\n"), "{s}");
@@ -321,5 +413,25 @@ mod tests {
         assert!(!no_gres.contains("--gres") && !no_gres.contains("--partition"));
         let c = collect_script(&round, &o, Path::new("/r/grading"), Path::new("/b"));
         assert!(c.ends_with("exec '/b' grade --collect '/r/grading'\n"));
+        assert!(c.lines().any(|l| l == "#SBATCH --partition=cpu") && !c.contains("--partition=gpu"), "the collect job asks for the GPU partition:\n{c}");
+        let c = collect_script(&round, &SlurmOptions { collect_partition: None, ..o }, Path::new("/r"), Path::new("/b"));
+        assert!(!c.contains("--partition"));
+    }
+
+    #[test]
+    fn a_task_asks_for_memory_and_cpus_by_its_largest_shape() {
+        assert_eq!(resources(0), (BASE_MEM_MB, 2));
+        // A public battery's 4099x4097 float transpose: two buffers of 67 MB.
+        let public = 2 * 4 * 4099 * 4097 + 2 * 4096 * 4;
+        assert_eq!(resources(public), (BASE_MEM_MB + 193, 2));
+        // A hidden shape of 2^28 floats in and out: 1 GiB a buffer.
+        assert_eq!(resources(2 << 30), (BASE_MEM_MB + 3072, 4));
+        assert_eq!(resources(40 << 30).1, MAX_CPUS);
+    }
+
+    #[test]
+    fn squeue_says_which_tasks_are_live() {
+        let text = "41_0|RUNNING\n41_1|PENDING\n41_[2-3]|PENDING\n41_4|COMPLETED\n42_0|RUNNING\n";
+        assert_eq!(parse_squeue("41", text).keys().copied().collect::<Vec<_>>(), [0, 1, 2, 3]);
     }
 }

@@ -2,9 +2,11 @@
 //! (named by its key, so a rerun skips it), and what is written from them.
 //!
 //! ```text
-//! RESULTS/plan.json                          what the run was asked
+//! RESULTS/plan.json                          what the run was asked (no seed)
+//! RESULTS/seed                               the hidden battery's seed, mode 600
 //! RESULTS/records/KEY.json                   one stored result per check
 //! RESULTS/grades.csv                         the gradebook
+//! RESULTS/canvas.csv                         scores for a Canvas import (--roster)
 //! RESULTS/summary.md                         pass rates per exercise and shape
 //! RESULTS/gradescope/SUBMISSION/results.json
 //! RESULTS/prairielearn/SUBMISSION/results.json
@@ -74,15 +76,58 @@ impl Results {
         self.dir.join("slurm")
     }
 
+    /// Where the seed is kept: a file only its owner may read, which the
+    /// checks read it from (`check --seed-file`), so that it is on no
+    /// command line and not in `plan.json`.
+    pub fn seed_path(&self) -> PathBuf {
+        self.dir.join("seed")
+    }
+
+    /// Creates the results folder, readable by its owner alone: it holds
+    /// the seed, and every student's results.
+    pub fn create(&self) -> anyhow::Result<()> {
+        use anyhow::Context;
+        use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
+        if !self.dir.is_dir() {
+            std::fs::DirBuilder::new().recursive(true).mode(0o700).create(&self.dir).with_context(|| format!("cannot create {}", self.dir.display()))?;
+        }
+        std::fs::set_permissions(&self.dir, std::fs::Permissions::from_mode(0o700)).with_context(|| format!("cannot make {} private", self.dir.display()))
+    }
+
+    /// Writes `plan.json`, and the seed, when there is one, to [`Self::seed_path`]
+    /// (mode 600).
     pub fn write_plan(&self, plan: &Plan) -> anyhow::Result<()> {
+        use anyhow::Context;
+        use std::io::Write;
+        use std::os::unix::fs::OpenOptionsExt;
+        self.create()?;
+        let seed = self.seed_path();
+        match plan.options.seed {
+            Some(s) => {
+                let tmp = self.dir.join(format!(".seed.{}.tmp", std::process::id()));
+                let _ = std::fs::remove_file(&tmp);
+                let mut f = std::fs::OpenOptions::new().write(true).create_new(true).mode(0o600).open(&tmp).with_context(|| format!("cannot write {}", tmp.display()))?;
+                writeln!(f, "{s}").with_context(|| format!("cannot write {}", tmp.display()))?;
+                std::fs::rename(&tmp, &seed).with_context(|| format!("cannot write {}", seed.display()))?;
+            }
+            None => {
+                let _ = std::fs::remove_file(&seed);
+            }
+        }
         write_atomic(&self.plan_path(), &serde_json::to_string_pretty(plan)?)
     }
 
+    /// The plan, with its seed read back from [`Self::seed_path`].
     pub fn read_plan(&self) -> Result<Plan, String> {
         let path = self.plan_path();
         let text = std::fs::read_to_string(&path)
             .map_err(|e| format!("{} holds no grading run ({}: {e})", self.dir.display(), path.display()))?;
-        serde_json::from_str(&text).map_err(|e| format!("{} is not a grading plan: {e}", path.display()))
+        let mut plan: Plan = serde_json::from_str(&text).map_err(|e| format!("{} is not a grading plan: {e}", path.display()))?;
+        if plan.options.seeded {
+            let seed = ktrav::lab::seed_from_file(&self.seed_path()).map_err(|e| format!("{} was graded with a seed, but {e:#}", self.dir.display()))?;
+            plan.options.seed = Some(seed);
+        }
+        Ok(plan)
     }
 
     /// The stored result of `key`, if there is a readable one.

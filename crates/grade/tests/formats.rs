@@ -7,7 +7,7 @@
 //! have.
 
 use ktrav_grade::exercise::ExerciseRef;
-use ktrav_grade::gradebook::{gradescope, prairielearn, Outcome, Row, TaskState};
+use ktrav_grade::gradebook::{gradescope, prairielearn, Outcome, Row, TaskState, NOT_GRADED};
 use ktrav_grade::plan::Job;
 use ktrav_grade::store::{Ended, Stored};
 use serde::Deserialize;
@@ -172,6 +172,9 @@ fn job() -> Job {
         exercise: ExerciseRef::new("K.2", "k2_transpose", "transpose"),
         key: "k".into(),
         expect: Default::default(),
+        normalized: String::new(),
+        modified: None,
+        extension: 0,
     }
 }
 
@@ -224,7 +227,8 @@ fn rows() -> Vec<Row> {
         Row::of(&j, None, None),
     ];
     let outcomes: Vec<Outcome> = rows.iter().map(|r| r.outcome).collect();
-    for o in Outcome::ALL {
+    // A missing student has a gradebook row but no results files.
+    for o in Outcome::ALL.into_iter().filter(|o| *o != Outcome::Missing) {
         assert!(outcomes.contains(&o), "no row of outcome {o:?}");
     }
     rows
@@ -234,16 +238,29 @@ fn rows() -> Vec<Row> {
 fn gradescope_results_have_the_documented_fields() {
     for row in rows() {
         let doc = gradescope(&row);
-        assert_eq!(gradescope_ok(&doc), Ok(()), "{:?}:\n{doc:#}", row.outcome);
         assert!(serde_json::to_string(&doc).unwrap().len() < 1 << 20, "{:?}: over 1 MB", row.outcome);
+        if row.outcome.needs_regrade() {
+            // No score at all, so that Gradescope reports a failed
+            // autograder, never a 0; and nothing of the machine is said.
+            assert!(doc.get("score").is_none() && doc.get("tests").is_none(), "{:?}:\n{doc:#}", row.outcome);
+            assert!(gradescope_ok(&doc).is_err(), "{:?}: a file without a score must not pass as a result", row.outcome);
+            assert_eq!(doc["output"], json!(NOT_GRADED));
+            assert_eq!(doc["extra_data"]["status"], json!("needs regrade"));
+            continue;
+        }
+        assert_eq!(gradescope_ok(&doc), Ok(()), "{:?}:\n{doc:#}", row.outcome);
+        let tests = doc["tests"].as_array().unwrap();
+        let max: f64 = tests.iter().map(|t| t["max_score"].as_f64().unwrap()).sum();
+        assert!((max - row.worth.total()).abs() < 1e-9, "{:?}: the tests are worth {max}, not {}", row.outcome, row.worth.total());
     }
     let pass = gradescope(&rows()[0]);
     assert_eq!(pass["leaderboard"][0]["value"], json!(0.72));
     assert_eq!(pass["leaderboard"][0]["order"], json!("desc"));
+    assert_eq!(pass["score"], json!(2.0));
     let fail = gradescope(&rows()[1]);
     let vis: Vec<&str> = fail["tests"].as_array().unwrap().iter().map(|t| t["visibility"].as_str().unwrap()).collect();
-    assert_eq!(vis, ["visible", "visible", "after_published", "after_published"]);
-    assert_eq!(fail["score"], json!(1.0));
+    assert_eq!(vis, ["visible", "visible", "after_published"], "the hidden battery is one test");
+    assert_eq!(fail["score"], json!(0.5));
     assert!(fail.get("leaderboard").is_none(), "an untimed kernel has no place on the leaderboard");
 }
 
@@ -254,7 +271,10 @@ fn prairielearn_results_have_the_documented_fields() {
         assert_eq!(prairielearn_ok(&doc), Ok(()), "{:?}:\n{doc:#}", row.outcome);
         assert!(serde_json::to_string(&doc).unwrap().len() < 1 << 20, "{:?}: over PrairieLearn's 1 MB", row.outcome);
         let gradable = doc["gradable"].as_bool().unwrap();
-        assert_eq!(gradable, row.outcome.checked() && row.outcome != Outcome::CompileError, "{:?}", row.outcome);
+        assert_eq!(gradable, !row.outcome.needs_regrade() && row.outcome != Outcome::CompileError, "{:?}", row.outcome);
+        if row.outcome.needs_regrade() {
+            assert_eq!(doc["format_errors"], json!([NOT_GRADED]), "{:?}: the grader's detail reached the student", row.outcome);
+        }
     }
     let fail = prairielearn(&rows()[1]);
     assert_eq!(fail["score"], json!(0.25));
@@ -263,11 +283,23 @@ fn prairielearn_results_have_the_documented_fields() {
     assert_eq!(ce["format_errors"][0], json!("the file does not compile: error: expected a \";\""));
 }
 
+/// A skipped shape is not a pass: it earns nothing, in either file.
+#[test]
+fn a_skipped_shape_earns_nothing() {
+    let j = job();
+    let shapes = vec![shape("1x1", "pass", "public", json!({})), shape("46341x46341", "skipped", "public", json!({"reason": "needs 17.2 GB"}))];
+    let record = json!({ "outcome": "pass", "exit_code": 0, "shapes": shapes });
+    let row = Row::of(&j, Some(&stored(Ended::Record, Some(record), None)), None);
+    assert_eq!((row.outcome, row.public, row.skipped), (Outcome::Pass, (1, 1), 1));
+    assert_eq!(gradescope(&row)["score"], json!(0.5));
+    assert_eq!(prairielearn(&row)["score"], json!(0.5));
+}
+
 /// Each reader refuses what its format refuses, so that the two tests
 /// above can fail.
 #[test]
 fn the_readers_refuse_missing_mistyped_and_unknown_fields() {
-    let good_gs = gradescope(&rows()[1]);
+    let good_gs = gradescope(&rows()[0]);
     let good_pl = prairielearn(&rows()[1]);
     assert_eq!((gradescope_ok(&good_gs), prairielearn_ok(&good_pl)), (Ok(()), Ok(())));
     let broken = |doc: &Value, f: &dyn Fn(&mut Value)| {
@@ -312,4 +344,24 @@ fn the_readers_refuse_missing_mistyped_and_unknown_fields() {
     assert!(prairielearn_ok(&json!({ "gradable": false, "format_errors": 3 })).is_err());
     assert_eq!(prairielearn_ok(&json!({ "gradable": false, "format_errors": "does not compile" })), Ok(()));
     assert_eq!(prairielearn_ok(&json!({ "score": 0.5, "course_data": {"any": "thing"} })), Ok(()), "other data is allowed");
+}
+
+/// A private hidden failure shows no kind: a manifest's kind is met by it
+/// only where no public shape failed.
+#[test]
+fn a_private_hidden_failure_meets_a_kind_only_alone() {
+    let j = job();
+    let private = shape("hidden shape 1", "fail", "hidden", json!({"wrong": 0, "unwritten": 0, "out_of_bounds_before": 0, "out_of_bounds_after": 0}));
+    let private = { let mut p = private; p["rows"] = json!(0); p["cols"] = json!(0); p };
+    let row = |shapes: Vec<Value>| {
+        let record = json!({ "outcome": "fail", "exit_code": 1, "shapes": shapes });
+        Row::of(&j, Some(&stored(Ended::Record, Some(record), None)), None)
+    };
+    let alone = row(vec![shape("1x1", "pass", "public", json!({})), private.clone()]);
+    assert!(alone.meets("unwritten") && alone.meets("fail") && !alone.meets("pass"));
+    let wrong = json!({"wrong": 2, "unwritten": 0, "first_bad": 0, "out_of_bounds_before": 0, "out_of_bounds_after": 0});
+    let with_public = row(vec![shape("1x1", "fail", "public", wrong.clone()), private]);
+    assert!(with_public.meets("wrong") && !with_public.meets("unwritten"));
+    let sized = row(vec![shape("1x1", "pass", "public", json!({})), shape("hidden: 7x9", "fail", "hidden", wrong)]);
+    assert!(sized.meets("wrong") && !sized.meets("unwritten"), "a hidden shape with its counts is held to them");
 }

@@ -248,6 +248,25 @@ pub fn seed_from(flag: Option<u64>) -> Result<Option<u64>> {
     }
 }
 
+/// The hidden battery's seed, read from `path`: one whole number, white
+/// space around it allowed. The file must be a regular file that only its
+/// owner may read or write (mode 600 or 400), so that a grader can hand
+/// the seed to a check without writing it on a command line, where anyone
+/// on the machine could read it (`ps`). `Err` is one line.
+pub fn seed_from_file(path: &std::path::Path) -> Result<u64> {
+    use std::os::unix::fs::PermissionsExt;
+    let meta = std::fs::symlink_metadata(path).map_err(|e| anyhow!("cannot read the seed file {}: {e}", path.display()))?;
+    if !meta.file_type().is_file() {
+        return Err(anyhow!("the seed file {} is not a regular file", path.display()));
+    }
+    let mode = meta.permissions().mode() & 0o777;
+    if mode & 0o077 != 0 {
+        return Err(anyhow!("the seed file {} may be read by others (mode {mode:o}): make it mode 600", path.display()));
+    }
+    let text = std::fs::read_to_string(path).map_err(|e| anyhow!("cannot read the seed file {}: {e}", path.display()))?;
+    crate::cli::seed(text.trim()).map_err(|e| anyhow!("the seed file {}: {e:#}", path.display()))
+}
+
 /// The most elements a hidden shape has without `large`: small enough for
 /// any lab GPU (1 GiB per buffer of floats).
 pub const HIDDEN_MAX_ELEMENTS: u64 = 1 << 28;
@@ -365,6 +384,25 @@ pub fn hidden_battery(ex: &Exercise, seed: u64, large: bool) -> Vec<Case> {
     cases
 }
 
+/// The largest side a hidden shape with `large` has: 2^16 and 64 more
+/// (the shape past 2^32 elements draws each side up to that).
+pub const HIDDEN_LARGE_MAX_SIDE: u64 = 65_536 + 64;
+
+/// The device bytes (see [`device_bytes`]) of the largest shape a check of
+/// `ex` runs: the public battery's exactly, and with a seed a bound that
+/// holds for every seed: at most [`HIDDEN_MAX_ELEMENTS`] elements, or with
+/// `large` [`HIDDEN_LARGE_MAX_SIDE`] on each side. A grader sizes the
+/// memory of a Slurm task from it.
+pub fn largest_bytes(ex: &Exercise, seeded: bool, large: bool) -> u64 {
+    let public = battery(ex, large).iter().map(|c| device_bytes(ex, c.shape)).max().unwrap_or(0);
+    let hidden = match (seeded, large) {
+        (false, _) => 0,
+        (true, false) => device_bytes(ex, Shape::new(1, HIDDEN_MAX_ELEMENTS)),
+        (true, true) => device_bytes(ex, Shape::new(HIDDEN_LARGE_MAX_SIDE, HIDDEN_LARGE_MAX_SIDE)),
+    };
+    public.max(hidden)
+}
+
 /// The launches a shape takes: (config, the value of [`Arg::Step`]).
 pub fn launches(ex: &Exercise, shape: Shape) -> Result<Vec<(LaunchConfig, i64)>> {
     match ex.launch {
@@ -423,8 +461,17 @@ pub enum Verdict {
 }
 
 impl Verdict {
+    /// Whether the shape ran and every element matched: what a score may
+    /// count as earned. A skipped shape was not checked, so it is not.
     pub fn passed(&self) -> bool {
-        matches!(self, Verdict::Pass | Verdict::Skipped { .. })
+        matches!(self, Verdict::Pass)
+    }
+
+    /// Whether the shape shows a fault of the kernel: anything but a pass
+    /// and a shape skipped for want of device memory. The check's exit
+    /// code and outcome follow this, so a skipped shape fails no check.
+    pub fn failed(&self) -> bool {
+        !matches!(self, Verdict::Pass | Verdict::Skipped { .. })
     }
 
     /// The kinds of failure this verdict shows, in the words the exercise
@@ -496,6 +543,9 @@ impl Verdict {
     }
 }
 
+/// The reason a private check gives for a hidden shape it skipped.
+pub const PRIVATE_SKIP: &str = "not run on this device";
+
 /// One line of a check.
 #[derive(Clone, Debug, Serialize)]
 pub struct ShapeResult {
@@ -523,10 +573,12 @@ impl ShapeResult {
     }
 
     /// The line as a private check reports a hidden shape: its number,
-    /// and pass or fail, nothing that would tell the shape.
+    /// and pass, fail or skipped, nothing that would tell the shape (a
+    /// skipped shape's reason names the memory it needs, so it is dropped).
     pub fn private(self, n: usize) -> ShapeResult {
         let verdict = match self.verdict {
-            v if v.passed() => Verdict::Pass,
+            Verdict::Pass => Verdict::Pass,
+            Verdict::Skipped { .. } => Verdict::Skipped { reason: PRIVATE_SKIP.into() },
             _ => Verdict::Fail { wrong: 0, unwritten: 0, first_bad: None, out_of_bounds_before: 0, out_of_bounds_after: 0 },
         };
         ShapeResult { label: format!("hidden shape {n}"), rows: 0, cols: 0, verdict, battery: self.battery }
@@ -660,6 +712,8 @@ pub fn render(r: &Record) -> String {
         out.line(s.line());
     }
     let passed = r.shapes.iter().filter(|s| s.verdict.passed()).count();
+    let skipped = r.shapes.iter().filter(|s| matches!(s.verdict, Verdict::Skipped { .. })).count();
+    let skipped = if skipped > 0 { format!(" ({skipped} skipped)") } else { String::new() };
     match (r.outcome.as_str(), &r.reason) {
         ("could not check", Some(why)) => out.line(format!("could not check: {why}")),
         (COMPILES, _) => out.line(format!(
@@ -668,7 +722,7 @@ pub fn render(r: &Record) -> String {
         )),
         (_, Some(why)) => out.line(format!("result: {}: {why}", report::flag(false, "FAIL"))),
         _ => out.line(format!(
-            "result: {} of {} shapes pass: {}",
+            "result: {} of {} shapes pass{skipped}: {}",
             passed,
             r.shapes.len(),
             report::flag(r.exit_code == 0, if r.exit_code == 0 { "pass" } else { "FAIL" })
@@ -742,7 +796,7 @@ impl Record {
 
     /// The outcome and exit code of the shapes checked so far.
     pub fn finish(&mut self) {
-        let ok = self.shapes.iter().chain(&self.sanitize).all(|s| s.verdict.passed());
+        let ok = !self.shapes.iter().chain(&self.sanitize).any(|s| s.verdict.failed());
         self.outcome = if ok { "pass" } else { "fail" }.into();
         self.exit_code = if ok { 0 } else { 1 };
     }

@@ -200,7 +200,13 @@ fn verdict_json_is_one_flat_record_per_shape() {
     assert_eq!(serde_json::to_string(&private).unwrap(), r#"{"label":"hidden shape 3","rows":0,"cols":0,"battery":"hidden","verdict":"fail","wrong":0,"unwritten":0,"first_bad":null,"out_of_bounds_before":0,"out_of_bounds_after":0}"#);
     assert_eq!(crate::report::plain(&private.line()), "  hidden shape 3: FAIL");
     assert!(!Verdict::DidNotFinish { seconds: 1 }.device_usable() && !Verdict::NotRun.passed());
-    assert!(Verdict::Skipped { reason: "memory".into() }.passed());
+    // A skipped shape fails no check, and is not a pass a score may count.
+    let skipped = Verdict::Skipped { reason: "needs 17 GB".into() };
+    assert!(!skipped.passed() && !skipped.failed() && Verdict::Pass.passed() && Verdict::NotRun.failed());
+    let hidden = ShapeResult { label: "hidden: 46341x46341".into(), rows: 46341, cols: 46341, battery: Battery::Hidden, verdict: skipped };
+    let private = hidden.private(2);
+    assert_eq!(private.verdict, Verdict::Skipped { reason: PRIVATE_SKIP.into() }, "a private skip does not say what it needs");
+    assert_eq!(crate::report::plain(&private.line()), "  hidden shape 2: skipped");
 }
 
 #[test]
@@ -298,4 +304,43 @@ fn the_seed_comes_from_the_flag_then_the_variable() {
     std::env::set_var(SEED_ENV, "-1");
     assert!(seed_from(None).is_err());
     std::env::remove_var(SEED_ENV);
+}
+
+#[test]
+fn a_seed_file_is_read_only_when_its_owner_alone_may_read_it() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = std::env::temp_dir().join(format!("ktrav-seed-file-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("seed");
+    std::fs::write(&file, " 42\n").unwrap();
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600)).unwrap();
+    assert_eq!(seed_from_file(&file).unwrap(), 42);
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let e = format!("{:#}", seed_from_file(&file).unwrap_err());
+    assert!(e.contains("may be read by others (mode 644)") && !e.contains('\n'), "{e}");
+    std::fs::write(&file, "forty-two").unwrap();
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o400)).unwrap();
+    assert!(format!("{:#}", seed_from_file(&file).unwrap_err()).contains("is not a seed"));
+    std::os::unix::fs::symlink(&file, dir.join("link")).unwrap();
+    assert!(format!("{:#}", seed_from_file(&dir.join("link")).unwrap_err()).contains("not a regular file"));
+    assert!(format!("{:#}", seed_from_file(&dir.join("none")).unwrap_err()).starts_with("cannot read the seed file"));
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn the_largest_bytes_bound_every_seeds_hidden_shapes() {
+    for launch in launches_of_every_kind() {
+        let ex = &exercise(launch);
+        for large in [false, true] {
+            let public = largest_bytes(ex, false, large);
+            assert_eq!(public, battery(ex, large).iter().map(|c| device_bytes(ex, c.shape)).max().unwrap());
+            let bound = largest_bytes(ex, true, large);
+            assert!(bound >= public);
+            for seed in 0..16 {
+                for c in hidden_battery(ex, seed, large) {
+                    assert!(device_bytes(ex, c.shape) <= bound, "{launch:?} seed {seed}: {} past the bound", c.label);
+                }
+            }
+        }
+    }
 }

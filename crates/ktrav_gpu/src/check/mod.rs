@@ -20,7 +20,7 @@ pub mod worker;
 
 use crate::nvrtc;
 use crate::runner::{self as gpu, Gpu, Kernel};
-use ktrav::lab::{battery, hidden_battery, read_source, render, seed_from, Battery, Case, Exercise, Printed, Record, ShapeResult, Verdict, COULD_NOT_CHECK, SEED_ENV};
+use ktrav::lab::{battery, hidden_battery, read_source, render, seed_from, seed_from_file, Battery, Case, Exercise, Printed, Record, ShapeResult, Verdict, COULD_NOT_CHECK, SEED_ENV};
 use ktrav::{Chapter, Shape};
 use run::Fit;
 use std::path::PathBuf;
@@ -50,6 +50,9 @@ pub struct CheckArgs {
     /// Also run the hidden battery drawn from this seed (or from KTRAV_LAB_SEED when set).
     #[arg(long, value_parser = ktrav::cli::seed)]
     pub seed: Option<u64>,
+    /// Read the hidden battery's seed from this file, which only its owner may read (mode 600): how a grader keeps the seed off the command line.
+    #[arg(long, value_name = "FILE", conflicts_with = "seed")]
+    pub seed_file: Option<PathBuf>,
     /// Report each hidden shape as pass or fail only, as a course's grader does (needs a seed).
     #[arg(long)]
     pub private: bool,
@@ -92,9 +95,13 @@ pub fn run_check(chapter: &Chapter, args: &CheckArgs) -> ! {
         }),
         None => all.first().unwrap_or_else(|| ktrav::cli::fail(&format!("{} has no lab exercise", chapter.id))),
     };
-    let seed = ktrav::cli::or_exit(seed_from(args.seed));
+    let flag = match &args.seed_file {
+        Some(path) => Some(ktrav::cli::or_exit(seed_from_file(path))),
+        None => args.seed,
+    };
+    let seed = ktrav::cli::or_exit(seed_from(flag));
     if args.private && seed.is_none() {
-        ktrav::cli::fail(&format!("--private needs a hidden battery: give --seed N or set {SEED_ENV}"));
+        ktrav::cli::fail(&format!("--private needs a hidden battery: give --seed N, --seed-file FILE or set {SEED_ENV}"));
     }
     let source = ktrav::cli::or_exit(read_source(&args.file));
     let record = check_seeded(chapter, ex, args, &source, seed);
@@ -472,7 +479,7 @@ mod tests {
     use ktrav::Dim2;
 
     fn args(file: &str) -> CheckArgs {
-        CheckArgs { file: PathBuf::from(file), large: false, json: false, exercise: None, timeout: 60, sanitize: None, seed: None, private: false, compile_only: false }
+        CheckArgs { file: PathBuf::from(file), large: false, json: false, exercise: None, timeout: 60, sanitize: None, seed: None, seed_file: None, private: false, compile_only: false }
     }
 
     const NOTHING: Twin = Twin { name: "nothing", steps: 1, barriers_after: &[], shared_words: 0, body: |_, _, _, _| {} };
