@@ -15,6 +15,7 @@
 
 pub mod expect;
 pub mod printed;
+pub mod simcheck;
 pub mod simtrack;
 pub mod timing;
 pub mod twin;
