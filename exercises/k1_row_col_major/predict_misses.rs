@@ -2,7 +2,9 @@
 //! a traversal's cache hits and misses. Write the body, then check it
 //! against the cache simulator by
 //!
-//!     cargo run -p k1_row_col_major -- sim-check predict-misses
+//! ```text
+//! cargo run -p k1_row_col_major -- sim-check predict-misses
+//! ```
 
 use crate::{CacheConfig, CacheStats, Traversal, ELEM_BYTES};
 use ktrav::{Shape, StorageOrder};

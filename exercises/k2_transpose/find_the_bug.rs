@@ -2,7 +2,9 @@
 //! `find_the_bug.cu`, a transpose that passes every shape of the source
 //! and is wrong. Find the shape it fails, fix it here, then check it by
 //!
-//!     cargo run -p k2_transpose -- sim-check find-the-bug
+//! ```text
+//! cargo run -p k2_transpose -- sim-check find-the-bug
+//! ```
 
 use crate::exercises::{STRIDE, TILE};
 use ktrav::lab::simtrack::{Ctx, Mem, Twin};

@@ -2,7 +2,9 @@
 //! `transpose.cu`. Write the body (and set the `Twin`'s barriers), then
 //! check it, with no GPU, by
 //!
-//!     cargo run -p k2_transpose -- sim-check transpose
+//! ```text
+//! cargo run -p k2_transpose -- sim-check transpose
+//! ```
 //!
 //! The book's "Writing a twin" page says what `Ctx`, `Mem` and `Twin` hold.
 

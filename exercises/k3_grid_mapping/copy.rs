@@ -1,7 +1,9 @@
 //! Exercise `copy` on the simulator track: your Rust twin of `copy.cu`.
 //! Write the body, then check it, with no GPU, by
 //!
-//!     cargo run -p k3_grid_mapping -- sim-check copy
+//! ```text
+//! cargo run -p k3_grid_mapping -- sim-check copy
+//! ```
 //!
 //! The book's "Writing a twin" page says what `Ctx`, `Mem` and `Twin` hold.
 

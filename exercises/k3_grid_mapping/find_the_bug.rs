@@ -2,7 +2,9 @@
 //! `find_the_bug.cu`, a copy that passes the source's four cases and is
 //! wrong. Find the shape it fails, fix it here, then check it by
 //!
-//!     cargo run -p k3_grid_mapping -- sim-check copy-find-the-bug
+//! ```text
+//! cargo run -p k3_grid_mapping -- sim-check copy-find-the-bug
+//! ```
 
 use ktrav::lab::simtrack::{Ctx, Mem, Twin};
 

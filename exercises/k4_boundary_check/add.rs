@@ -1,7 +1,9 @@
 //! Exercise `add` on the simulator track: your Rust twin of `add.cu`.
 //! Write the body, then check it, with no GPU, by
 //!
-//!     cargo run -p k4_boundary_check -- sim-check add
+//! ```text
+//! cargo run -p k4_boundary_check -- sim-check add
+//! ```
 //!
 //! The book's "Writing a twin" page says what `Ctx`, `Mem` and `Twin` hold.
 

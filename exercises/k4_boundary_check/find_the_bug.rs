@@ -2,7 +2,9 @@
 //! `find_the_bug.cu`, a fill that passes the source's 4x10 and is wrong.
 //! Find the shape it fails, fix it here, then check it by
 //!
-//!     cargo run -p k4_boundary_check -- sim-check guard-find-the-bug
+//! ```text
+//! cargo run -p k4_boundary_check -- sim-check guard-find-the-bug
+//! ```
 
 use ktrav::lab::simtrack::{Ctx, Mem, Twin};
 

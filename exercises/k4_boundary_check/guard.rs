@@ -1,7 +1,9 @@
 //! Exercise `guard` on the simulator track: your Rust twin of `guard.cu`.
 //! Write the body, then check it, with no GPU, by
 //!
-//!     cargo run -p k4_boundary_check -- sim-check guard
+//! ```text
+//! cargo run -p k4_boundary_check -- sim-check guard
+//! ```
 //!
 //! The book's "Writing a twin" page says what `Ctx`, `Mem` and `Twin` hold.
 

@@ -1,7 +1,9 @@
 //! Exercise `col-major-add` on the simulator track: your Rust twin of
 //! `col_major_add.cu`. Write the body, then check it, with no GPU, by
 //!
-//!     cargo run -p k5_layout_interop -- sim-check col-major-add
+//! ```text
+//! cargo run -p k5_layout_interop -- sim-check col-major-add
+//! ```
 //!
 //! The book's "Writing a twin" page says what `Ctx`, `Mem` and `Twin` hold.
 

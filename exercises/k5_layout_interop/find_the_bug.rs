@@ -3,7 +3,9 @@
 //! warp table's 64x96 and is wrong. Find the shape it fails, fix it here,
 //! then check it by
 //!
-//!     cargo run -p k5_layout_interop -- sim-check col-major-find-the-bug
+//! ```text
+//! cargo run -p k5_layout_interop -- sim-check col-major-find-the-bug
+//! ```
 
 use ktrav::lab::simtrack::{Ctx, Mem, Twin};
 

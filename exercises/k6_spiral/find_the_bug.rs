@@ -2,7 +2,9 @@
 //! `find_the_bug.cu`, a gather that passes the source's four kernel cases
 //! and is wrong. Find the shape it fails, fix it here, then check it by
 //!
-//!     cargo run -p k6_spiral -- sim-check spiral-find-the-bug
+//! ```text
+//! cargo run -p k6_spiral -- sim-check spiral-find-the-bug
+//! ```
 
 use crate::{ring_containing, ring_start, spiral_position};
 use ktrav::lab::simtrack::{Ctx, Mem, Twin};

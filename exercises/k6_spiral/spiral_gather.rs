@@ -1,7 +1,9 @@
 //! Exercise `spiral-gather` on the simulator track: your Rust twin of
 //! `spiral_gather.cu`. Write the body, then check it, with no GPU, by
 //!
-//!     cargo run -p k6_spiral -- sim-check spiral-gather
+//! ```text
+//! cargo run -p k6_spiral -- sim-check spiral-gather
+//! ```
 //!
 //! The book's "Writing a twin" page says what `Ctx`, `Mem` and `Twin` hold.
 

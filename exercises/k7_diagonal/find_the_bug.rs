@@ -3,7 +3,9 @@
 //! tables and is wrong. Find the shape it fails, fix it here, then check
 //! it by
 //!
-//!     cargo run -p k7_diagonal -- sim-check wavefront-find-the-bug
+//! ```text
+//! cargo run -p k7_diagonal -- sim-check wavefront-find-the-bug
+//! ```
 
 use crate::exercises::{row_max, row_min};
 use ktrav::lab::simtrack::{Ctx, Mem, Twin};

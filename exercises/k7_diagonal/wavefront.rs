@@ -1,7 +1,9 @@
 //! Exercise `wavefront` on the simulator track: your Rust twin of
 //! `wavefront.cu`. Write the body, then check it, with no GPU, by
 //!
-//!     cargo run -p k7_diagonal -- sim-check wavefront
+//! ```text
+//! cargo run -p k7_diagonal -- sim-check wavefront
+//! ```
 //!
 //! The book's "Writing a twin" page says what `Ctx`, `Mem` and `Twin` hold.
 

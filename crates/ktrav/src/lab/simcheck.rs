@@ -4,7 +4,7 @@
 //! `exercises/<chapter>/`) and lists them as [`SimExercise`]s in its
 //! [`crate::Chapter`]; its binary takes [`SimCommand`]:
 //!
-//! ```console
+//! ```text
 //! cargo run -p k3_grid_mapping -- sim-check copy
 //! ```
 //!
