@@ -31,6 +31,7 @@ extern "C" __global__ void fill_checked(float* __restrict__ out, size_t rows, si
     }
 }
 
+// ANCHOR: fill_row_only_checked
 extern "C" __global__ void fill_row_only_checked(float* __restrict__ out, size_t rows, size_t cols) {
     const size_t row = (size_t)blockIdx.y * blockDim.y + threadIdx.y;  // t.global_y()
     const size_t col = (size_t)blockIdx.x * blockDim.x + threadIdx.x;  // t.global_x()
@@ -38,6 +39,7 @@ extern "C" __global__ void fill_row_only_checked(float* __restrict__ out, size_t
         out[row * cols + col] = (float)(row * 1000 + col);             // marker(row, col)
     }
 }
+// ANCHOR_END: fill_row_only_checked
 
 extern "C" __global__ void add_row_only_checked(float* __restrict__ out, const float* __restrict__ a,
                                                 const float* __restrict__ b, size_t rows, size_t cols) {

@@ -8,47 +8,42 @@
 //! column-major one) a whole number of cache lines long, so each
 //! contiguous run starts on a line boundary and a closed form is exact.
 //! `cargo test -p k1_row_col_major exercises` checks the solution and
-//! rejects every wrong prediction.
+//! rejects every wrong prediction; `cargo run -p k1_row_col_major --
+//! sim-check predict-misses` checks the student's own, in
+//! `exercises/k1_row_col_major/predict_misses.rs`.
 
 use crate::{simulate, CacheConfig, CacheStats, Traversal, ELEM_BYTES};
+use ktrav::lab::simcheck::{SimExercise, SimReport};
 use ktrav::report::{self, Report};
 use ktrav::{Shape, StorageOrder};
 
 /// A prediction: (hits, misses) of one traversal, from the shape alone.
 pub type Predict = fn(Shape, StorageOrder, Traversal, CacheConfig) -> CacheStats;
 
-// ANCHOR: starter
-/// Predict the hits and misses of visiting every element of `shape`,
-/// stored in `storage`, in `traversal` order, through a fresh fully
-/// associative LRU cache of `cache.lines` lines of `cache.line_bytes` bytes
-/// (elements are 4-byte floats; the matrix starts on a line boundary).
-pub fn predict_starter(shape: Shape, storage: StorageOrder, traversal: Traversal, cache: CacheConfig) -> CacheStats {
-    let _ = (shape, storage, traversal, cache);
-    // TODO: how many distinct lines does the matrix span? Does the
-    // traversal use each line's elements while the line is still cached?
-    CacheStats { hits: 0, misses: 0 }
-}
-// ANCHOR_END: starter
+/// The crate's solution, in the form of the student's file.
+#[path = "solutions/predict_misses.rs"]
+pub mod solution;
 
-// ANCHOR: solution
-pub fn predict_solution(shape: Shape, storage: StorageOrder, traversal: Traversal, cache: CacheConfig) -> CacheStats {
-    let accesses = shape.elements();
-    let lines = (accesses * ELEM_BYTES).div_ceil(cache.line_bytes);
-    // The inner loop of a crossing traversal touches one line per
-    // contiguous run (a row of a row-major matrix): that many lines must
-    // stay cached until the next sweep comes back for their next elements.
-    let runs = match storage {
-        StorageOrder::RowMajor => shape.rows,
-        StorageOrder::ColMajor => shape.cols,
-    };
-    let misses = if traversal == Traversal::natural_for(storage) || runs <= cache.lines {
-        lines // each line is loaded once and used up before it is evicted
-    } else {
-        accesses // LRU over a cycle longer than the cache: every access misses
-    };
-    CacheStats { hits: accesses - misses, misses }
-}
-// ANCHOR_END: solution
+/// The student's own file: only `sim-check` runs it, never the crate's
+/// tests.
+#[path = "../../../exercises/k1_row_col_major/predict_misses.rs"]
+pub mod student;
+
+/// How many differing cases a report prints before its result line.
+pub const SHOWN_CASES: usize = 3;
+
+/// The exercise on the simulator track, the `Chapter` value's
+/// `sim_exercises`.
+pub const SIM_EXERCISES: &[SimExercise] = &[SimExercise {
+    id: "predict-misses",
+    file: "exercises/k1_row_col_major/predict_misses.rs",
+    solution: "chapters/k1_row_col_major/src/solutions/predict_misses.rs",
+    check: || {
+        let (text, passed) = check(student::predict, SHOWN_CASES);
+        SimReport { text, passed }
+    },
+}];
+
 
 // ANCHOR: wrong
 /// Plausible wrong predictions, each rejected by the battery.
@@ -162,9 +157,16 @@ pub fn check(predict: Predict, shown: usize) -> (String, bool) {
     (out.into_string(), ok)
 }
 
-/// The report the exercise page shows: the starter's check.
+/// The starter's prediction: nothing (what the student's file holds
+/// before it is edited, and what the exercise page's report shows).
+pub fn predict_nothing(shape: Shape, storage: StorageOrder, traversal: Traversal, cache: CacheConfig) -> CacheStats {
+    let _ = (shape, storage, traversal, cache);
+    CacheStats { hits: 0, misses: 0 }
+}
+
+/// The report the exercise page shows: a prediction of nothing, checked.
 pub fn starter_report() -> String {
-    check(predict_starter, 3).0
+    check(predict_nothing, SHOWN_CASES).0
 }
 
 #[cfg(test)]
@@ -185,11 +187,10 @@ mod tests {
 
     #[test]
     fn the_solution_matches_the_simulator_and_every_wrong_prediction_fails() {
-        let (report, ok) = check(predict_solution, usize::MAX);
+        let (report, ok) = check(solution::predict, usize::MAX);
         assert!(ok, "{report}");
         for (name, wrong) in WRONG {
             assert!(!check(*wrong, 0).1, "the checker accepts the wrong prediction '{name}'");
         }
-        assert!(!check(predict_starter, 0).1);
     }
 }

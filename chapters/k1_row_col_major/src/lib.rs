@@ -676,6 +676,7 @@ pub const CHAPTER: ktrav::Chapter = ktrav::Chapter {
     kernel_source: None,
     gpu_section: None,
     exercises: &[],
+    sim_exercises: exercises::SIM_EXERCISES,
     versions: &[],
 };
 

@@ -1,6 +1,10 @@
 //! `cargo run -p k1_row_col_major`: prints the K.1 worked example.
 //! With shape or cache flags it runs the experiment on other sizes; with
 //! `--measure` it also times the two traversals on this CPU.
+//!
+//! `sim-check` checks the student's own prediction (the lab exercise,
+//! `exercises/k1_row_col_major/predict_misses.rs`) against the cache
+//! simulator.
 
 use clap::Parser;
 use k1_row_col_major::{
@@ -10,8 +14,10 @@ use ktrav::cli::{self, size_in};
 use ktrav::Shape;
 
 #[derive(Parser, Debug)]
-#[command(allow_negative_numbers = true, about = "Appendix K.1: row-major versus column-major, storage is not traversal")]
+#[command(args_conflicts_with_subcommands = true, disable_help_subcommand = true, allow_negative_numbers = true, about = "Appendix K.1: row-major versus column-major, storage is not traversal")]
 struct Args {
+    #[command(subcommand)]
+    lab: Option<ktrav::lab::simcheck::SimCommand>,
     /// Matrix rows for a custom experiment (at most 16777216, and 1073741824 elements in all)
     #[arg(long, default_value = "8", value_parser = size_in(1 << 24))]
     rows: u64,
@@ -37,6 +43,9 @@ struct Args {
 
 fn main() {
     let (args, custom) = cli::parse_typed_or_exit::<Args>(&["rows", "cols", "lines", "ways", "line_bytes"]);
+    if let Some(command) = &args.lab {
+        command.run(&CHAPTER);
+    }
     if args.measure {
         cli::warn_if_debug("timings");
     }

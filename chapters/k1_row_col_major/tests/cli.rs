@@ -57,3 +57,8 @@ fn bad_values_fail_in_one_line() {
         ],
     );
 }
+
+#[test]
+fn sim_check_refuses_bad_input_in_one_line() {
+    ktrav::testing::assert_sim_check_usage_errors(BIN, &k1_row_col_major::CHAPTER);
+}

@@ -4,9 +4,12 @@
 //! kernel of `exercises/k2_transpose/` as numbered steps; the harness
 //! (`ktrav::lab::simtrack`) runs one *round* of the grid-stride loop per
 //! two steps, with a `__syncthreads()` after each step listed in
-//! `barriers_after`. `cargo test -p k2_transpose exercises` checks them
-//! under 5 block orders times 3 thread orders.
+//! `barriers_after`. `cargo test -p k2_transpose exercises` checks the
+//! solution and the wrong twins under 5 block orders times 3 thread
+//! orders; `cargo run -p k2_transpose -- sim-check transpose` checks the
+//! student's own file.
 
+use ktrav::lab::simcheck::{self, SimExercise};
 use ktrav::lab::simtrack::{check_twin, Ctx, Mem, Twin, Twins};
 use ktrav::lab::{input_value, Arg, Elem, Exercise, Launch};
 use ktrav::{Dim2, Shape};
@@ -29,7 +32,7 @@ pub const TRANSPOSE_EXERCISE: Exercise = Exercise {
     source_shapes: || crate::SOURCE_CASES.iter().map(|c| c.shape).collect(),
     timing_shape: Shape::new(4096, 4096),
     expected: |shape| Box::new(move |i| input_value(0, crate::transposed_from(shape, i)).to_bits() as u64),
-    twins: Twins { starter: STARTER, solution: SOLUTION, wrong: WRONG },
+    twins: Twins { solution: SOLUTION, wrong: WRONG },
 };
 
 /// `find-the-bug`: a transpose that passes the source's shapes; the student
@@ -38,59 +41,45 @@ pub const FIND_THE_BUG_EXERCISE: Exercise = Exercise {
     id: "find-the-bug",
     title: "find the bug: a transpose that passes the source's shapes",
     starter: "find_the_bug.cu",
-    twins: Twins { starter: FIND_THE_BUG, solution: SOLUTION, wrong: &[] },
+    twins: Twins { solution: SOLUTION, wrong: &[] },
     ..TRANSPOSE_EXERCISE
 };
 
 /// The chapter's exercises, its `Chapter` value's `exercises`.
 pub const EXERCISES: &[Exercise] = &[TRANSPOSE_EXERCISE, FIND_THE_BUG_EXERCISE];
 
-// ANCHOR: starter
-/// Step 0 of a round copies this thread's input element into the tile;
-/// step 1 writes the tile's transpose out. The block's row of tiles in
-/// round `ctx.round` is `blockIdx.y + round * gridDim.y` (the grid-stride
-/// loop over y: gridDim.y is capped, here at 3).
-pub fn transpose_starter(ctx: &Ctx, step: usize, tile: &mut [f32], mem: &mut Mem) {
-    let (t, rows, cols) = (ctx.t, ctx.rows, ctx.cols);
-    let _ = (t, rows, cols, step, tile, mem);
-    // TODO: step 0: if this round's row of tiles exists, copy the in-bounds
-    // input element (row by * 32 + ty, column bx * 32 + tx) into
-    // tile[ty * STRIDE + tx]. Step 1: write tile[tx * STRIDE + ty] to the
-    // swapped position of the output (cols x rows), checked on both axes.
-}
+/// The crate's solution of `transpose` (also the fix of `find-the-bug`),
+/// in the form of the student's file.
+#[path = "solutions/transpose.rs"]
+pub mod solution;
 
-pub const STARTER: Twin = Twin { name: "the starter", steps: 2, barriers_after: &[0, 1], shared_words: (TILE * STRIDE) as usize, body: transpose_starter };
-// ANCHOR_END: starter
+use solution::transpose as transpose_solution;
+pub const SOLUTION: Twin = solution::TWIN;
 
-// ANCHOR: solution
-pub fn transpose_solution(ctx: &Ctx, step: usize, tile: &mut [f32], mem: &mut Mem) {
-    let (t, rows, cols) = (ctx.t, ctx.rows, ctx.cols);
-    let (tx, ty) = (t.thread_idx.x as u64, t.thread_idx.y as u64);
-    let by = t.block_idx.y as u64 + ctx.round * t.grid_dim.y as u64;
-    if by >= rows.div_ceil(TILE) {
-        return; // this block has no row of tiles in this round
-    }
-    match step {
-        0 => {
-            let (in_row, in_col) = (by * TILE + ty, t.block_idx.x as u64 * TILE + tx);
-            if in_row < rows && in_col < cols {
-                tile[(ty * STRIDE + tx) as usize] = mem.input(0, (in_row * cols + in_col) as i64);
-            }
-        }
-        _ => {
-            let (out_row, out_col) = (t.block_idx.x as u64 * TILE + ty, by * TILE + tx);
-            if out_row < cols && out_col < rows {
-                mem.write_f32((out_row * rows + out_col) as i64, tile[(tx * STRIDE + ty) as usize]);
-            }
-        }
-    }
-}
+/// The student's own files, beside the `.cu` starters: only `sim-check`
+/// runs them, never the crate's tests.
+#[path = "../../../exercises/k2_transpose/transpose.rs"]
+pub mod student_transpose;
+#[path = "../../../exercises/k2_transpose/find_the_bug.rs"]
+pub mod student_find_the_bug;
 
-/// A barrier after the load (every element is in the tile before any is
-/// read back) and after the store (no thread refills the tile while
-/// another still reads it).
-pub const SOLUTION: Twin = Twin { name: "the solution", steps: 2, barriers_after: &[0, 1], shared_words: (TILE * STRIDE) as usize, body: transpose_solution };
-// ANCHOR_END: solution
+/// The exercises on the simulator track, the `Chapter` value's
+/// `sim_exercises`.
+pub const SIM_EXERCISES: &[SimExercise] = &[
+    SimExercise {
+        id: TRANSPOSE_EXERCISE.id,
+        file: "exercises/k2_transpose/transpose.rs",
+        solution: "chapters/k2_transpose/src/solutions/transpose.rs",
+        check: || simcheck::report(&TRANSPOSE_EXERCISE, &student_transpose::TWIN),
+    },
+    SimExercise {
+        id: FIND_THE_BUG_EXERCISE.id,
+        file: "exercises/k2_transpose/find_the_bug.rs",
+        solution: "chapters/k2_transpose/src/solutions/transpose.rs",
+        check: || simcheck::report(&FIND_THE_BUG_EXERCISE, &student_find_the_bug::TWIN),
+    },
+];
+
 
 // ANCHOR: find_the_bug
 /// Passes every shape of the source; which shape does it fail?
@@ -199,7 +188,7 @@ mod tests {
     use ktrav::lab::simtrack::assert_track;
 
     #[test]
-    fn every_solution_passes_and_every_starter_and_wrong_twin_fails() {
+    fn every_solution_passes_and_every_wrong_twin_fails() {
         for ex in EXERCISES {
             assert_track(ex);
         }
@@ -229,12 +218,6 @@ mod tests {
             assert_eq!(l.failure.is_some(), past_limit, "{}", l.label);
         }
         assert!(c.lines.iter().any(|l| l.label.contains("gridDim.y") && l.failure.is_some()));
-    }
-
-    #[test]
-    fn the_starter_compiles_and_is_rejected() {
-        let c = check_twin(&TRANSPOSE_EXERCISE, &STARTER);
-        assert!(!c.passed() && c.kinds() == ["unwritten"], "{:?}", c.kinds());
     }
 
     #[test]

@@ -573,6 +573,7 @@ pub const CHAPTER: ktrav::Chapter = ktrav::Chapter {
     kernel_source: Some(include_str!("../../../kernels/k2_transpose.cu")),
     gpu_section: Some(gpu::section),
     exercises: exercises::EXERCISES,
+    sim_exercises: exercises::SIM_EXERCISES,
     versions: &VERSIONS,
 };
 

@@ -5,7 +5,8 @@
 //! `--rows`/`--cols` runs every kernel and version on the GPU at that shape.
 //!
 //! `check FILE.cu` checks a student's own kernel against the chapter's
-//! lab exercise (`ktrav::lab`).
+//! lab exercise (`ktrav::lab`); `sim-check EXERCISE` checks the student's
+//! own Rust twin of it on the simulator, with no GPU.
 
 use clap::{ArgGroup, Parser};
 use k2_transpose::{experiment_report, validate, CHAPTER, MAX_ELEMENTS};
@@ -17,7 +18,7 @@ use ktrav::Shape;
     group(ArgGroup::new("shape").multiple(true).args(["rows", "cols"])))]
 struct Args {
     #[command(subcommand)]
-    lab: Option<ktrav_gpu::check::LabCommand>,
+    lab: Option<ktrav_gpu::commands::Lab>,
     /// Input rows for a custom run (at most 16777216 elements in all)
     #[arg(long, default_value = "70", value_parser = size_in(MAX_ELEMENTS))]
     rows: u64,

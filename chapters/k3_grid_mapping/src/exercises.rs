@@ -2,9 +2,11 @@
 //! spreads x over the columns (block 32 x 8), written by the student
 //! (`copy`) or given with a bug that the source's cases do not show
 //! (`copy-find-the-bug`). The twins mirror `exercises/k3_grid_mapping/`;
-//! `cargo test -p k3_grid_mapping exercises` runs them under 5 block orders
-//! times 3 thread orders.
+//! `cargo test -p k3_grid_mapping exercises` runs the solution and the
+//! wrong twins under 5 block orders times 3 thread orders, and
+//! `cargo run -p k3_grid_mapping -- sim-check copy` the student's own file.
 
+use ktrav::lab::simcheck::{self, SimExercise};
 use ktrav::lab::simtrack::{check_twin, Ctx, Mem, Twin, Twins};
 use ktrav::lab::{input_value, Arg, Elem, Exercise, Launch};
 use ktrav::{Dim2, Shape};
@@ -22,7 +24,7 @@ pub const COPY_EXERCISE: Exercise = Exercise {
     source_shapes: || crate::SOURCE_CASES.iter().map(|c| c.shape).collect(),
     timing_shape: Shape::new(4096, 4096),
     expected: |_| Box::new(|i| input_value(0, i).to_bits() as u64),
-    twins: Twins { starter: STARTER, solution: SOLUTION, wrong: WRONG },
+    twins: Twins { solution: SOLUTION, wrong: WRONG },
 };
 
 /// `copy-find-the-bug`: a copy that passes the source's four cases; the
@@ -31,36 +33,43 @@ pub const FIND_THE_BUG_EXERCISE: Exercise = Exercise {
     id: "copy-find-the-bug",
     title: "find the bug: a copy that passes the source's cases",
     starter: "find_the_bug.cu",
-    twins: Twins { starter: FIND_THE_BUG, solution: SOLUTION, wrong: &[] },
+    twins: Twins { solution: SOLUTION, wrong: &[] },
     ..COPY_EXERCISE
 };
 
 /// The chapter's exercises, its `Chapter` value's `exercises`.
 pub const EXERCISES: &[Exercise] = &[COPY_EXERCISE, FIND_THE_BUG_EXERCISE];
 
-// ANCHOR: starter
-pub fn copy_starter(ctx: &Ctx, _step: usize, _shared: &mut [f32], mem: &mut Mem) {
-    let (t, rows, cols) = (ctx.t, ctx.rows, ctx.cols);
-    let _ = (t, rows, cols, mem);
-    // TODO: this thread's row and column, and the copy of element
-    // row * cols + col from input 0 to the output, if it lies inside.
-}
+/// The crate's solution of `copy` (also the fix of `copy-find-the-bug`),
+/// in the form of the student's file.
+#[path = "solutions/copy.rs"]
+pub mod solution;
 
-pub const STARTER: Twin = Twin { name: "the starter", steps: 1, barriers_after: &[], shared_words: 0, body: copy_starter };
-// ANCHOR_END: starter
+pub const SOLUTION: Twin = solution::TWIN;
 
-// ANCHOR: solution
-pub fn copy_solution(ctx: &Ctx, _step: usize, _shared: &mut [f32], mem: &mut Mem) {
-    let (t, rows, cols) = (ctx.t, ctx.rows, ctx.cols);
-    let (row, col) = (t.global_y(), t.global_x()); // x walks the columns
-    if row < rows && col < cols {
-        let i = (row * cols + col) as i64;
-        mem.write_f32(i, mem.input(0, i));
-    }
-}
+/// The student's own files, beside the `.cu` starters: only `sim-check`
+/// runs them, never the crate's tests.
+#[path = "../../../exercises/k3_grid_mapping/copy.rs"]
+pub mod student_copy;
+#[path = "../../../exercises/k3_grid_mapping/find_the_bug.rs"]
+pub mod student_find_the_bug;
 
-pub const SOLUTION: Twin = Twin { name: "the solution", body: copy_solution, ..STARTER };
-// ANCHOR_END: solution
+/// The exercises on the simulator track, the `Chapter` value's
+/// `sim_exercises`.
+pub const SIM_EXERCISES: &[SimExercise] = &[
+    SimExercise {
+        id: COPY_EXERCISE.id,
+        file: "exercises/k3_grid_mapping/copy.rs",
+        solution: "chapters/k3_grid_mapping/src/solutions/copy.rs",
+        check: || simcheck::report(&COPY_EXERCISE, &student_copy::TWIN),
+    },
+    SimExercise {
+        id: FIND_THE_BUG_EXERCISE.id,
+        file: "exercises/k3_grid_mapping/find_the_bug.rs",
+        solution: "chapters/k3_grid_mapping/src/solutions/copy.rs",
+        check: || simcheck::report(&FIND_THE_BUG_EXERCISE, &student_find_the_bug::TWIN),
+    },
+];
 
 // ANCHOR: wrong
 /// `wrong/one_axis_guard.cu`: the row is guarded, the column is not.
@@ -91,9 +100,9 @@ pub fn write_past_end(ctx: &Ctx, _step: usize, _shared: &mut [f32], mem: &mut Me
 }
 
 pub const WRONG: &[(Twin, &str)] = &[
-    (Twin { name: "one_axis_guard", body: one_axis_guard, ..STARTER }, "out of bounds"),
-    (Twin { name: "swapped_xy", body: swapped_xy, ..STARTER }, "unwritten"),
-    (Twin { name: "write_past_end", body: write_past_end, ..STARTER }, "out of bounds"),
+    (Twin { name: "one_axis_guard", body: one_axis_guard, ..SOLUTION }, "out of bounds"),
+    (Twin { name: "swapped_xy", body: swapped_xy, ..SOLUTION }, "unwritten"),
+    (Twin { name: "write_past_end", body: write_past_end, ..SOLUTION }, "out of bounds"),
 ];
 // ANCHOR_END: wrong
 
@@ -111,7 +120,7 @@ pub fn longer_axis_on_x(ctx: &Ctx, _step: usize, _shared: &mut [f32], mem: &mut 
 }
 
 /// Its fix is the solution: x walks the columns on every shape.
-pub const FIND_THE_BUG: Twin = Twin { name: "find the bug", body: longer_axis_on_x, ..STARTER };
+pub const FIND_THE_BUG: Twin = Twin { name: "find the bug", body: longer_axis_on_x, ..SOLUTION };
 // ANCHOR_END: find_the_bug
 
 /// What the exercise page shows: the simulated check of a wrong twin.
@@ -130,7 +139,7 @@ mod tests {
     use ktrav::lab::simtrack::assert_track;
 
     #[test]
-    fn every_solution_passes_and_every_starter_and_wrong_twin_fails() {
+    fn every_solution_passes_and_every_wrong_twin_fails() {
         for ex in EXERCISES {
             assert_track(ex);
         }

@@ -2,8 +2,11 @@
 //! (block 32 x 8, x over the columns): `guard` fills every element with
 //! `row * 1000 + col`; `add` writes `out = a + b`. The twins mirror
 //! `exercises/k4_boundary_check/`; `cargo test -p k4_boundary_check
-//! exercises` runs them under every schedule.
+//! exercises` runs the solutions and the wrong twins under every schedule,
+//! and `cargo run -p k4_boundary_check -- sim-check guard` (or `add`) the
+//! student's own file.
 
+use ktrav::lab::simcheck::{self, SimExercise};
 use ktrav::lab::simtrack::{check_twin, Ctx, Mem, Twin, Twins};
 use ktrav::lab::{input_value, Arg, Elem, Exercise, Launch};
 use ktrav::{Dim2, Shape};
@@ -21,7 +24,7 @@ pub const GUARD_EXERCISE: Exercise = Exercise {
     source_shapes: || vec![crate::SOURCE_SHAPE],
     timing_shape: Shape::new(4096, 4096),
     expected: |shape| Box::new(move |i| crate::marker(i / shape.cols, i % shape.cols).to_bits() as u64),
-    twins: Twins { starter: STARTER, solution: SOLUTION, wrong: WRONG },
+    twins: Twins { solution: SOLUTION, wrong: WRONG },
 };
 
 /// `add`: the chapter's addition with both axes guarded, checked on the
@@ -33,7 +36,7 @@ pub const ADD_EXERCISE: Exercise = Exercise {
     starter: "add.cu",
     args: &[Arg::Out, Arg::Input(0), Arg::Input(1), Arg::Rows64, Arg::Cols64],
     expected: |_| Box::new(|i| (input_value(0, i) + input_value(1, i)).to_bits() as u64),
-    twins: Twins { starter: ADD_STARTER, solution: ADD_SOLUTION, wrong: ADD_WRONG },
+    twins: Twins { solution: ADD_SOLUTION, wrong: ADD_WRONG },
     ..GUARD_EXERCISE
 };
 
@@ -43,36 +46,60 @@ pub const FIND_THE_BUG_EXERCISE: Exercise = Exercise {
     id: "guard-find-the-bug",
     title: "find the bug: a fill that passes the source's 4x10",
     starter: "find_the_bug.cu",
-    twins: Twins { starter: FIND_THE_BUG, solution: SOLUTION, wrong: &[] },
+    twins: Twins { solution: SOLUTION, wrong: &[] },
     ..GUARD_EXERCISE
 };
 
 /// The chapter's exercises, its `Chapter` value's `exercises`.
 pub const EXERCISES: &[Exercise] = &[GUARD_EXERCISE, ADD_EXERCISE, FIND_THE_BUG_EXERCISE];
 
-// ANCHOR: starter
-pub fn guard_starter(ctx: &Ctx, _step: usize, _shared: &mut [f32], mem: &mut Mem) {
-    let (t, rows, cols) = (ctx.t, ctx.rows, ctx.cols);
-    let _ = (t, rows, cols, mem);
-    // TODO: this thread's row and column, a guard, and the store of
-    // (row * 1000 + col) as f32 at row * cols + col.
-}
+/// The crate's solution of `guard` (also the fix of `guard-find-the-bug`),
+/// in the form of the student's file.
+#[path = "solutions/guard.rs"]
+pub mod solution;
 
-pub const STARTER: Twin = Twin { name: "the starter", steps: 1, barriers_after: &[], shared_words: 0, body: guard_starter };
-// ANCHOR_END: starter
+pub const SOLUTION: Twin = solution::TWIN;
 
-// ANCHOR: solution
-pub fn guard_solution(ctx: &Ctx, _step: usize, _shared: &mut [f32], mem: &mut Mem) {
-    let (row, col) = (ctx.t.global_y(), ctx.t.global_x());
-    if row < ctx.rows && col < ctx.cols {
-        mem.write_f32((row * ctx.cols + col) as i64, (row * 1000 + col) as f32);
-    }
-}
+/// The crate's solution of `add`, in the form of the student's file.
+#[path = "solutions/add.rs"]
+pub mod add_solution;
 
-pub const SOLUTION: Twin = Twin { name: "the solution", body: guard_solution, ..STARTER };
-// ANCHOR_END: solution
+pub const ADD_SOLUTION: Twin = add_solution::TWIN;
+
+/// The student's own files, beside the `.cu` starters: only `sim-check`
+/// runs them, never the crate's tests.
+#[path = "../../../exercises/k4_boundary_check/guard.rs"]
+pub mod student_guard;
+#[path = "../../../exercises/k4_boundary_check/add.rs"]
+pub mod student_add;
+#[path = "../../../exercises/k4_boundary_check/find_the_bug.rs"]
+pub mod student_find_the_bug;
+
+/// The exercises on the simulator track, the `Chapter` value's
+/// `sim_exercises`: one verdict each.
+pub const SIM_EXERCISES: &[SimExercise] = &[
+    SimExercise {
+        id: GUARD_EXERCISE.id,
+        file: "exercises/k4_boundary_check/guard.rs",
+        solution: "chapters/k4_boundary_check/src/solutions/guard.rs",
+        check: || simcheck::report(&GUARD_EXERCISE, &student_guard::TWIN),
+    },
+    SimExercise {
+        id: ADD_EXERCISE.id,
+        file: "exercises/k4_boundary_check/add.rs",
+        solution: "chapters/k4_boundary_check/src/solutions/add.rs",
+        check: || simcheck::report(&ADD_EXERCISE, &student_add::TWIN),
+    },
+    SimExercise {
+        id: FIND_THE_BUG_EXERCISE.id,
+        file: "exercises/k4_boundary_check/find_the_bug.rs",
+        solution: "chapters/k4_boundary_check/src/solutions/guard.rs",
+        check: || simcheck::report(&FIND_THE_BUG_EXERCISE, &student_find_the_bug::TWIN),
+    },
+];
 
 // ANCHOR: wrong
+// ANCHOR: one_axis_guard
 /// `wrong/one_axis_guard.cu` (the chapter's `fill_row_only_checked`).
 pub fn one_axis_guard(ctx: &Ctx, _step: usize, _shared: &mut [f32], mem: &mut Mem) {
     let (row, col) = (ctx.t.global_y(), ctx.t.global_x());
@@ -80,34 +107,13 @@ pub fn one_axis_guard(ctx: &Ctx, _step: usize, _shared: &mut [f32], mem: &mut Me
         mem.write_f32((row * ctx.cols + col) as i64, (row * 1000 + col) as f32);
     }
 }
+// ANCHOR_END: one_axis_guard
 
 /// (`wrong/int32_index.cu` and `wrong/uint32_index.cu` have no twin: they
 /// need 2^31 and 2^32 elements.)
-pub const WRONG: &[(Twin, &str)] = &[(Twin { name: "one_axis_guard", body: one_axis_guard, ..STARTER }, "out of bounds")];
+pub const WRONG: &[(Twin, &str)] = &[(Twin { name: "one_axis_guard", body: one_axis_guard, ..SOLUTION }, "out of bounds")];
 // ANCHOR_END: wrong
 
-// ANCHOR: add_starter
-pub fn add_starter(ctx: &Ctx, _step: usize, _shared: &mut [f32], mem: &mut Mem) {
-    let (t, rows, cols) = (ctx.t, ctx.rows, ctx.cols);
-    let _ = (t, rows, cols, mem);
-    // TODO: this thread's row and column, a guard on both, and the sum of
-    // input 0 and input 1 at row * cols + col stored there.
-}
-
-pub const ADD_STARTER: Twin = Twin { name: "the starter", body: add_starter, ..STARTER };
-// ANCHOR_END: add_starter
-
-// ANCHOR: add_solution
-pub fn add_solution(ctx: &Ctx, _step: usize, _shared: &mut [f32], mem: &mut Mem) {
-    let (row, col) = (ctx.t.global_y(), ctx.t.global_x());
-    if row < ctx.rows && col < ctx.cols {
-        let i = (row * ctx.cols + col) as i64;
-        mem.write_f32(i, mem.input(0, i) + mem.input(1, i));
-    }
-}
-
-pub const ADD_SOLUTION: Twin = Twin { name: "the solution", body: add_solution, ..STARTER };
-// ANCHOR_END: add_solution
 
 // ANCHOR: add_wrong
 /// `wrong/add_one_axis_guard.cu` (the chapter's `add_row_only_checked`):
@@ -121,7 +127,7 @@ pub fn add_one_axis_guard(ctx: &Ctx, _step: usize, _shared: &mut [f32], mem: &mu
     }
 }
 
-pub const ADD_WRONG: &[(Twin, &str)] = &[(Twin { name: "add_one_axis_guard", body: add_one_axis_guard, ..STARTER }, "out of bounds")];
+pub const ADD_WRONG: &[(Twin, &str)] = &[(Twin { name: "add_one_axis_guard", body: add_one_axis_guard, ..SOLUTION }, "out of bounds")];
 // ANCHOR_END: add_wrong
 
 // ANCHOR: find_the_bug
@@ -135,7 +141,7 @@ pub fn block_column_guard(ctx: &Ctx, _step: usize, _shared: &mut [f32], mem: &mu
 }
 
 /// Its fix is the solution: `col < cols`.
-pub const FIND_THE_BUG: Twin = Twin { name: "find the bug", body: block_column_guard, ..STARTER };
+pub const FIND_THE_BUG: Twin = Twin { name: "find the bug", body: block_column_guard, ..SOLUTION };
 // ANCHOR_END: find_the_bug
 
 /// What the find-the-bug answer shows: the simulated check of its kernel.
@@ -159,7 +165,7 @@ mod tests {
     use ktrav::lab::simtrack::assert_track;
 
     #[test]
-    fn every_solution_passes_and_every_starter_and_wrong_twin_fails() {
+    fn every_solution_passes_and_every_wrong_twin_fails() {
         for ex in EXERCISES {
             assert_track(ex);
         }

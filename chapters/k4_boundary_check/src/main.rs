@@ -6,7 +6,8 @@
 //! shape instead.
 //!
 //! `check FILE.cu` checks a student's own kernel against the chapter's
-//! lab exercise (`ktrav::lab`).
+//! lab exercise (`ktrav::lab`); `sim-check EXERCISE` checks the student's
+//! own Rust twin of it on the simulator, with no GPU.
 
 use clap::Parser;
 use k4_boundary_check::{
@@ -19,7 +20,7 @@ use ktrav::{Dim2, Shape};
 #[command(args_conflicts_with_subcommands = true, disable_help_subcommand = true, allow_negative_numbers = true, about = "Appendix K.4: a 2D bounds check that guards only one axis")]
 struct Args {
     #[command(subcommand)]
-    lab: Option<ktrav_gpu::check::LabCommand>,
+    lab: Option<ktrav_gpu::commands::Lab>,
     #[command(flatten)]
     launch: Option<Launch>,
     /// Seeded shuffles of all blocks to try, 0 for none (at most 100000)

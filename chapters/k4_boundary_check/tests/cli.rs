@@ -94,3 +94,8 @@ fn gpu_at_a_shape_refuses_what_it_cannot_run() {
     ];
     ktrav::testing::assert_gpu_at_shape(BIN, &["--rows", "4000", "--cols", "999", "--gpu"], refused);
 }
+
+#[test]
+fn sim_check_refuses_bad_input_in_one_line() {
+    ktrav::testing::assert_sim_check_usage_errors(BIN, &k4_boundary_check::CHAPTER);
+}

@@ -2,8 +2,11 @@
 //! b` on column-major data, the launch spreading x over the rows (block
 //! 32 x 8) so that a warp reads a contiguous column. The twins mirror
 //! `exercises/k5_layout_interop/`; `cargo test -p k5_layout_interop
-//! exercises` runs them under every schedule.
+//! exercises` runs the solutions and the wrong twins under every
+//! schedule, and `cargo run -p k5_layout_interop -- sim-check
+//! col-major-add` the student's own file.
 
+use ktrav::lab::simcheck::{self, SimExercise};
 use ktrav::lab::simtrack::{check_twin, Ctx, Mem, Twin, Twins};
 use ktrav::lab::{input_value, Arg, Elem, Exercise, Launch};
 use ktrav::{Dim2, Shape, StorageOrder};
@@ -22,7 +25,7 @@ pub const COL_MAJOR_ADD_EXERCISE: Exercise = Exercise {
     source_shapes: || vec![crate::SOURCE_SHAPE, crate::WARP_SHAPE],
     timing_shape: Shape::new(4096, 4096),
     expected: |_| Box::new(|i| (input_value(0, i) + input_value(1, i)).to_bits() as u64),
-    twins: Twins { starter: STARTER, solution: SOLUTION, wrong: WRONG },
+    twins: Twins { solution: SOLUTION, wrong: WRONG },
 };
 
 /// `col-major-find-the-bug`: an addition that passes the source's 4x6 and
@@ -32,36 +35,50 @@ pub const FIND_THE_BUG_EXERCISE: Exercise = Exercise {
     id: "col-major-find-the-bug",
     title: "find the bug: a column-major addition that passes the source's shapes",
     starter: "find_the_bug.cu",
-    twins: Twins { starter: FIND_THE_BUG, solution: FIXED, wrong: &[] },
+    twins: Twins { solution: FIXED, wrong: &[] },
     ..COL_MAJOR_ADD_EXERCISE
 };
 
 /// The chapter's exercises, its `Chapter` value's `exercises`.
 pub const EXERCISES: &[Exercise] = &[COL_MAJOR_ADD_EXERCISE, FIND_THE_BUG_EXERCISE];
 
-// ANCHOR: starter
-pub fn add_starter(ctx: &Ctx, _step: usize, _shared: &mut [f32], mem: &mut Mem) {
-    let (t, rows, cols) = (ctx.t, ctx.rows, ctx.cols);
-    let _ = (t, rows, cols, mem);
-    // TODO: this thread's row (from x) and column (from y), both guarded,
-    // and the column-major offset of that element in a (input 0), b
-    // (input 1) and the output.
-}
+/// The crate's solution of `col-major-add`, in the form of the student's
+/// file.
+#[path = "solutions/col_major_add.rs"]
+pub mod solution;
 
-pub const STARTER: Twin = Twin { name: "the starter", steps: 1, barriers_after: &[], shared_words: 0, body: add_starter };
-// ANCHOR_END: starter
+pub const SOLUTION: Twin = solution::TWIN;
 
-// ANCHOR: solution
-pub fn add_solution(ctx: &Ctx, _step: usize, _shared: &mut [f32], mem: &mut Mem) {
-    let (row, col) = (ctx.t.global_x(), ctx.t.global_y()); // x walks the rows
-    if row < ctx.rows && col < ctx.cols {
-        let i = (col * ctx.rows + row) as i64; // column-major
-        mem.write_f32(i, mem.input(0, i) + mem.input(1, i));
-    }
-}
+/// The crate's fix of `col-major-find-the-bug`, in the form of the
+/// student's file.
+#[path = "solutions/find_the_bug.rs"]
+pub mod find_the_bug_solution;
 
-pub const SOLUTION: Twin = Twin { name: "the solution", body: add_solution, ..STARTER };
-// ANCHOR_END: solution
+pub const FIXED: Twin = find_the_bug_solution::TWIN;
+
+/// The student's own files, beside the `.cu` starters: only `sim-check`
+/// runs them, never the crate's tests.
+#[path = "../../../exercises/k5_layout_interop/col_major_add.rs"]
+pub mod student_col_major_add;
+#[path = "../../../exercises/k5_layout_interop/find_the_bug.rs"]
+pub mod student_find_the_bug;
+
+/// The exercises on the simulator track, the `Chapter` value's
+/// `sim_exercises`.
+pub const SIM_EXERCISES: &[SimExercise] = &[
+    SimExercise {
+        id: COL_MAJOR_ADD_EXERCISE.id,
+        file: "exercises/k5_layout_interop/col_major_add.rs",
+        solution: "chapters/k5_layout_interop/src/solutions/col_major_add.rs",
+        check: || simcheck::report(&COL_MAJOR_ADD_EXERCISE, &student_col_major_add::TWIN),
+    },
+    SimExercise {
+        id: FIND_THE_BUG_EXERCISE.id,
+        file: "exercises/k5_layout_interop/find_the_bug.rs",
+        solution: "chapters/k5_layout_interop/src/solutions/find_the_bug.rs",
+        check: || simcheck::report(&FIND_THE_BUG_EXERCISE, &student_find_the_bug::TWIN),
+    },
+];
 
 // ANCHOR: wrong
 /// `wrong/one_axis_guard.cu`: the row is guarded, the column is not.
@@ -93,9 +110,9 @@ pub fn short_row_index(ctx: &Ctx, _step: usize, _shared: &mut [f32], mem: &mut M
 }
 
 pub const WRONG: &[(Twin, &str)] = &[
-    (Twin { name: "one_axis_guard", body: one_axis_guard, ..STARTER }, "out of bounds"),
-    (Twin { name: "swapped_xy", body: swapped_xy, ..STARTER }, "unwritten"),
-    (Twin { name: "short_row_index", body: short_row_index, ..STARTER }, "unwritten"),
+    (Twin { name: "one_axis_guard", body: one_axis_guard, ..SOLUTION }, "out of bounds"),
+    (Twin { name: "swapped_xy", body: swapped_xy, ..SOLUTION }, "unwritten"),
+    (Twin { name: "short_row_index", body: short_row_index, ..SOLUTION }, "unwritten"),
 ];
 // ANCHOR_END: wrong
 
@@ -123,17 +140,9 @@ pub fn inside_as_if_row_major(ctx: &Ctx, _step: usize, _shared: &mut [f32], mem:
     add_unless_inside(ctx, block_inside(ctx, ctx.cols, ctx.rows), mem)
 }
 
-pub const FIND_THE_BUG: Twin = Twin { name: "find the bug", body: inside_as_if_row_major, ..STARTER };
+pub const FIND_THE_BUG: Twin = Twin { name: "find the bug", body: inside_as_if_row_major, ..SOLUTION };
 // ANCHOR_END: find_the_bug
 
-// ANCHOR: find_the_bug_fixed
-/// The fix: x's blocks against the rows, the axis x walks.
-pub fn inside_fixed(ctx: &Ctx, _step: usize, _shared: &mut [f32], mem: &mut Mem) {
-    add_unless_inside(ctx, block_inside(ctx, ctx.rows, ctx.cols), mem)
-}
-
-pub const FIXED: Twin = Twin { name: "find the bug, fixed", body: inside_fixed, ..STARTER };
-// ANCHOR_END: find_the_bug_fixed
 
 /// What the find-the-bug answer shows: the simulated check of its kernel.
 pub fn find_the_bug_shown() -> String {
@@ -151,7 +160,7 @@ mod tests {
     use ktrav::lab::simtrack::assert_track;
 
     #[test]
-    fn every_solution_passes_and_every_starter_and_wrong_twin_fails() {
+    fn every_solution_passes_and_every_wrong_twin_fails() {
         for ex in EXERCISES {
             assert_track(ex);
         }

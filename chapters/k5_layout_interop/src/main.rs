@@ -6,7 +6,8 @@
 //! that shape.
 //!
 //! `check FILE.cu` checks a student's own kernel against the chapter's
-//! lab exercise (`ktrav::lab`).
+//! lab exercise (`ktrav::lab`); `sim-check EXERCISE` checks the student's
+//! own Rust twin of it on the simulator, with no GPU.
 
 use clap::Parser;
 use k5_layout_interop::{gemm_report, layout_report, CHAPTER, MAX_LAYOUT_ELEMENTS};
@@ -20,7 +21,7 @@ use ktrav::Shape;
 )]
 struct Args {
     #[command(subcommand)]
-    lab: Option<ktrav_gpu::check::LabCommand>,
+    lab: Option<ktrav_gpu::commands::Lab>,
     #[command(flatten)]
     layout: Option<Layout>,
     #[command(flatten)]

@@ -3,9 +3,12 @@
 //! (block 32 x 8, x over the columns). Given [`ring_start`] and
 //! [`ring_containing`], the student walks the ring's four sides. The twins
 //! mirror `exercises/k6_spiral/`; `cargo test -p k6_spiral exercises` runs
-//! them under every schedule.
+//! the solutions and the wrong twins under every schedule, and
+//! `cargo run -p k6_spiral -- sim-check spiral-gather` the student's own
+//! file.
 
 use crate::{ring_containing, ring_start, spiral_position};
+use ktrav::lab::simcheck::{self, SimExercise};
 use ktrav::lab::simtrack::{check_twin, Ctx, Mem, Twin, Twins};
 use ktrav::lab::{input_value, Arg, Elem, Exercise, Launch};
 use ktrav::{Dim2, Shape};
@@ -29,7 +32,7 @@ pub const SPIRAL_GATHER_EXERCISE: Exercise = Exercise {
             input_value(0, r * shape.cols + c).to_bits() as u64
         })
     },
-    twins: Twins { starter: STARTER, solution: SOLUTION, wrong: WRONG },
+    twins: Twins { solution: SOLUTION, wrong: WRONG },
 };
 
 /// `spiral-find-the-bug`: a gather that passes the source's four kernel
@@ -38,41 +41,51 @@ pub const FIND_THE_BUG_EXERCISE: Exercise = Exercise {
     id: "spiral-find-the-bug",
     title: "find the bug: a spiral gather that passes the source's cases",
     starter: "find_the_bug.cu",
-    twins: Twins { starter: FIND_THE_BUG, solution: FIXED, wrong: &[] },
+    twins: Twins { solution: FIXED, wrong: &[] },
     ..SPIRAL_GATHER_EXERCISE
 };
 
 /// The chapter's exercises, its `Chapter` value's `exercises`.
 pub const EXERCISES: &[Exercise] = &[SPIRAL_GATHER_EXERCISE, FIND_THE_BUG_EXERCISE];
 
-// ANCHOR: starter
-pub fn gather_starter(ctx: &Ctx, _step: usize, _shared: &mut [f32], mem: &mut Mem) {
-    let (t, rows, cols) = (ctx.t, ctx.rows, ctx.cols);
-    let _ = (t, rows, cols, mem, ring_start, ring_containing);
-    // TODO: this thread's output slot `to` (row-major, guarded); the ring
-    // k = ring_containing(to, rows, cols); the offset along it,
-    // to - ring_start(k, rows, cols), walked top, right side, bottom, left
-    // side; then output[to] = input 0 at that (row, col).
-}
+/// The crate's solution of `spiral-gather`, in the form of the student's
+/// file.
+#[path = "solutions/spiral_gather.rs"]
+pub mod solution;
 
-pub const STARTER: Twin = Twin { name: "the starter", steps: 1, barriers_after: &[], shared_words: 0, body: gather_starter };
-// ANCHOR_END: starter
+pub const SOLUTION: Twin = solution::TWIN;
 
-// ANCHOR: solution
-/// The walk of the ring's four sides is the chapter's own inverse closed
-/// form, [`spiral_position`](crate::spiral_position): the ring holding `to`,
-/// then the side along it.
-pub fn gather_solution(ctx: &Ctx, _step: usize, _shared: &mut [f32], mem: &mut Mem) {
-    let (row, col) = (ctx.t.global_y(), ctx.t.global_x());
-    if row < ctx.rows && col < ctx.cols {
-        let to = row * ctx.cols + col;
-        let (r, c) = spiral_position(to, ctx.rows, ctx.cols);
-        mem.write_f32(to as i64, mem.input(0, (r * ctx.cols + c) as i64));
-    }
-}
+/// The crate's fix of `spiral-find-the-bug`, in the form of the student's
+/// file.
+#[path = "solutions/find_the_bug.rs"]
+pub mod find_the_bug_solution;
 
-pub const SOLUTION: Twin = Twin { name: "the solution", body: gather_solution, ..STARTER };
-// ANCHOR_END: solution
+pub use find_the_bug_solution::centre_from_top_left;
+pub const FIXED: Twin = find_the_bug_solution::TWIN;
+
+/// The student's own files, beside the `.cu` starters: only `sim-check`
+/// runs them, never the crate's tests.
+#[path = "../../../exercises/k6_spiral/spiral_gather.rs"]
+pub mod student_spiral_gather;
+#[path = "../../../exercises/k6_spiral/find_the_bug.rs"]
+pub mod student_find_the_bug;
+
+/// The exercises on the simulator track, the `Chapter` value's
+/// `sim_exercises`.
+pub const SIM_EXERCISES: &[SimExercise] = &[
+    SimExercise {
+        id: SPIRAL_GATHER_EXERCISE.id,
+        file: "exercises/k6_spiral/spiral_gather.rs",
+        solution: "chapters/k6_spiral/src/solutions/spiral_gather.rs",
+        check: || simcheck::report(&SPIRAL_GATHER_EXERCISE, &student_spiral_gather::TWIN),
+    },
+    SimExercise {
+        id: FIND_THE_BUG_EXERCISE.id,
+        file: "exercises/k6_spiral/find_the_bug.rs",
+        solution: "chapters/k6_spiral/src/solutions/find_the_bug.rs",
+        check: || simcheck::report(&FIND_THE_BUG_EXERCISE, &student_find_the_bug::TWIN),
+    },
+];
 
 // ANCHOR: wrong
 /// `wrong/wrong_side_order.cu`: top, right, then the LEFT side, then the bottom.
@@ -100,7 +113,7 @@ pub fn wrong_side_order(ctx: &Ctx, _step: usize, _shared: &mut [f32], mem: &mut 
 }
 
 /// (`wrong/int32_rank.cu` has no twin: it needs 2^31 elements.)
-pub const WRONG: &[(Twin, &str)] = &[(Twin { name: "wrong_side_order", body: wrong_side_order, ..STARTER }, "wrong")];
+pub const WRONG: &[(Twin, &str)] = &[(Twin { name: "wrong_side_order", body: wrong_side_order, ..SOLUTION }, "wrong")];
 // ANCHOR_END: wrong
 
 // ANCHOR: find_the_bug
@@ -132,22 +145,9 @@ pub fn find_the_bug(ctx: &Ctx, _step: usize, _shared: &mut [f32], mem: &mut Mem)
     gather_with_centre(ctx, mem, centre_from_top_right)
 }
 
-pub const FIND_THE_BUG: Twin = Twin { name: "find the bug", body: find_the_bug, ..STARTER };
+pub const FIND_THE_BUG: Twin = Twin { name: "find the bug", body: find_the_bug, ..SOLUTION };
 // ANCHOR_END: find_the_bug
 
-// ANCHOR: find_the_bug_fixed
-/// The fix: a lone row is entered at its left end, like any top side.
-pub fn centre_from_top_left(offset: u64, [top, left, bottom, right]: [u64; 4]) -> (u64, u64) {
-    let (width, height) = (right - left + 1, bottom - top + 1);
-    (top + if width == 1 { offset } else { 0 }, left + if height == 1 { offset } else { 0 })
-}
-
-pub fn find_the_bug_fixed(ctx: &Ctx, _step: usize, _shared: &mut [f32], mem: &mut Mem) {
-    gather_with_centre(ctx, mem, centre_from_top_left)
-}
-
-pub const FIXED: Twin = Twin { name: "find the bug, fixed", body: find_the_bug_fixed, ..STARTER };
-// ANCHOR_END: find_the_bug_fixed
 
 /// What the find-the-bug answer shows: the simulated check of its kernel.
 pub fn find_the_bug_shown() -> String {
@@ -165,7 +165,7 @@ mod tests {
     use ktrav::lab::simtrack::assert_track;
 
     #[test]
-    fn every_solution_passes_and_every_starter_and_wrong_twin_fails() {
+    fn every_solution_passes_and_every_wrong_twin_fails() {
         for ex in EXERCISES {
             assert_track(ex);
         }

@@ -6,7 +6,8 @@
 //! as well, it runs every kernel and version on the GPU at that shape.
 //!
 //! `check FILE.cu` checks a student's own kernel against the chapter's
-//! lab exercise (`ktrav::lab`).
+//! lab exercise (`ktrav::lab`); `sim-check EXERCISE` checks the student's
+//! own Rust twin of it on the simulator, with no GPU.
 
 use clap::{ArgGroup, Parser};
 use k6_spiral::{shape_report, shape_report_work, CHAPTER};
@@ -29,7 +30,7 @@ const QUICK_WORK: u64 = 1 << 25;
 )]
 struct Args {
     #[command(subcommand)]
-    lab: Option<ktrav_gpu::check::LabCommand>,
+    lab: Option<ktrav_gpu::commands::Lab>,
     /// Matrix rows for a custom check, 9 when only --cols is given (at most 16777216)
     #[arg(long, value_parser = size_in(1 << 24))]
     rows: Option<u64>,

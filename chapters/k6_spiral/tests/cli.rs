@@ -85,3 +85,8 @@ fn gpu_at_a_shape_refuses_what_it_cannot_run() {
     ];
     ktrav::testing::assert_gpu_at_shape(BIN, &["--rows", "5000", "--cols", "3000", "--gpu"], refused);
 }
+
+#[test]
+fn sim_check_refuses_bad_input_in_one_line() {
+    ktrav::testing::assert_sim_check_usage_errors(BIN, &k6_spiral::CHAPTER);
+}

@@ -3,9 +3,12 @@
 //! thread filling one cell of the lattice-path table from its two
 //! neighbours on diagonal `d - 1`. The twins mirror
 //! `exercises/k7_diagonal/`; `cargo test -p k7_diagonal exercises` runs
-//! them under every schedule, lock-step threads included.
+//! the solution and the wrong twins under every schedule, lock-step
+//! threads included, and `cargo run -p k7_diagonal -- sim-check wavefront`
+//! the student's own file.
 
 use crate::{add_mod, Binomials};
+use ktrav::lab::simcheck::{self, SimExercise};
 use ktrav::lab::simtrack::{check_twin, Ctx, Mem, Twin, Twins};
 use ktrav::lab::{Arg, Elem, Exercise, Launch};
 use ktrav::Shape;
@@ -27,7 +30,7 @@ pub const WAVEFRONT_EXERCISE: Exercise = Exercise {
         let table = Binomials::for_table(shape);
         Box::new(move |i| table.paths(i / shape.cols, i % shape.cols))
     },
-    twins: Twins { starter: STARTER, solution: SOLUTION, wrong: WRONG },
+    twins: Twins { solution: SOLUTION, wrong: WRONG },
 };
 
 /// `wavefront-find-the-bug`: a wavefront step that matches the source's
@@ -36,7 +39,7 @@ pub const FIND_THE_BUG_EXERCISE: Exercise = Exercise {
     id: "wavefront-find-the-bug",
     title: "find the bug: a wavefront step that matches the source's tables",
     starter: "find_the_bug.cu",
-    twins: Twins { starter: FIND_THE_BUG, solution: SOLUTION, wrong: &[] },
+    twins: Twins { solution: SOLUTION, wrong: &[] },
     ..WAVEFRONT_EXERCISE
 };
 
@@ -51,35 +54,36 @@ pub fn row_max(d: i64, rows: i64) -> i64 {
     d.min(rows - 1)
 }
 
-// ANCHOR: starter
-pub fn wavefront_starter(ctx: &Ctx, _step: usize, _shared: &mut [f32], mem: &mut Mem) {
-    let (t, rows, cols, d) = (ctx.t, ctx.rows as i64, ctx.cols as i64, ctx.diagonal);
-    let _ = (t, rows, cols, d, mem);
-    // TODO: this thread's row on diagonal d (row_min plus its global x),
-    // turned away past row_max; its column d - row; and the cell's value:
-    // 1 on the first row or column, else add_mod of the cells above and to
-    // the left (both on diagonal d - 1), read with mem.read_u64 and written
-    // with mem.write_u64.
-}
+/// The crate's solution of `wavefront` (also the fix of
+/// `wavefront-find-the-bug`), in the form of the student's file.
+#[path = "solutions/wavefront.rs"]
+pub mod solution;
 
-pub const STARTER: Twin = Twin { name: "the starter", steps: 1, barriers_after: &[], shared_words: 0, body: wavefront_starter };
-// ANCHOR_END: starter
+pub const SOLUTION: Twin = solution::TWIN;
 
-// ANCHOR: solution
-pub fn wavefront_solution(ctx: &Ctx, _step: usize, _shared: &mut [f32], mem: &mut Mem) {
-    let (rows, cols, d) = (ctx.rows as i64, ctx.cols as i64, ctx.diagonal);
-    let row = row_min(d, cols) + ctx.t.global_x() as i64;
-    if row > row_max(d, rows) {
-        return; // a spare thread of the last block
-    }
-    let col = d - row;
-    let at = row * cols + col;
-    let value = if row == 0 || col == 0 { 1 } else { add_mod(mem.read_u64(at - cols), mem.read_u64(at - 1)) };
-    mem.write_u64(at, value);
-}
+/// The student's own files, beside the `.cu` starters: only `sim-check`
+/// runs them, never the crate's tests.
+#[path = "../../../exercises/k7_diagonal/wavefront.rs"]
+pub mod student_wavefront;
+#[path = "../../../exercises/k7_diagonal/find_the_bug.rs"]
+pub mod student_find_the_bug;
 
-pub const SOLUTION: Twin = Twin { name: "the solution", body: wavefront_solution, ..STARTER };
-// ANCHOR_END: solution
+/// The exercises on the simulator track, the `Chapter` value's
+/// `sim_exercises`.
+pub const SIM_EXERCISES: &[SimExercise] = &[
+    SimExercise {
+        id: WAVEFRONT_EXERCISE.id,
+        file: "exercises/k7_diagonal/wavefront.rs",
+        solution: "chapters/k7_diagonal/src/solutions/wavefront.rs",
+        check: || simcheck::report(&WAVEFRONT_EXERCISE, &student_wavefront::TWIN),
+    },
+    SimExercise {
+        id: FIND_THE_BUG_EXERCISE.id,
+        file: "exercises/k7_diagonal/find_the_bug.rs",
+        solution: "chapters/k7_diagonal/src/solutions/wavefront.rs",
+        check: || simcheck::report(&FIND_THE_BUG_EXERCISE, &student_find_the_bug::TWIN),
+    },
+];
 
 // ANCHOR: wrong
 /// `wrong/reads_current_diagonal.cu`: above and above-right, the latter on
@@ -107,8 +111,8 @@ pub fn no_boundary_check(ctx: &Ctx, _step: usize, _shared: &mut [f32], mem: &mut
 }
 
 pub const WRONG: &[(Twin, &str)] = &[
-    (Twin { name: "reads_current_diagonal", body: reads_current_diagonal, ..STARTER }, "wrong"),
-    (Twin { name: "no_boundary_check", body: no_boundary_check, ..STARTER }, "out of bounds"),
+    (Twin { name: "reads_current_diagonal", body: reads_current_diagonal, ..SOLUTION }, "wrong"),
+    (Twin { name: "no_boundary_check", body: no_boundary_check, ..SOLUTION }, "out of bounds"),
 ];
 // ANCHOR_END: wrong
 
@@ -128,7 +132,7 @@ pub fn unreduced_sum(ctx: &Ctx, _step: usize, _shared: &mut [f32], mem: &mut Mem
 }
 
 /// Its fix is the solution: `add_mod` of the two neighbours.
-pub const FIND_THE_BUG: Twin = Twin { name: "find the bug", body: unreduced_sum, ..STARTER };
+pub const FIND_THE_BUG: Twin = Twin { name: "find the bug", body: unreduced_sum, ..SOLUTION };
 // ANCHOR_END: find_the_bug
 
 /// What the find-the-bug answer shows: the simulated check of its kernel.
@@ -147,7 +151,7 @@ mod tests {
     use ktrav::lab::simtrack::assert_track;
 
     #[test]
-    fn every_solution_passes_and_every_starter_and_wrong_twin_fails() {
+    fn every_solution_passes_and_every_wrong_twin_fails() {
         for ex in EXERCISES {
             assert_track(ex);
         }

@@ -833,6 +833,7 @@ pub const CHAPTER: ktrav::Chapter = ktrav::Chapter {
     kernel_source: Some(include_str!("../../../kernels/k7_diagonal.cu")),
     gpu_section: Some(gpu::section),
     exercises: exercises::EXERCISES,
+    sim_exercises: exercises::SIM_EXERCISES,
     versions: &VERSIONS,
 };
 

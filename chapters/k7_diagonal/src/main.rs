@@ -6,7 +6,8 @@
 //! version on the GPU at that shape.
 //!
 //! `check FILE.cu` checks a student's own kernel against the chapter's
-//! lab exercise (`ktrav::lab`).
+//! lab exercise (`ktrav::lab`); `sim-check EXERCISE` checks the student's
+//! own Rust twin of it on the simulator, with no GPU.
 
 use clap::{ArgGroup, Parser};
 use k7_diagonal::{shape_report, ShapeWork, CHAPTER};
@@ -29,7 +30,7 @@ const QUICK_WORK: u64 = 1 << 28;
 )]
 struct Args {
     #[command(subcommand)]
-    lab: Option<ktrav_gpu::check::LabCommand>,
+    lab: Option<ktrav_gpu::commands::Lab>,
     /// Table rows for a custom run, 9 when only --cols is given (at most 4194304)
     #[arg(long, value_parser = size_in(1 << 22))]
     rows: Option<u64>,

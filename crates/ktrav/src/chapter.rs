@@ -27,9 +27,12 @@ pub struct Chapter {
     /// The "On this GPU" section: the real kernels against the simulators,
     /// run by the chapter's `gpu` module where a GPU exists.
     pub gpu_section: Option<fn() -> SectionOutcome>,
-    /// The chapter's GPU lab exercises (checked by its binary's `check`; the
-    /// simulator track's twins live in the chapter's `exercises` module).
+    /// The chapter's GPU lab exercises (checked by its binary's `check`).
     pub exercises: &'static [Exercise],
+    /// The chapter's exercises on the simulator track, each with the
+    /// student's own file that `sim-check` checks (K.1's prediction among
+    /// them, which has no GPU kernel).
+    pub sim_exercises: &'static [SimExercise],
     /// "How fast can it go": the chapter's numbered fast versions of its
     /// kernel, in order (empty for a chapter without a ladder).
     pub versions: &'static [Version],
@@ -37,6 +40,8 @@ pub struct Chapter {
 
 /// A lab exercise (see [`crate::lab`]).
 pub use crate::lab::Exercise;
+/// An exercise on the simulator track (see [`crate::lab::simcheck`]).
+pub use crate::lab::simcheck::SimExercise;
 /// A numbered fast version (see [`crate::ladder`]).
 pub use crate::ladder::Version;
 

@@ -105,6 +105,28 @@ pub fn assert_default_run(path: &str, parts: &[String]) {
     }
 }
 
+/// Asserts that `sim-check` refuses bad input in one line with exit code
+/// 2 before any work ([`assert_usage_errors`]): an exercise the chapter
+/// does not have, an extra argument, an unknown flag, and `sim-check`
+/// mixed with the chapter's own flags. The refusal names the exercises the
+/// chapter has.
+pub fn assert_sim_check_usage_errors(path: &str, chapter: &crate::Chapter) {
+    let first = chapter.sim_exercises.first().expect("the chapter has an exercise on the simulator track").id;
+    assert_usage_errors(
+        path,
+        &[
+            &["sim-check", "no-such-exercise"],
+            &["sim-check", first, "extra"],
+            &["sim-check", first, "--bogus"],
+            &["--rows", "4", "sim-check", first],
+        ],
+    );
+    let err = String::from_utf8(run_binary(path, &["sim-check", "no-such-exercise"]).stderr).expect("stderr is UTF-8");
+    for ex in chapter.sim_exercises {
+        assert!(err.contains(ex.id), "the refusal should name '{}': {err}", ex.id);
+    }
+}
+
 /// The workspace root.
 pub fn workspace_root() -> std::path::PathBuf {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")

@@ -142,7 +142,7 @@ fn exercise(launch: Launch) -> Exercise {
         source_shapes: || vec![Shape::new(5, 7)],
         timing_shape: Shape::new(64, 64),
         expected: |_| Box::new(|i| i),
-        twins: Twins { starter: NOTHING, solution: NOTHING, wrong: &[] },
+        twins: Twins { solution: NOTHING, wrong: &[] },
     }
 }
 

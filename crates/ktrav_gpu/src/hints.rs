@@ -346,7 +346,7 @@ mod tests {
         source_shapes: || vec![Shape::new(5, 7)],
         timing_shape: Shape::new(64, 64),
         expected: |_| Box::new(|i| input_value(0, i).to_bits() as u64),
-        twins: Twins { starter: NOTHING, solution: NOTHING, wrong: &[] },
+        twins: Twins { solution: NOTHING, wrong: &[] },
     };
 
     /// NVRTC's PTX for `spiral_gather(float*, const float*, long long, long long)`.

@@ -326,6 +326,7 @@ mod tests {
         kernel_source: None,
         gpu_section: None,
         exercises: &[],
+        sim_exercises: &[],
         versions: &VERSIONS,
     };
 

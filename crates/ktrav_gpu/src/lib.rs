@@ -21,6 +21,7 @@
 
 pub mod blas;
 pub mod check;
+pub mod commands;
 pub mod doctor;
 pub mod hints;
 pub mod graph;

@@ -2,7 +2,8 @@
 //! arguments, how it is launched and what it must produce), the fixed
 //! public battery of shapes it is judged on, and the verdicts. The checker
 //! that compiles and launches a student's file on a GPU is `ktrav_gpu::check`;
-//! the same exercises run as Rust twins under the simulator in [`simtrack`].
+//! the same exercises run as Rust twins under the simulator in [`simtrack`],
+//! and a student's own twin is checked by `sim-check` ([`simcheck`]).
 //!
 //! For every shape of the battery the output buffer is poisoned and
 //! surrounded by poisoned guard words, so each line tells apart elements that
@@ -16,6 +17,7 @@
 pub mod expect;
 pub mod includes;
 pub mod printed;
+pub mod simcheck;
 pub mod simtrack;
 pub mod timing;
 pub mod twin;

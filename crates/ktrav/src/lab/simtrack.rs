@@ -266,7 +266,7 @@ fn check_twin_on(ex: &Exercise, twin: &Twin, cases: Vec<Case>, every_schedule: u
             let these: &[Schedule] = if case.shape.elements() <= every_schedule { &all } else { &few };
             let results: Vec<(Schedule, Verdict)> = these
                 .iter()
-                .map(|s| (s.clone(), run_case(ex, twin, &case, s)))
+                .map(|s| (s.clone(), run_case_caught(ex, twin, &case, s)))
                 .filter(|(_, v)| !v.passed())
                 .collect();
             SimLine { label: case.label, shape: case.shape, failed: results.len(), failure: results.into_iter().next(), schedules: these.len() }
@@ -275,22 +275,71 @@ fn check_twin_on(ex: &Exercise, twin: &Twin, cases: Vec<Case>, every_schedule: u
     SimCheck { exercise: ex.id, twin: twin.name, lines }
 }
 
+/// [`run_case`], with a panic in the twin (an index past a slice, an
+/// arithmetic overflow) caught and judged as a crash of that run, so one
+/// shape's panic is reported on its line and the other shapes still run.
+fn run_case_caught(ex: &Exercise, twin: &Twin, case: &Case, schedule: &Schedule) -> Verdict {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run_case(ex, twin, case, schedule))) {
+        Ok(v) => v,
+        Err(payload) => {
+            let message = payload
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_else(|| "a panic without a message".to_string());
+            let at = LAST_PANIC.with(|l| l.borrow_mut().take()).map(|at| format!(" at {at}")).unwrap_or_default();
+            Verdict::Crashed { error: format!("the twin panicked{at}: {}", message.lines().next().unwrap_or("")) }
+        }
+    }
+}
+
+thread_local! {
+    /// Where the last panic on this thread happened, as [`quiet_panics`]'s
+    /// hook saw it.
+    static LAST_PANIC: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Replaces the panic hook with one that prints nothing (no message, no
+/// backtrace) and keeps the panic's file and line for the report: a twin
+/// that panics is judged on its shape's line, as a crash.
+pub fn quiet_panics() {
+    std::panic::set_hook(Box::new(|info| {
+        let at = info.location().map(|l| format!("{}:{}:{}", lexical(l.file()), l.line(), l.column()));
+        LAST_PANIC.with(|l| *l.borrow_mut() = at);
+    }));
+}
+
+/// `path` with each `dir/..` taken out, so that a student's file compiled
+/// in through `#[path = "../../../exercises/..."]` is named as the student
+/// knows it: `exercises/k3_grid_mapping/copy.rs`.
+fn lexical(path: &str) -> String {
+    let mut parts: Vec<&str> = Vec::new();
+    for p in path.split('/') {
+        match p {
+            ".." if parts.last().is_some_and(|l| *l != "..") => {
+                parts.pop();
+            }
+            _ => parts.push(p),
+        }
+    }
+    parts.join("/")
+}
+
 /// The seed the simulator track's own tests draw the hidden battery with.
 pub const TEST_SEED: u64 = 2026;
 
 /// For tests: asserts the exercise's solution twin passes under every
 /// schedule, on the public battery and the hidden one's simulable shapes,
-/// its starter fails, and each wrong twin fails with its expected kind of
-/// verdict on at least one shape and schedule (of the public battery, or
-/// where it passes that, of the hidden one).
+/// and each wrong twin fails with its expected kind of verdict on at least
+/// one shape and schedule (of the public battery, or where it passes that,
+/// of the hidden one). The student's own twin is never judged here: only
+/// `sim-check` runs it.
 pub fn assert_track(ex: &Exercise) {
-    let Twins { starter, solution, wrong } = ex.twins;
+    let Twins { solution, wrong } = ex.twins;
     let ok = check_twin(ex, &solution);
     assert!(ok.passed(), "{}: the solution fails:\n{}", ex.id, report::plain(&ok.render()));
     let hidden = check_twin_hidden(ex, &solution, TEST_SEED);
     assert!(hidden.passed(), "{}: the solution fails the hidden battery:\n{}", ex.id, report::plain(&hidden.render()));
-    let start = check_twin(ex, &starter);
-    assert!(!start.passed(), "{}: the simulator track accepts the starter:\n{}", ex.id, report::plain(&start.render()));
     for (twin, expect) in wrong {
         // A bug only the hidden battery's shapes reach passes the public
         // ones: it must fail there instead.
@@ -328,7 +377,7 @@ mod tests {
 
     /// A copy with x over the columns, the test's own exercise.
     fn copy(launch: Launch) -> Exercise {
-        super::super::tests::copy_exercise(launch, Twins { starter: Twin { body: |_, _, _, _| {}, ..OK }, solution: OK, wrong: &[] })
+        super::super::tests::copy_exercise(launch, Twins { solution: OK, wrong: &[] })
     }
 
     fn covering(block: Dim2, grid_stride_y: bool) -> Launch {
@@ -350,6 +399,31 @@ mod tests {
             Some((_, Verdict::Fail { out_of_bounds_before: 1, out_of_bounds_after: 1, wrong: 0, unwritten: 0, .. })) => {}
             other => panic!("{other:?}"),
         }
+    }
+
+    /// A twin that panics (here: an index past its shared memory) is a
+    /// crash on every shape's line, with where it panicked, not a panic of
+    /// the check.
+    #[test]
+    fn a_panicking_twin_is_judged_a_crash_on_each_shape() {
+        fn past_shared(ctx: &Ctx, s: usize, sh: &mut [f32], mem: &mut Mem) {
+            sh[ctx.t.thread_idx.x as usize] = 1.0;
+            copy_ok(ctx, s, sh, mem);
+        }
+        let ex = &copy(covering(Dim2::new(32, 8), false));
+        let c = check_twin(ex, &Twin { name: "past shared", body: past_shared, ..OK });
+        assert!(!c.passed());
+        assert_eq!(c.kinds(), ["crashed"]);
+        assert!(c.lines.iter().all(|l| l.failed == l.schedules), "{}", c.render());
+        let first = report::plain(&c.render());
+        assert!(first.contains("the twin panicked") && first.contains("index out of bounds"), "{first}");
+    }
+
+    #[test]
+    fn a_students_file_is_named_without_the_climb_out_of_the_crate() {
+        assert_eq!(lexical("chapters/k3/src/../../../exercises/k3/copy.rs"), "exercises/k3/copy.rs");
+        assert_eq!(lexical("../x/y.rs"), "../x/y.rs");
+        assert_eq!(lexical("a/b.rs"), "a/b.rs");
     }
 
     #[test]

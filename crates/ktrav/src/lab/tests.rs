@@ -24,7 +24,7 @@ pub(crate) fn copy_exercise(launch: Launch, twins: Twins) -> Exercise {
 const NOTHING: Twin = Twin { name: "nothing", steps: 1, barriers_after: &[], shared_words: 0, body: |_, _, _, _| {} };
 
 fn exercise(launch: Launch) -> Exercise {
-    copy_exercise(launch, Twins { starter: NOTHING, solution: NOTHING, wrong: &[] })
+    copy_exercise(launch, Twins { solution: NOTHING, wrong: &[] })
 }
 
 /// Every kind of launch an exercise can have.

@@ -7,6 +7,7 @@
 use crate::compare::{GUARD_WORDS, POISON_WORD};
 use crate::sim::Thread;
 
+// ANCHOR: ctx
 /// Where a twin's thread is, and the launch's arguments.
 #[derive(Clone, Copy, Debug)]
 pub struct Ctx {
@@ -19,6 +20,7 @@ pub struct Ctx {
     /// block's rows of blocks are `blockIdx.y + round * gridDim.y`.
     pub round: u64,
 }
+// ANCHOR_END: ctx
 
 /// The device memory a twin sees: the output (guarded, poisoned) and the
 /// inputs. Writes anywhere land in the guards or are counted, never panic.
@@ -100,6 +102,7 @@ impl Mem {
     }
 }
 
+// ANCHOR: twin
 /// A twin's body: one step of one thread.
 pub type Body = fn(&Ctx, usize, &mut [f32], &mut Mem);
 
@@ -115,15 +118,17 @@ pub struct Twin {
     pub shared_words: usize,
     pub body: Body,
 }
+// ANCHOR_END: twin
 
-/// An exercise's kernels on the simulator track: the starter the student
-/// begins from, the solution, and the catalogued wrong kernels that have a
+/// An exercise's kernels on the simulator track that the chapter's own
+/// tests judge: the solution, and the catalogued wrong kernels that have a
 /// twin, each with the kind of verdict (`wrong`, `unwritten`, `out of
 /// bounds`) its file's `// expect:` line names. A wrong twin is named after
-/// its file in the chapter's `exercises/<chapter>/wrong/`.
+/// its file in the chapter's `exercises/<chapter>/wrong/`. The student's
+/// own twin is not here: it lives in a file of its own beside the `.cu`
+/// starter, and only `sim-check` runs it ([`super::simcheck`]).
 #[derive(Clone, Copy)]
 pub struct Twins {
-    pub starter: Twin,
     pub solution: Twin,
     pub wrong: &'static [(Twin, &'static str)],
 }

@@ -496,7 +496,7 @@ mod tests {
         source_shapes: || vec![Shape::new(5, 7)],
         timing_shape: Shape::new(256, 256),
         expected: |_| Box::new(|i| input_value(0, i).to_bits() as u64),
-        twins: Twins { starter: NOTHING, solution: NOTHING, wrong: &[] },
+        twins: Twins { solution: NOTHING, wrong: &[] },
     };
 
     const CHAPTER: Chapter = Chapter {
@@ -509,6 +509,7 @@ mod tests {
         kernel_source: None,
         gpu_section: None,
         exercises: &[COPY],
+        sim_exercises: &[],
         versions: &[],
     };
 

@@ -1,0 +1,20 @@
+//! Exercise `add` on the simulator track: your Rust twin of `add.cu`.
+//! Write the body, then check it, with no GPU, by
+//!
+//! ```text
+//! cargo run -p k4_boundary_check -- sim-check add
+//! ```
+//!
+//! The book's "Writing a twin" page says what `Ctx`, `Mem` and `Twin` hold.
+
+use ktrav::lab::simtrack::{Ctx, Mem, Twin};
+
+/// One thread of the addition: x walks the columns (blocks of 32 x 8).
+pub fn add_checked(ctx: &Ctx, _step: usize, _shared: &mut [f32], mem: &mut Mem) {
+    let (t, rows, cols) = (ctx.t, ctx.rows, ctx.cols);
+    let _ = (t, rows, cols, mem);
+    // TODO: this thread's row and column, a guard on both, and the sum of
+    // input 0 and input 1 at row * cols + col stored there.
+}
+
+pub const TWIN: Twin = Twin { name: "add.rs", steps: 1, barriers_after: &[], shared_words: 0, body: add_checked };
