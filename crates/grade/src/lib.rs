@@ -72,6 +72,9 @@ pub struct GradeArgs {
     /// Passed to every check: add the shapes past 2^31 elements
     #[arg(long)]
     pub large: bool,
+    /// Checks run at once on each GPU (without Slurm). Their shapes share the card; their timing runs take turns
+    #[arg(long, default_value_t = 1, value_parser = positive(64))]
+    pub checks_per_gpu: u64,
     /// Seconds one submission's check may take before it is killed (verdict: timed out)
     #[arg(long, default_value_t = 600, value_parser = positive(7 * 24 * 3600))]
     pub timeout: u64,
@@ -352,7 +355,7 @@ pub fn grade(args: &GradeArgs, catalogue: &[ExerciseRef]) -> Outcome2<i32> {
     results.write_plan(&plan).map_err(|e| Failure::CouldNot(format!("{e:#}")))?;
     let todo = to_check(&plan, &results, &regrade);
     let devices = run::devices();
-    check_locally(&plan, &results, &checker, todo, &devices, |d| d.unwrap_or("").to_string())?;
+    check_locally(&plan, &results, &checker, todo, &devices, args.checks_per_gpu as usize, |d| d.unwrap_or("").to_string())?;
     collect(&plan, &results, args.expect, true)
 }
 
@@ -420,10 +423,11 @@ fn check_locally(
     checker: &run::Checker,
     todo: Vec<plan::Job>,
     devices: &[String],
+    per_gpu: usize,
     shown: impl Fn(Option<&str>) -> String + Sync,
 ) -> Outcome2<()> {
     let total = todo.len() as u64;
-    let workers = run::workers(devices);
+    let workers = run::workers(devices, per_gpu);
     let already = plan.jobs.len() - todo.len();
     let bar = indicatif::ProgressBar::with_draw_target(Some(total), indicatif::ProgressDrawTarget::stderr());
     bar.set_style(
@@ -573,7 +577,7 @@ fn run_task(args: &GradeArgs, task: usize) -> Outcome2<i32> {
     }
     let node = node_name();
     let devices = run::devices();
-    let workers = run::workers(&devices);
+    let workers = run::workers(&devices, 1);
     run::stop_children_on_signal();
     let mut failure = None;
     run::pool(

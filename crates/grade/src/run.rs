@@ -326,14 +326,16 @@ pub fn devices() -> Vec<String> {
     devices_from(visible.as_deref(), smi.as_deref(), proc_gpus)
 }
 
-/// One worker per device, each with its device; a single worker that
+/// `per_gpu` workers per device, each with its device; a single worker that
 /// leaves `CUDA_VISIBLE_DEVICES` as it is when there is none (its checks
 /// then say whether they found a GPU).
-pub fn workers(devices: &[String]) -> Vec<Option<String>> {
+pub fn workers(devices: &[String], per_gpu: usize) -> Vec<Option<String>> {
     if devices.is_empty() {
         vec![None]
     } else {
-        devices.iter().cloned().map(Some).collect()
+        // Device by device in turn, so that N workers spread over the cards
+        // before any card gets a second.
+        (0..per_gpu.max(1)).flat_map(|_| devices.iter().cloned().map(Some)).collect()
     }
 }
 
@@ -386,8 +388,8 @@ mod tests {
 
     #[test]
     fn one_worker_per_device_or_one_without() {
-        assert_eq!(workers(&[]), [None]);
-        let ws = workers(&devices_from(None, Some(SMI), 0));
+        assert_eq!(workers(&[], 3), [None]);
+        let ws = workers(&devices_from(None, Some(SMI), 0), 1);
         assert_eq!(ws.len(), 4);
         assert_eq!(ws[1].as_deref(), Some("MIG-1111"));
     }
@@ -397,7 +399,9 @@ mod tests {
     /// wait until as many are running as there are workers.
     #[test]
     fn the_pool_keeps_every_device_busy_with_one_job_each() {
-        let ws = workers(&["0".into(), "1".into(), "MIG-x".into()]);
+        let two = workers(&["0".into(), "1".into()], 2);
+        assert_eq!(two, [Some("0".into()), Some("1".into()), Some("0".into()), Some("1".into())]);
+        let ws = workers(&["0".into(), "1".into(), "MIG-x".into()], 1);
         // The devices running a job now, and whether all three ever were at once.
         type Running = Arc<(Mutex<(Vec<String>, bool)>, Condvar)>;
         let running: Running = Arc::default();
