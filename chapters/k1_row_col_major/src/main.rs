@@ -10,7 +10,7 @@ use ktrav::cli::{self, size_in};
 use ktrav::Shape;
 
 #[derive(Parser, Debug)]
-#[command(allow_negative_numbers = true, about = "Appendix K.1: row-major versus column-major, storage is not traversal")]
+#[command(allow_negative_numbers = true, about = "Appendix K.1: storage order and visiting order")]
 struct Args {
     /// Matrix rows for a custom experiment (at most 16777216, and 1073741824 elements in all)
     #[arg(long, default_value = "8", value_parser = size_in(1 << 24))]
