@@ -140,12 +140,14 @@ extern "C" __global__ void spiral_gather(float* __restrict__ out, const float* _
 // spiral_scatter and spiral_gather both produce), with reads AND writes
 // coalesced. A ring's top and bottom sides are input rows, already contiguous
 // in both arrays; its left and right sides are input columns, contiguous in
-// the output but strided in the input. So each block stages a 32 x 32 tile in
-// shared memory (32 x 33 floats, 4224 bytes) and writes a side that runs down
-// a column from the tile read column-wise, as the K.2 transpose does.
-// Both take (out, in, rows, cols) with size_t rows and cols, blockDim = (32, 8),
-// gridDim = (ceil(cols / 32), min(ceil(rows / 32), 65535)); a block walks down
-// its tile column in steps of gridDim.y. Ranks are 64-bit.
+// the output but strided in the input. So each block stages a square tile in
+// shared memory, padded by one float a row, and writes a side that runs down
+// a column from the tile read column-wise, as the K.2 transpose does: a 32 x 32
+// tile (32 x 33 floats, 4224 bytes) in v1 and v2, a 64 x 64 tile (64 x 65
+// floats, 16 640 bytes) in v3 and v4. Every version takes (out, in, rows,
+// cols) with size_t rows and cols and blockDim = (32, 8); with T its tile
+// width, gridDim = (ceil(cols / T), min(ceil(rows / T), 65535)), and a block
+// walks down its tile column in steps of gridDim.y. Ranks are 64-bit.
 
 // spiral_side_rank: spiral_rank, also saying whether (row, col) lies on a top or
 // bottom side (true) or on a left or right side (false); same side order.

@@ -669,7 +669,7 @@ pub fn shown_outputs() -> Vec<(&'static str, String)> {
 pub const CHAPTER: ktrav::Chapter = ktrav::Chapter {
     id: "k1_row_col_major",
     section: "K.1",
-    title: "Row-major versus column-major: storage is not traversal",
+    title: "Storage order and visiting order",
     report: || vec![worked_example(), mirror_report()],
     shown_outputs,
     figures: figures::figures,

@@ -566,7 +566,7 @@ pub fn shown_outputs() -> Vec<(&'static str, String)> {
 pub const CHAPTER: ktrav::Chapter = ktrav::Chapter {
     id: "k2_transpose",
     section: "K.2",
-    title: "Transpose on the GPU: bank conflicts meet boundary checks",
+    title: "A tiled transpose for any shape",
     report: || vec![worked_example()],
     shown_outputs,
     figures: figures::figures,

@@ -91,6 +91,18 @@ pub fn column_read(shape: Shape) -> (u32, u32, u32) {
 /// The page's second try-it command: a 16-wide tile on a ragged shape.
 pub const NARROW: (Shape, u32) = (Shape::new(33, 65), 16);
 
+/// The padded tile at the narrow try-it shape: for the store and then the
+/// load phase, how many warp requests conflict (degree above 1) out of how
+/// many there are.
+pub fn narrow_padded_conflicts() -> [(usize, usize); 2] {
+    let (shape, width) = NARROW;
+    let run = tiled_transpose(&numbered(shape), width, TileLayout::Padded, &BlockOrder::Forward).expect("a valid shape");
+    [0, 1].map(|phase| {
+        let reqs = requests(&run.trace, phase);
+        (reqs.iter().filter(|r| r.degree > 1).count(), reqs.len())
+    })
+}
+
 /// `n` as a power of two with a superscript exponent (`2²⁶`), or in
 /// digits if it is none.
 fn power_of_two(n: u64) -> String {
@@ -108,9 +120,12 @@ pub fn values() -> Vec<(&'static str, String)> {
     // The suite's tallest matrix: one column, more rows of tiles than
     // gridDim.y allows.
     let tall = crate::gpu::large_shapes(false).into_iter().filter(|s| s.cols == 1).max_by_key(|s| s.rows).expect("a one-column shape");
+    let tall_launch = crate::transpose_launch(TileLayout::Padded, tall, TILE).expect("the suite's tall shape launches").cfg;
     let mut v = vec![
         ("k2.tall.rows", power_of_two(tall.rows)),
         ("k2.tall.tile_rows", power_of_two(tall.rows.div_ceil(TILE as u64))),
+        ("k2.tall.grid_y", tall_launch.grid.y.to_string()),
+        ("k2.tall.rounds", tall_launch.rounds(tall).to_string()),
         ("k2.tile.square_bytes", square.to_string()),
         ("k2.tile.padded_bytes", padded.to_string()),
         ("k2.tile.padding_bytes", (padded - square).to_string()),
@@ -148,6 +163,11 @@ pub fn values() -> Vec<(&'static str, String)> {
     let (shape, width) = NARROW;
     v.push(("k2.banks.narrow_square_degree", figures(shape, width, TileLayout::Square)[1].degree.1.to_string()));
     v.push(("k2.banks.narrow_padded_degree", figures(shape, width, TileLayout::Padded)[1].degree.1.to_string()));
+    let [(store_conflicts, store_warps), (load_conflicts, load_warps)] = narrow_padded_conflicts();
+    v.push(("k2.banks.narrow_padded_store_conflicts", store_conflicts.to_string()));
+    v.push(("k2.banks.narrow_padded_store_warps", store_warps.to_string()));
+    v.push(("k2.banks.narrow_padded_load_conflicts", load_conflicts.to_string()));
+    v.push(("k2.banks.narrow_padded_load_warps", load_warps.to_string()));
     for (c, name) in SOURCE_CASES.iter().zip(["k2.case1.grid", "k2.case2.grid", "k2.case3.grid", "k2.case4.grid"]) {
         v.push((name, validate(c.shape, c.tile).expect("the source's shapes are valid").grid.to_string()));
     }
@@ -182,6 +202,7 @@ mod tests {
         assert_eq!(unguarded_past_end(UNGUARDED_SHAPE, TILE), (1560, 1560));
         assert_eq!(column_read(SOURCE_CASES[1].shape), (7, 7, 1));
         assert_eq!(guards_leave_banks_alone(&guard_bank_shapes()).0, 680);
+        assert_eq!(narrow_padded_conflicts(), [(64, 85), (64, 99)]);
     }
 
     #[test]

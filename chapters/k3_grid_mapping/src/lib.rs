@@ -1,4 +1,4 @@
-//! Appendix K.3: mapping matrix coordinates onto CUDA grids.
+//! Appendix K.3: from thread indices to matrix cells.
 //!
 //! A 2D launch makes the 1D ceiling-division decision once per axis, and
 //! one more decision the 1D case never faced: which matrix axis
@@ -523,7 +523,7 @@ pub fn shown_outputs() -> Vec<(&'static str, String)> {
 pub const CHAPTER: ktrav::Chapter = ktrav::Chapter {
     id: "k3_grid_mapping",
     section: "K.3",
-    title: "Mapping matrix coordinates onto CUDA grids",
+    title: "From thread indices to matrix cells",
     report: || vec![worked_example()],
     shown_outputs,
     figures: figures::figures,

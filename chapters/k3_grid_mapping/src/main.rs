@@ -14,7 +14,7 @@ use ktrav::cli::{self, size_in};
 use ktrav::{Dim2, Shape};
 
 #[derive(Parser, Debug)]
-#[command(args_conflicts_with_subcommands = true, disable_help_subcommand = true, allow_negative_numbers = true, about = "Appendix K.3: mapping matrix coordinates onto CUDA grids",
+#[command(args_conflicts_with_subcommands = true, disable_help_subcommand = true, allow_negative_numbers = true, about = "Appendix K.3: from thread indices to matrix cells",
     group(ArgGroup::new("shape").multiple(true).args(["rows", "cols"])))]
 struct Args {
     #[command(subcommand)]

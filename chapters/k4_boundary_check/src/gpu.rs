@@ -1,5 +1,6 @@
-//! K.4 on a real GPU: the three kernels of `kernels/k4_boundary_check.cu`
-//! launched many times each into a buffer with real padding rows after the
+//! K.4 on a real GPU: the two fills and the row-only addition of
+//! `kernels/k4_boundary_check.cu` (the fourth kernel, `add_checked`, runs in
+//! the small-shape mode and in the lab's checks) launched many times each into a buffer with real padding rows after the
 //! matrix, so that the one-axis kernels' stray stores land in memory that
 //! was allocated for them and are counted, never out of bounds.
 //!

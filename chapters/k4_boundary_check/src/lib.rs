@@ -174,10 +174,10 @@ pub fn add_checked(t: Thread, out: &mut PaddedBuffer, a: &[f32], b: &[f32], rows
 }
 // ANCHOR_END: kernels
 
-// --- 3. Launch plan: the one launch of all three kernels ---------------------
+// --- 3. Launch plan: the one launch of all four kernels ----------------------
 
 // ANCHOR: plan
-/// How every kernel of the chapter is launched (all three alike): x over
+/// How every kernel of the chapter is launched (all four alike): x over
 /// columns, `gridDim = (ceil(cols / blockDim.x), ceil(rows / blockDim.y))`,
 /// no shared memory, into a buffer with whole padding rows after the matrix.
 /// The simulator and the GPU section both launch from this.
@@ -190,8 +190,9 @@ pub struct LaunchPlan {
     pub padding_rows: u64,
 }
 
-/// The launch of `fill_checked`, `fill_row_only_checked` and
-/// `add_row_only_checked` on a `shape` matrix with `block`-shaped blocks.
+/// The launch of `fill_checked`, `fill_row_only_checked`,
+/// `add_row_only_checked` and `add_checked` on a `shape` matrix with
+/// `block`-shaped blocks.
 pub fn launch_plan(shape: Shape, block: Dim2) -> Result<LaunchPlan, GeometryError> {
     let cfg = LaunchConfig::covering(shape, block)?;
     let padding_rows = ktrav::ceil_div(cfg.waste(shape).x, shape.cols).max(1);
@@ -684,7 +685,7 @@ pub fn shown_outputs() -> Vec<(&'static str, String)> {
 pub const CHAPTER: ktrav::Chapter = ktrav::Chapter {
     id: "k4_boundary_check",
     section: "K.4",
-    title: "Boundary checks that guard only one axis",
+    title: "A guard on one axis and the race it leaves",
     report,
     shown_outputs,
     figures: figures::figures,

@@ -241,9 +241,10 @@ fn sgemm_layouts(gpu: &Gpu, sec: &mut GpuSection) -> Result<()> {
         })
     })?;
     sec.line(format!(
-        "  computed FP32 peak: {} SMs x {:.3} GHz x 128 lanes x 2 = {peak:.1} TFLOP/s (a formula, not a measurement)",
+        "  computed FP32 peak: {} SMs x {:.3} GHz x {} lanes x 2 = {peak:.1} TFLOP/s (a formula, not a measurement)",
         gpu.multiprocessors()?,
-        gpu.clock_khz()? as f64 / 1e6
+        gpu.clock_khz()? as f64 / 1e6,
+        ktrav_gpu::runner::fp32_lanes_per_sm(gpu.info.compute_capability)
     ));
     for (name, ms) in [("column-major call", col_major), ("operand swap", swap), ("transpose first", first)] {
         sec.line(format!("  {name}: {:.1} TFLOP/s, {:.0}% of the computed peak", tflops(ms), 100.0 * tflops(ms) / peak));
@@ -545,7 +546,7 @@ fn exact_case(gpu: &Gpu, blas: &Blas, sec: &mut GpuSection, m: usize, n: usize, 
     }
     let mut c = vec![0.0; m * n];
     if let Err(e) = sgemm(Op::N, Op::N, m, n, k, 1.0, b.as_slice(), n, a.as_slice(), k, 0.0, &mut c, m) {
-        sec.line(format!("    half fix not launched: the host reference refuses it ({e}); on the GPU it would read past an allocation"));
+        sec.line(format!("    half fix not launched: the host reference refuses it ({e}); on the GPU, {}", e.on_gpu()));
     }
     Ok(())
 }

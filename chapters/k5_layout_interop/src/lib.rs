@@ -1,4 +1,4 @@
-//! Appendix K.5: row-major kernels meeting column-major data.
+//! Appendix K.5: column-major data and cuBLAS.
 //!
 //! The coalescing rule of K.3 says "give `threadIdx.x` the axis with
 //! stride 1". For row-major data that is the column; for column-major data,
@@ -93,12 +93,23 @@ pub fn row_to_col_major_flat(src: &[f32], shape: Shape) -> Vec<f32> {
 }
 
 /// The trap: keep the column-major bytes, but read them as row-major.
-/// The only shape that fits the buffer's runs is `cols x rows`.
+/// Read at `cols x rows`, the buffer is exactly the transpose; read at the
+/// intended `rows x cols` it is a scramble (see [`layout_report`]).
 pub fn reinterpret_as_row_major(src: &Matrix<f32>) -> Matrix<f32> {
     assert_eq!(src.order(), StorageOrder::ColMajor);
     Matrix::from_vec(src.shape().transposed(), StorageOrder::RowMajor, src.as_slice().to_vec())
 }
 // ANCHOR_END: converters
+
+/// How many elements of a `shape` matrix (holding distinct values) land in
+/// their own place when its column-major bytes are read row-major at the
+/// same `shape`.
+pub fn in_place_at_intended_shape(shape: Shape) -> usize {
+    let rm = Matrix::from_fn(shape, StorageOrder::RowMajor, layout_marker);
+    let cm = convert_logical(&rm, StorageOrder::ColMajor);
+    let read = Matrix::from_vec(shape, StorageOrder::RowMajor, cm.as_slice().to_vec());
+    (0..shape.rows).flat_map(|r| (0..shape.cols).map(move |c| (r, c))).filter(|&(r, c)| read.get(r, c) == rm.get(r, c)).count()
+}
 
 /// A plainly written row-major product, the answer every call is judged by.
 pub fn reference_product(a: &Matrix<f32>, b: &Matrix<f32>) -> Matrix<f32> {
@@ -160,6 +171,18 @@ impl fmt::Display for GemmError {
             GemmError::BufferTooShort { name, needed, len } => {
                 write!(f, "the buffer passed as {name} needs {needed} elements but holds {len}")
             }
+        }
+    }
+}
+
+impl GemmError {
+    /// What the same call would do on the GPU: cuBLAS checks a leading
+    /// dimension and refuses before touching memory, but it cannot know
+    /// how long a buffer is.
+    pub fn on_gpu(&self) -> &'static str {
+        match self {
+            GemmError::LeadingDimension { .. } => "cuBLAS refuses it too and reads nothing",
+            GemmError::BufferTooShort { .. } => "cuBLAS cannot see that and would read past the allocation",
         }
     }
 }
@@ -542,13 +565,20 @@ pub fn layout_report(shape: Shape) -> String {
     let is_original = naive.rows() == rows && same_values(&naive, &rm);
     all_ok &= is_transpose && !is_original;
     out.line(format!(
-        "the only shape that fits is {}x{}; its element (c, r) equals the original's (r, c) everywhere: {}",
+        "read row-major as {}x{}, its element (c, r) equals the original's (r, c) everywhere: {}",
         naive.rows(),
         naive.cols(),
         report::verdict(is_transpose)
     ));
+    if rows != cols {
+        out.line(format!(
+            "read row-major at the intended {rows}x{cols}: {} of {} elements in their place, a scramble",
+            in_place_at_intended_shape(shape),
+            shape.elements()
+        ));
+    }
     out.line(format!(
-        "so the naive reading is the transpose, never the original, and nothing reports an error: {}",
+        "either way the naive reading is not the original, and nothing reports an error: {}",
         report::verdict(!is_original)
     ));
     out.blank();
@@ -688,7 +718,7 @@ pub fn gemm_report(m: u64, n: u64, k: u64) -> String {
             out.line(format!("  accepted; C read row-major: {} of {cells} entries right", right_of(&got)));
         }
         Err(e) => {
-            out.line(format!("  refused here: {e}; on a GPU, a read past the allocation"));
+            out.line(format!("  refused here: {e}; on a GPU, {}", e.on_gpu()));
         }
     }
 
@@ -754,7 +784,7 @@ pub fn shown_outputs() -> Vec<(&'static str, String)> {
 pub const CHAPTER: ktrav::Chapter = ktrav::Chapter {
     id: "k5_layout_interop",
     section: "K.5",
-    title: "Row-major kernels meeting column-major data",
+    title: "Column-major data and cuBLAS",
     report,
     shown_outputs,
     figures: figures::figures,

@@ -17,7 +17,7 @@ use ktrav::Shape;
 #[derive(Parser, Debug)]
 #[command(args_conflicts_with_subcommands = true, disable_help_subcommand = true, 
     allow_negative_numbers = true,
-    about = "Appendix K.5: row-major kernels meeting column-major data, and cuBLAS conventions"
+    about = "Appendix K.5: column-major data, the thread mapping it needs, and cuBLAS's conventions"
 )]
 struct Args {
     #[command(subcommand)]

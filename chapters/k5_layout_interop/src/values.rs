@@ -25,6 +25,8 @@ pub fn values() -> Vec<(&'static str, String)> {
         ("k5.walk.row_major_col_stride", stride(&rm_col)),
         ("k5.walk.col_major_row_stride", stride(&cm_row)),
         ("k5.trap.shape", SOURCE_SHAPE.transposed().to_string()),
+        ("k5.trap.in_place", crate::in_place_at_intended_shape(SOURCE_SHAPE).to_string()),
+        ("k5.trap.elements", SOURCE_SHAPE.elements().to_string()),
         ("k5.warp.rows", WARP_SHAPE.rows.to_string()),
         ("k5.warp.cols", WARP_SHAPE.cols.to_string()),
         ("k5.warp.contiguous_sectors", along.to_string()),

@@ -46,7 +46,7 @@ pub use crate::lab::simcheck::SimExercise;
 pub use crate::ladder::Version;
 
 impl Chapter {
-    /// `K.2 Transpose on the GPU`.
+    /// `K.2 A tiled transpose for any shape`.
     pub fn heading(&self) -> String {
         format!("{} {}", self.section, self.title)
     }
@@ -57,7 +57,8 @@ impl Chapter {
     }
 
     /// The chapter's ladder as its page lists it: each version's kernel,
-    /// the block it is written for and its static shared memory, and why it
+    /// the block it is written for (with the most threads its
+    /// `__launch_bounds__` allows) and its static shared memory, and why it
     /// exists, in the words of its `// vN:` comment in the chapter's `.cu`
     /// file.
     ///
@@ -71,7 +72,11 @@ impl Chapter {
         for (i, v) in self.versions.iter().enumerate() {
             let reason = crate::cu::version_reason(source, i + 1, v.kernel)
                 .unwrap_or_else(|| panic!("kernels/{}.cu has no // v{} comment above {}", self.id, i + 1, v.kernel));
-            out.line(format!("v{} {}: {}, {} bytes of static shared memory", i + 1, v.kernel, v.block.describe(), v.static_shared));
+            let block = match (v.block, crate::cu::launch_bounds(source, v.kernel)) {
+                (crate::ladder::BlockRule::Exactly(_), _) | (_, None) => v.block.describe(),
+                (_, Some(most)) => format!("{}, at most {most} threads (its __launch_bounds__)", v.block.describe()),
+            };
+            out.line(format!("v{} {}: {block}, {} bytes of static shared memory", i + 1, v.kernel, v.static_shared));
             out.line(format!("   {reason}"));
         }
         out.into_string()

@@ -92,7 +92,7 @@ impl Table {
 /// One chapter's GPU section.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Section {
-    /// `K.2 Transpose on the GPU ...`.
+    /// `K.2 A tiled transpose for any shape ...`.
     pub chapter: String,
     pub checks: Vec<Check>,
     /// Commentary lines, in order, colour removed.

@@ -110,6 +110,14 @@ pub fn open() -> std::result::Result<Gpu, Unavailable> {
     }
 }
 
+/// FP32 fused multiply-adds a multiprocessor completes per clock, by compute
+/// capability (the CUDA programming guide's table of arithmetic
+/// throughput): 64 up to 8.0 (V100, T4, A100), 128 from 8.6 on (RTX 30xx
+/// and later, H100/H200).
+pub fn fp32_lanes_per_sm(compute_capability: (i32, i32)) -> u32 {
+    if compute_capability <= (8, 0) { 64 } else { 128 }
+}
+
 impl Gpu {
     /// The kernel `function` of `kernels/<file>.cu`, loaded on first use
     /// and kept: from the embedded fatbin (the driver picks the sm_80 or
@@ -351,12 +359,11 @@ impl Gpu {
         self.attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_CLOCK_RATE, "clock rate")
     }
 
-    /// A computed FP32 peak in TFLOP/s: multiprocessors x peak clock x 128
-    /// FP32 lanes per multiprocessor (compute capability 8.6 and later, and
-    /// 9.0; an A100, 8.0, has 64) x 2 flops per fused multiply-add. A
-    /// number from the data sheet's formula, not a measurement.
+    /// A computed FP32 peak in TFLOP/s: multiprocessors x peak clock x
+    /// [`fp32_lanes_per_sm`] x 2 flops per fused multiply-add. A number
+    /// from the data sheet's formula, not a measurement.
     pub fn fp32_peak_tflops(&self) -> Result<f64> {
-        let lanes = if self.info.compute_capability == (8, 0) { 64.0 } else { 128.0 };
+        let lanes = fp32_lanes_per_sm(self.info.compute_capability) as f64;
         Ok(self.multiprocessors()? as f64 * self.clock_khz()? as f64 * 1e3 * lanes * 2.0 / 1e12)
     }
 
@@ -423,6 +430,12 @@ fn check(status: sys::CUresult, what: &str) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn fp32_lanes_follow_the_capability_table() {
+        let lanes: Vec<u32> = [(7, 5), (8, 0), (8, 6), (8, 9), (9, 0), (12, 0)].into_iter().map(fp32_lanes_per_sm).collect();
+        assert_eq!(lanes, [64, 64, 128, 128, 128, 128]);
+    }
     use ktrav::compare::{compare, Agreement};
     use ktrav::{Dim2, Shape};
 

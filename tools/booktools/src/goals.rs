@@ -3,7 +3,7 @@
 //! reorder (a share of a copy's bandwidth) and K.7's single-launch
 //! wavefront (a speed-up over the per-diagonal launches replayed from a
 //! graph). Each says by how much the best version misses or meets its goal
-//! and what the counters show limits it; a figure the record or the
+//! and what the counters show of its bound and what they leave open; a figure the record or the
 //! counters lack is said to be not measured yet, never guessed.
 
 use crate::counters::{metric, KernelCounters};
@@ -37,7 +37,7 @@ pub fn wavefront_versions() -> Vec<&'static Version> {
 }
 
 fn section<'r>(record: &'r Record, chapter: &Chapter) -> Option<&'r Section> {
-    record.sections.iter().find(|s| s.chapter == chapter.heading())
+    record.sections.iter().find(|s| crate::chapter_headed(&s.chapter).is_some_and(|ch| ch.id == chapter.id))
 }
 
 /// The counters of `kernel`'s launches on `shape`: those whose grid is the
@@ -136,34 +136,54 @@ pub fn render_spiral(record: &Record, counters: Option<&[KernelCounters]>) -> St
     let reference_figures = figures.last().filter(|_| reference.is_some()).copied();
     let best_large = copy_table(sec, reference_shape).and_then(|t| best_share(t, spiral)).map(|(v, _)| v.kernel);
     let spiral_figures = figures.iter().find(|f| Some(f.0) == best_large && f.1 == reference_shape).copied();
-    match (spiral_figures, reference_figures) {
+    match (spiral_figures, reference_figures, reference) {
         (
             Some((kernel, _, Some(l2), Some(dram), Some(ratio), Some(stores))),
-            Some((r_kernel, _, Some(r_l2), Some(r_dram), Some(r_ratio), _)),
+            Some((r_kernel, _, Some(r_l2), Some(r_dram), Some(r_ratio), Some(r_stores))),
+            Some((_, r_share)),
         ) => {
             let busy = if l2 < r_l2 && dram < r_dram {
-                "neither runs as close to its peak as in the transpose, so neither unit's bandwidth is what holds it"
+                "both units run further below their peaks than in the transpose, so neither one's bandwidth is what holds it"
             } else {
                 "one of them runs at least as close to its peak as in the transpose"
             };
-            let stores_say = if stores > 1.0 {
+            let diff = 100.0 * (ratio / r_ratio - 1.0);
+            let l2_say = if diff.abs() < 10.0 {
                 format!(
-                    "its stores touch {stores:.2} sectors for every 32-byte sector of output (1.00 would fill each once): \
-                     its runs of output start at any float, so its stores split over partial sectors"
+                    "For each byte of DRAM traffic it moves about as much through the L2 as the transpose does ({ratio:.2} \
+                     against {r_ratio:.2}, {:.0}% apart), so the gap does not come from there",
+                    diff.abs()
                 )
             } else {
-                format!("its stores touch {stores:.2} sectors for every 32-byte sector of output: none is split")
+                format!(
+                    "For each byte of DRAM traffic it moves {:.0}% {} through the L2 than the transpose does ({ratio:.2} \
+                     against {r_ratio:.2})",
+                    diff.abs(),
+                    if diff > 0.0 { "more" } else { "less" }
+                )
+            };
+            let stores_say = if stores <= r_stores {
+                format!(
+                    "Its stores touch {stores:.2} sectors for every 32-byte sector of output (1.00 would fill each once), \
+                     since its runs of output start at any float; but the transpose, at {r_share:.0}% of a copy, touches \
+                     {r_stores:.2} on the same count, so split sectors alone do not explain the shortfall"
+                )
+            } else {
+                format!(
+                    "Its stores touch {stores:.2} sectors for every 32-byte sector of output (1.00 would fill each once), \
+                     more than the transpose's {r_stores:.2}: split sectors remain a candidate, though no counter here shows \
+                     they are what costs the time"
+                )
             };
             let _ = writeln!(
                 md,
-                "\nWhat the counters show limits it: at {reference_shape}, `{kernel}` runs the L2 at {l2:.1}% and DRAM at \
-                 {dram:.1}% of their peaks, `{r_kernel}` at {r_l2:.1}% and {r_dram:.1}%: {busy}. It moves {:.0}% more \
-                 through the L2 for each byte of DRAM traffic ({ratio:.2} against {r_ratio:.2}), and {stores_say}.",
-                100.0 * (ratio / r_ratio - 1.0)
+                "\nWhat the counters show, and what they leave open: at {reference_shape}, `{kernel}` runs the L2 at {l2:.1}% and \
+                 DRAM at {dram:.1}% of their peaks, `{r_kernel}` at {r_l2:.1}% and {r_dram:.1}%: {busy}. {l2_say}. {stores_say}. \
+                 None of these counters names what does hold it."
             );
         }
         _ => {
-            let _ = writeln!(md, "\nWhat the counters show limits it: {NOT_MEASURED} (the record or its counters lack a figure above).");
+            let _ = writeln!(md, "\nWhat the counters show: {NOT_MEASURED} (the record or its counters lack a figure above).");
         }
     }
     md
@@ -270,8 +290,12 @@ fn render_bound(counters: &[KernelCounters], shape: Shape, graph_ms: Option<f64>
          (the multiprocessors' active cycles over the bands, one band of one warp on each) give the hand-off from one band to \
          the next and one band's sweep:\n\n"
     );
-    let _ = writeln!(md, "| Version | Bands | Elapsed cycles | Hand-off | Hand-offs | Share of the launch | One band's sweep | Ceiling over the graph |");
-    let _ = writeln!(md, "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+    let _ = writeln!(
+        md,
+        "| Version | Bands | Elapsed cycles | Hand-off | Hand-offs | Share of the launch | One band's sweep | Hand-off in columns of sweep | Ceiling over the graph |"
+    );
+    let _ = writeln!(md, "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+    let mut in_columns: Vec<(&str, f64)> = Vec::new();
     for v in wavefront_versions() {
         let k = counters_at(counters, v, shape);
         let bands = (v.plan)(shape, 1).ok().map(|p| p.cfg.grid.x as f64);
@@ -287,26 +311,59 @@ fn render_bound(counters: &[KernelCounters], shape: Shape, graph_ms: Option<f64>
             Some((b, elapsed, handoff, sweep, ns)) => {
                 let handoffs_ms = (b - 1.0) * handoff * (ns / 1e6) / elapsed;
                 let ceiling = graph_ms.map_or(NOT_MEASURED.to_string(), |g| format!("{:.0}x", g / handoffs_ms));
+                let columns = handoff / (sweep / shape.cols as f64);
+                in_columns.push((v.kernel, columns));
                 let _ = writeln!(
                     md,
-                    "| `{}` | {b:.0} | {elapsed:.0} | {handoff:.0} cycles | {:.0} | {:.0}% | {sweep:.0} cycles | {ceiling} |",
+                    "| `{}` | {b:.0} | {elapsed:.0} | {handoff:.0} cycles | {:.0} | {:.0}% | {sweep:.0} cycles | {columns:.0} | {ceiling} |",
                     v.kernel,
                     b - 1.0,
                     100.0 * (b - 1.0) * handoff / elapsed
                 );
             }
             None => {
-                let _ = writeln!(md, "| `{}` | {} | {NOT_MEASURED} | | | | | |", v.kernel, bands.map_or("—".into(), |b| format!("{b:.0}")));
+                let _ = writeln!(md, "| `{}` | {} | {NOT_MEASURED} | | | | | | |", v.kernel, bands.map_or("—".into(), |b| format!("{b:.0}")));
             }
         }
     }
     let _ = writeln!(
         md,
-        "\nThe ceiling is the graph's time over the hand-offs' alone: what the version could reach if a band's own sweep cost \
-         nothing and only the waits between bands remained."
+        "\nThe ceiling is the graph's time over the hand-offs' alone: what the version would reach if nothing but the \
+         hand-offs remained. A hand-off is partly sweep work, though: a band can start only once the band above has swept \
+         far enough to publish its first chunk of {HANDOFF_CHUNK} columns, and that part shrinks only as the sweep gets \
+         faster. The hand-off in columns of sweep (the hand-off over one band's sweep time per column) shows how much."
     );
+    let join = |v: Vec<String>| match v.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+        _ => v.join(""),
+    };
+    let tied: Vec<String> = in_columns.iter().filter(|c| c.1 <= TIED_COLUMNS).map(|(k, c)| format!("`{k}` ({c:.0})")).collect();
+    let waiting: Vec<String> = in_columns.iter().filter(|c| c.1 > TIED_COLUMNS).map(|(k, c)| format!("`{k}` ({c:.0})")).collect();
+    if !tied.is_empty() {
+        let _ = writeln!(
+            md,
+            "\nFor {}, a hand-off lasts no longer than the band above takes to sweep {TIED_COLUMNS:.0} columns: mostly that \
+             sweep, so their ceilings cannot be reached by shortening the waits alone.",
+            join(tied)
+        );
+    }
+    if !waiting.is_empty() {
+        let _ = writeln!(
+            md,
+            "\nFor {}, a hand-off lasts longer than that, so most of it is latency beyond the sweep, and its ceiling is the \
+             one a shorter wait could approach.",
+            join(waiting)
+        );
+    }
     md
 }
+
+/// The columns the systolic versions publish to the band below at a time.
+const HANDOFF_CHUNK: u64 = 32;
+
+/// A hand-off no longer than the sweep of this many columns (four chunks)
+/// counts as tied to the sweep.
+const TIED_COLUMNS: f64 = 4.0 * HANDOFF_CHUNK as f64;
 
 #[cfg(test)]
 mod tests {
@@ -339,7 +396,7 @@ mod tests {
         let md = render_spiral(&r, None);
         assert!(md.contains("| 4096x4096 | `spiral_v4_mixed_bases` | 83.3% | misses it by 1.7 points |"), "{md}");
         assert!(md.contains("| 8192x8192 | not measured yet |"), "{md}");
-        assert!(md.contains("What the counters show limits it: not measured yet"), "{md}");
+        assert!(md.contains("What the counters show: not measured yet"), "{md}");
     }
 
     #[test]
@@ -364,7 +421,9 @@ mod tests {
         assert!(md.contains("| `lattice_v5_skewed_staged` | 1.000 ms | 12.0x | 30.0x |"), "{md}");
         assert!(md.contains("| `lattice_v3_binomial` (closed form: no recurrence) | 0.120 ms | 100.0x | 250.0x |"), "{md}");
         assert!(md.contains("`lattice_v5_skewed_staged`, runs 12.0x faster than the graph: it misses the goal by a factor of 4.2"), "{md}");
-        assert!(md.contains("| `lattice_v5_skewed_staged` | 64 | 2290000 | 30000 cycles | 63 | 83% | 400000 cycles | 15x |"), "{md}");
+        assert!(md.contains("| `lattice_v5_skewed_staged` | 64 | 2290000 | 30000 cycles | 63 | 83% | 400000 cycles | 307 | 15x |"), "{md}");
+        // 307 columns of sweep is more than four 32-column chunks: latency.
+        assert!(md.contains("For `lattice_v5_skewed_staged` (307), a hand-off lasts longer than that"), "{md}");
         assert!(md.contains("| `lattice_v1_systolic` | 128 | not measured yet |"), "{md}");
         // An older record: the stream is the yardstick, the graph is missing.
         let t = table("the 4096x4096 table, how fast can it go", Some("lattice_wavefront, 8191 launches back to back"), 30.0, &[("lattice_v2_systolic_2rows", 1.2)]);

@@ -89,9 +89,24 @@ pub fn import(dir: &Path, name: &str) -> Result<Vec<(PathBuf, PathBuf)>> {
     Ok(copied)
 }
 
-/// The chapter whose heading a record's section carries.
+/// The chapter whose heading a record's section carries, joined by the
+/// section label (`K.2`) alone: a record keeps the title its chapter had
+/// when it ran, and renaming a chapter must not orphan it.
 pub fn chapter_of(section: &Section) -> Option<&'static Chapter> {
-    CHAPTERS.iter().copied().find(|ch| ch.heading() == section.chapter)
+    chapter_headed(&section.chapter)
+}
+
+/// The chapter a heading names by its section label: `K.2 ...` under any
+/// title gives K.2's chapter.
+pub fn chapter_headed(heading: &str) -> Option<&'static Chapter> {
+    let label = heading.split_whitespace().next()?;
+    CHAPTERS.iter().copied().find(|ch| ch.section == label)
+}
+
+/// How a page names a record's section: its chapter's heading as it is
+/// now, or the record's own text for a section no chapter claims.
+pub fn current_heading(recorded: &str) -> String {
+    chapter_headed(recorded).map_or_else(|| recorded.to_string(), |ch| ch.heading())
 }
 
 /// The chapter's versions that no table of `section` times.
@@ -290,4 +305,30 @@ pub fn profile_list() -> Vec<(&'static str, &'static str, &'static [&'static str
 /// The predictions of [`profiled`], for the counters table.
 pub fn counter_predictions() -> Vec<Prediction> {
     profiled().into_iter().map(|(_, p)| p).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_record_joins_its_chapter_by_section_label_whatever_title_it_kept() {
+        let old = Section { chapter: "K.5 a title the chapter no longer has".into(), checks: vec![], lines: vec![], tables: vec![] };
+        assert_eq!(chapter_of(&old).map(|ch| ch.id), Some("k5_layout_interop"));
+        let k5 = CHAPTERS.iter().find(|ch| ch.section == "K.5").unwrap();
+        assert_eq!(current_heading(&old.chapter), k5.heading());
+        // K.1 is not K.10, and a heading no chapter claims stays as it was.
+        assert!(chapter_headed("K.10 Beyond").is_none());
+        assert_eq!(current_heading("K.10 Beyond"), "K.10 Beyond");
+    }
+
+    #[test]
+    fn every_section_of_the_committed_records_joins_a_chapter() {
+        for path in files(&measured_dir(), "json").unwrap() {
+            let record = ktrav::measured::Record::from_json(&read(&path).unwrap()).unwrap();
+            for s in &record.sections {
+                assert!(chapter_of(s).is_some(), "{}: section {:?} joins no chapter", path.display(), s.chapter);
+            }
+        }
+    }
 }

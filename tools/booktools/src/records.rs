@@ -25,7 +25,7 @@ pub fn render_markdown(
 ) -> String {
     let mut md = render_run(record);
     for s in &record.sections {
-        let _ = writeln!(md, "\n### {}\n", s.chapter);
+        let _ = writeln!(md, "\n### {}\n", crate::current_heading(&s.chapter));
         md += &render_section(s, &unmeasured(s), |i| chart(s, i));
     }
     md

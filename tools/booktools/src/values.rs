@@ -17,7 +17,13 @@
 //! * `NAME.kN.tT.yardstick.ms` and `NAME.kN.tT.KERNEL.speedup`: for a
 //!   table timed against another way of doing the same work (K.7's graph),
 //!   that yardstick's median and how many times faster the row ran;
-//! * `NAME.copy.best.gb_s` and `.tb_s`: that best copy rate.
+//! * `NAME.copy.best.gb_s` and `.tb_s`: that best copy rate;
+//! * `NAME.kN.tallyI.clean_runs` and `.runs`: for each tally of rows left
+//!   wrong (K.4's row-only fill), the GPU runs with no row wrong, and all of
+//!   its GPU runs;
+//! * `NAME.kN.waited.KERNEL.device_ms`: for a fill timed one launch at a
+//!   time with a wait after each (K.7's), the device time its launches'
+//!   events sum to.
 
 use crate::{files, measured_dir, read, records::section_key, stem};
 use anyhow::{Context, Result};
@@ -88,6 +94,23 @@ fn kernel_of(label: &str) -> String {
     word.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '-' { c } else { '_' }).collect()
 }
 
+/// The fills a section times one launch at a time, waiting after each
+/// (`KERNEL (...): N launches, X ms of device time summed over them, ...`):
+/// each kernel with the device time its launches' events add up to.
+pub fn waited_device_ms(section: &ktrav::measured::Section) -> Vec<(String, f64)> {
+    const SUMMED: &str = " ms of device time summed over them";
+    section
+        .lines
+        .iter()
+        .filter_map(|line| {
+            let line = line.trim();
+            let before = &line[..line.find(SUMMED)?];
+            let ms = before.rsplit(' ').next()?.parse().ok()?;
+            Some((kernel_of(line), ms))
+        })
+        .collect()
+}
+
 /// The values of one record named `stem`.
 pub fn record_values(stem: &str, record: &Record) -> Vec<(String, String)> {
     let copies = |t: &Table| t.yardstick.is_none().then(|| gb_s(t.copy_bytes, t.copy_ms));
@@ -99,6 +122,14 @@ pub fn record_values(stem: &str, record: &Record) -> Vec<(String, String)> {
     ];
     for section in &record.sections {
         let Some(key) = section_key(&section.chapter) else { continue };
+        for (kernel, ms) in waited_device_ms(section) {
+            out.push((format!("{stem}.{key}.waited.{kernel}.device_ms"), format!("{ms:.1}")));
+        }
+        for (i, tally) in crate::rows_wrong::tallies(section).iter().enumerate() {
+            let clean = tally.counts.iter().find(|c| c.0 == 0).map_or(0, |c| c.1);
+            out.push((format!("{stem}.{key}.tally{}.clean_runs", i + 1), clean.to_string()));
+            out.push((format!("{stem}.{key}.tally{}.runs", i + 1), tally.gpu_runs.to_string()));
+        }
         for (t, table) in section.tables.iter().enumerate() {
             let prefix = format!("{stem}.{key}.t{}", t + 1);
             let copy = copies(table);
