@@ -1,6 +1,7 @@
 //! Who else is on the card: NVML's count of the processes with a compute
 //! context on the device, read before and after a timing run, so the report
-//! can say when other processes shared the GPU while it timed. The timing
+//! can say when other processes shared the GPU just before or just after it
+//! timed (NVML is asked at those two moments, not during the run). The timing
 //! lock ([`super::lock`]) keeps other checks' timings away, not their
 //! correctness runs or anyone else's work.
 //!
@@ -59,9 +60,11 @@ pub fn processes_on(pci: &str) -> Option<u32> {
 }
 
 /// The note for a timing run that saw `before` and `after` processes on
-/// the card (itself included), if others were there.
-pub fn note(before: Option<u32>, after: Option<u32>) -> Option<String> {
-    let others = before.into_iter().chain(after).max()?.saturating_sub(1);
+/// the card, `ours` of which belong to the check itself (the worker, and
+/// the check that started it, which keeps its own context open), if others
+/// were there.
+pub fn note(before: Option<u32>, after: Option<u32>, ours: u32) -> Option<String> {
+    let others = before.into_iter().chain(after).max()?.saturating_sub(ours);
     (others > 0).then(|| {
         format!(
             "{others} other process{} used this GPU while it timed (a class's correctness runs, say): the times may be slower than on an idle card",
@@ -76,10 +79,11 @@ mod tests {
 
     #[test]
     fn the_note_counts_the_others_at_the_busiest_reading() {
-        assert_eq!(note(Some(1), Some(1)), None);
-        assert_eq!(note(None, None), None);
-        assert!(note(Some(3), Some(2)).unwrap().starts_with("2 other processes used this GPU"));
-        assert!(note(None, Some(2)).unwrap().starts_with("1 other process used this GPU"));
+        assert_eq!(note(Some(2), Some(2), 2), None);
+        assert_eq!(note(None, None, 2), None);
+        assert!(note(Some(4), Some(3), 2).unwrap().starts_with("2 other processes used this GPU"));
+        assert!(note(None, Some(3), 2).unwrap().starts_with("1 other process used this GPU"));
+        assert_eq!(note(Some(1), None, 2), None);
         // Without a driver, or with no such card, NVML has nothing to say.
         assert_eq!(processes_on("ffff:ff:1f"), None);
     }

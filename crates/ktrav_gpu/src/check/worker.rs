@@ -290,7 +290,8 @@ fn work(chapters: &[&Chapter], job: &Job) -> Outcome {
             let after = super::neighbours::processes_on(&pci);
             match timed {
                 Ok(mut t) => {
-                    if let Some(shared) = super::neighbours::note(before, after) {
+                    // The worker, and the check that started it, which holds a context.
+                    if let Some(shared) = super::neighbours::note(before, after, 2) {
                         t.note = Some(match t.note.take() {
                             Some(n) => format!("{n}; {shared}"),
                             None => shared,
