@@ -182,6 +182,11 @@ pub fn shown() -> String {
     check_twin(&TRANSPOSE_EXERCISE, &MISSING_SYNCTHREADS).render()
 }
 
+/// What the find-the-bug answer shows: the simulated check of its kernel.
+pub fn find_the_bug_shown() -> String {
+    check_twin(&FIND_THE_BUG_EXERCISE, &FIND_THE_BUG).render()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -556,6 +556,7 @@ pub fn shown_outputs() -> Vec<(&'static str, String)> {
     vec![
         ("k2_transpose.txt", worked_example()),
         ("k2_transpose-exercise.txt", exercises::shown()),
+        ("k2_transpose-find-the-bug.txt", exercises::find_the_bug_shown()),
         ("k2_transpose-versions.txt", CHAPTER.ladder_text()),
         ("k2_transpose-in-flight.txt", in_flight_report()),
     ]
