@@ -498,7 +498,7 @@ pub fn layout_report(shape: Shape) -> String {
     let mut out = Report::new();
     let orders = [StorageOrder::RowMajor, StorageOrder::ColMajor];
     let mut all_ok = true;
-    out.heading("K.5: the contiguous axis swaps between the two layouts");
+    out.heading("K.5: which axis has stride 1 depends on the layout");
     out.blank();
     out.line(format!("a {rows}x{cols} matrix:"));
     for order in orders {
@@ -507,7 +507,7 @@ pub fn layout_report(shape: Shape) -> String {
         let (fast_stride, slow, slow_stride) =
             if fast == Axis::Col { (cs, Axis::Row, rs) } else { (rs, Axis::Col, cs) };
         out.line(format!(
-            "  {order}: one {fast} step moves {}, one {slow} step moves {}",
+            "  {order}: the next {fast} sits {} on, the next {slow} {} on",
             slots(fast_stride),
             slots(slow_stride)
         ));
@@ -532,7 +532,7 @@ pub fn layout_report(shape: Shape) -> String {
         let offsets = walk(order, shape, along, fixed);
         let stride = constant_stride(&offsets).map_or("none".to_string(), |s| s.to_string());
         out.line(format!(
-            "{order}, {along}s in turn at {held} {fixed}: offsets {} (stride {stride})",
+            "{order}, {held} {fixed} walked {along} by {along}: offsets {} (stride {stride})",
             show_offsets(&offsets)
         ));
     }
@@ -545,8 +545,8 @@ pub fn layout_report(shape: Shape) -> String {
     let agree = by_accessors.as_slice() == by_flat.as_slice();
     let preserved = same_values(&by_accessors, &rm);
     all_ok &= agree && preserved;
-    out.line(format!("the two independent converters give identical buffers: {}", report::verdict(agree)));
-    out.line(format!("every element (r, c) keeps its value across the change: {}", report::verdict(preserved)));
+    out.line(format!("converter by accessors vs converter by flat index, same bytes: {}", report::verdict(agree)));
+    out.line(format!("value at each (r, c) before and after the conversion, equal: {}", report::verdict(preserved)));
     out.blank();
 
     out.heading("Round trip: row-major to column-major and back");
