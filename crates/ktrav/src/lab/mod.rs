@@ -227,7 +227,7 @@ pub fn case_launches(ex: &Exercise, case: &Case) -> Result<Vec<(LaunchConfig, i6
 /// inputs, in bytes.
 pub fn device_bytes(ex: &Exercise, shape: Shape) -> u64 {
     let n = shape.elements();
-    (2 * GUARD_WORDS as u64 + n * ex.elem.words() as u64 + n * ex.inputs() as u64) * 4
+    (2 * GUARD_WORDS as u64 + n * ex.elem.words() as u64 + (n + GUARD_WORDS as u64) * ex.inputs() as u64) * 4
 }
 
 /// The variable an instructor sets to the hidden battery's seed, when no

@@ -284,9 +284,10 @@ fn the_public_battery_is_public_and_uncapped() {
             assert_eq!(case_launches(ex, &c).unwrap(), launches(ex, c.shape).unwrap());
         }
     }
-    // A 2D copy reads one input: out, guards and input, four bytes a word.
+    // A 2D copy reads one input: out and its two guards, the input and its
+    // run-on past the end, four bytes a word.
     let ex = exercise(launches_of_every_kind()[0]);
-    assert_eq!(device_bytes(&ex, Shape::new(10, 10)), (2 * GUARD_WORDS as u64 + 200) * 4);
+    assert_eq!(device_bytes(&ex, Shape::new(10, 10)), (3 * GUARD_WORDS as u64 + 200) * 4);
 }
 
 #[test]

@@ -42,7 +42,10 @@ pub(crate) struct Buffers {
 pub(crate) fn buffers(gpu: &Gpu, ex: &Exercise, shape: Shape, fit: Fit) -> Result<Buffers> {
     let n = shape.elements() as usize;
     let out = gpu.poisoned::<u32>(2 * fit.guard() + n * ex.elem.words())?;
-    let inputs = (0..ex.inputs()).map(|k| gpu.upload(&input(k, n))).collect::<Result<Vec<_>>>()?;
+    // A guarded input runs on past its end with more of the same values, so
+    // a stray read lands in this buffer (and a stray write there is seen as
+    // `input changed`); an exact one ends where the matrix does.
+    let inputs = (0..ex.inputs()).map(|k| gpu.upload(&input(k, n + fit.guard()))).collect::<Result<Vec<_>>>()?;
     Ok(Buffers { out, inputs, fit })
 }
 
@@ -156,8 +159,7 @@ const WAIT_EVERY: usize = 256;
 /// whether it left its inputs as they were uploaded.
 pub(crate) fn run_case(gpu: &Gpu, f: &Kernel, ex: &Exercise, case: &Case, timeout: Duration, fit: Fit) -> Verdict {
     let shape = case.shape;
-    let n = shape.elements();
-    let needed = (2 * GUARD_WORDS as u64 + n * ex.elem.words() as u64 + n * ex.inputs() as u64) * 4;
+    let needed = ktrav::lab::device_bytes(ex, shape);
     match gpu.free_memory() {
         Ok(free) if (free as u64) < needed + (needed >> 4) => {
             return Verdict::Skipped {
