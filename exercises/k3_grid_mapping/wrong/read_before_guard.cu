@@ -1,8 +1,10 @@
 // A wrong kernel for the K.3 lab exercise 'copy' (plausible student code).
 // The element is loaded before the guard: threads past the last row or
 // column read past the end of `src`. What they read is never stored, so
-// the output is right and no guard word is touched; only memcheck, with
-// every buffer its exact size, sees the reads. (The load goes through a
+// the output is right and no guard word is touched; on the public battery
+// only memcheck, with every buffer its exact size, sees the reads. (On the
+// hidden battery's widest shapes the rows past the last reach far enough
+// past the input to fault.) (The load goes through a
 // volatile pointer, as a value polled from memory would: a plain load whose
 // value is used only inside the guard may be moved inside it by the
 // compiler, and then no stray read happens at all.)
