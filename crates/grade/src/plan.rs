@@ -174,22 +174,7 @@ pub struct Found {
 /// What an entry is, when it is not a regular file; judged on the entry
 /// itself, never on what a link points to.
 pub fn not_regular(kind: &std::fs::FileType) -> Option<&'static str> {
-    use std::os::unix::fs::FileTypeExt;
-    Some(if kind.is_file() {
-        return None;
-    } else if kind.is_symlink() {
-        "a symbolic link"
-    } else if kind.is_dir() {
-        "a folder"
-    } else if kind.is_block_device() || kind.is_char_device() {
-        "a device"
-    } else if kind.is_fifo() {
-        "a named pipe"
-    } else if kind.is_socket() {
-        "a socket"
-    } else {
-        "not a regular file"
-    })
+    ktrav::lab::what_else(kind)
 }
 
 /// CUDA source with its comments and white space removed (string and

@@ -649,9 +649,19 @@ pub fn regular_file(path: &std::path::Path) -> Result<()> {
 }
 
 fn not_regular(path: &std::path::Path, kind: &std::fs::FileType) -> Result<()> {
+    match what_else(kind) {
+        None => Ok(()),
+        Some(what) => Err(anyhow!("{} is {what}: only a regular file is read as a submission", path.display())),
+    }
+}
+
+/// What an entry is when it is not a regular file (`a symbolic link`, `a
+/// folder`, ...), judged on the entry itself, never on what a link points
+/// to; `None` for a regular file.
+pub fn what_else(kind: &std::fs::FileType) -> Option<&'static str> {
     use std::os::unix::fs::FileTypeExt;
-    let what = if kind.is_file() {
-        return Ok(());
+    Some(if kind.is_file() {
+        return None;
     } else if kind.is_symlink() {
         "a symbolic link"
     } else if kind.is_dir() {
@@ -664,8 +674,7 @@ fn not_regular(path: &std::path::Path, kind: &std::fs::FileType) -> Result<()> {
         "a socket"
     } else {
         "not a regular file"
-    };
-    Err(anyhow!("{} is {what}: only a regular file is read as a submission", path.display()))
+    })
 }
 
 /// Opens `path` for reading only if it is a regular file: the entry is
