@@ -78,3 +78,38 @@ fn gpu_at_a_shape_refuses_what_it_cannot_run() {
 fn sim_check_refuses_bad_input_in_one_line() {
     ktrav::testing::assert_sim_check_usage_errors(BIN, &k3_grid_mapping::CHAPTER);
 }
+
+/// `check --compile-only`, as the exercise pages give it for a machine
+/// without a GPU: the untouched starter compiles (exit 0, no shape run), a
+/// kernel with a 32-bit size parameter and a file that reaches for another
+/// file's contents fail in one line each (exit 1). Run from the workspace
+/// root, as the pages say; without NVRTC (outside CI) it is skipped.
+#[test]
+fn compile_only_checks_a_file_without_a_gpu() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let dir = std::env::temp_dir().join(format!("ktrav-k3-compile-only-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let starter = std::fs::read_to_string(root.join("exercises/k3_grid_mapping/copy.cu")).unwrap();
+    let narrow = dir.join("narrow.cu");
+    std::fs::write(&narrow, starter.replace("size_t rows", "int rows")).unwrap();
+    let reach = dir.join("reach.cu");
+    std::fs::write(&reach, format!("#include \"../../kernels/k3_grid_mapping.cu\"\n{starter}")).unwrap();
+    let run = |file: &str| {
+        let out = std::process::Command::new(BIN).current_dir(&root).args(["check", file, "--compile-only"]).env("KTRAV_NO_GPU", "1").output().unwrap();
+        (out.status.code(), String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr))
+    };
+    let (code, text) = run("exercises/k3_grid_mapping/copy.cu");
+    if code == Some(3) && std::env::var_os("CI").is_none() {
+        eprintln!("skipped: no NVRTC here: {text}");
+        return;
+    }
+    assert_eq!(code, Some(0), "{text}");
+    assert!(text.contains("result: compiles: the file compiles, and its kernel's name and parameters match"), "{text}");
+    let (code, text) = run(narrow.to_str().unwrap());
+    assert_eq!(code, Some(1), "{text}");
+    assert!(text.contains("is 32-bit in your kernel"), "{text}");
+    let (code, text) = run(reach.to_str().unwrap());
+    assert_eq!(code, Some(1), "{text}");
+    assert!(text.contains("refused before compiling"), "{text}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
