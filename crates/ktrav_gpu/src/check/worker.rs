@@ -398,9 +398,10 @@ pub(crate) fn supervise(launcher: &Launcher, mut job: Job, label: &str, wrapper:
     let lifeline = child.stdin.take();
     let stdout = child.stdout.take().expect("stdout is piped");
     let stderr = child.stderr.take().expect("stderr is piped");
-    let label = label.to_string();
-    let reader = std::thread::spawn(move || {
-        let mut printed = Printed::new(&label);
+    let shown = label.to_string();
+    let (read_out, out_read) = mpsc::channel();
+    std::thread::spawn(move || {
+        let mut printed = Printed::new(&shown);
         let mut sanitizer = Vec::new();
         let mut input = BufReader::new(stdout);
         let mut line = Vec::new();
@@ -418,7 +419,7 @@ pub(crate) fn supervise(launcher: &Launcher, mut job: Job, label: &str, wrapper:
             }
             line.clear();
         }
-        (printed, sanitizer)
+        let _ = read_out.send((printed, sanitizer));
     });
     let (tell, heard) = mpsc::channel();
     let errors = std::thread::spawn(move || {
@@ -480,8 +481,11 @@ pub(crate) fn supervise(launcher: &Launcher, mut job: Job, label: &str, wrapper:
         }
     };
     ran.status = status.map_or("lost".into(), describe_status);
-    (ran.printed, ran.sanitizer) = reader.join().unwrap_or_default();
-    let _ = errors.join();
+    // The pipes close when the worker and whatever it started are gone; a
+    // process it left behind could hold them open, so the wait is bounded.
+    let grace = Duration::from_secs(5);
+    (ran.printed, ran.sanitizer) = out_read.recv_timeout(grace).unwrap_or_else(|_| (Printed::new(label), Vec::new()));
+    drop(errors);
     ran.outcome = std::fs::read(&result).ok().and_then(|b| serde_json::from_slice(&b).ok());
     let _ = std::fs::remove_file(&job_file);
     let _ = std::fs::remove_file(&result);
@@ -656,6 +660,12 @@ mod tests {
         let started = Instant::now();
         let lingering = supervise(&sh("exec 2>&- 1>&-; sleep 30"), job(), "1x1", None, limits);
         assert!(lingering.overran.is_some() && started.elapsed() < Duration::from_secs(5), "{:?}", lingering.overran);
+        // A process the worker left behind, holding its standard output,
+        // delays the report by a bounded grace, not until it ends.
+        let started = Instant::now();
+        let left = supervise(&sh("echo before; sleep 30 2>/dev/null </dev/null & exit 0"), job(), "1x1", None, limits);
+        assert!(started.elapsed() < Duration::from_secs(15), "{:?}", started.elapsed());
+        assert_eq!(left.status, "exit code 0");
     }
 
     fn sh(script: &str) -> Launcher {
