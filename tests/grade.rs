@@ -247,6 +247,32 @@ fn a_stopped_run_kills_its_checks_and_resumes() {
     assert!(text(&out).contains("2 submissions: 2 pass"), "{}", text(&out));
 }
 
+/// A checker stopped from outside (SIGTERM, as `scancel` or a Slurm time
+/// limit sends it to every process of a task) stores no result: the row
+/// says nothing was stored, and the next run checks it again.
+#[test]
+fn a_check_stopped_from_outside_is_no_result() {
+    let d = tempfile::tempdir().unwrap();
+    let room = d.path().join("room");
+    std::fs::create_dir_all(&room).unwrap();
+    std::fs::write(room.join("a.cu"), "// fake: pass\n").unwrap();
+    std::fs::write(room.join("b.cu"), "// fake: terminated\n").unwrap();
+    let results = d.path().join("results");
+    let fake = fake_checker();
+    let args = [room.to_str().unwrap(), "--exercise", "K.2:transpose", "--results", results.to_str().unwrap()];
+    let out = grade(&args, &[("KTRAV_GRADE_CHECKER", fake.to_str().unwrap())]);
+    assert!(text(&out).contains("b: stopped from outside"), "{}", text(&out));
+    let (header, rows) = gradebook(&results);
+    let b = rows.iter().find(|r| r[0] == "b").expect("a row for b");
+    assert_eq!(b[column(&header, "outcome")], "not checked", "{b:?}");
+    assert!(!b.iter().any(|f| f.contains("SIGTERM")), "a stop from outside is not the submission's crash: {b:?}");
+    assert_eq!(std::fs::read_dir(results.join("records")).unwrap().count(), 1, "only a's result is stored");
+    std::fs::write(room.join("b.cu"), "// fake: pass\n// now it runs to its end\n").unwrap();
+    let out = grade(&args, &[("KTRAV_GRADE_CHECKER", fake.to_str().unwrap())]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(text(&out).contains("2 submissions: 2 pass"), "{}", text(&out));
+}
+
 /// Everything in a student's file that the student sees: Gradescope's
 /// `output` and every test but `extra_data` (tests `after_published` are
 /// seen once the grades are published, so they count); all of

@@ -204,7 +204,7 @@ impl Row {
                     };
                     Row::empty(job, outcome, format!("{what}; {}", t.source))
                 }
-                None => Row::empty(job, Outcome::NotChecked, "no result stored: the run stopped before this check".into()),
+                None => Row::empty(job, Outcome::NotChecked, "no result stored: the run, or this check, was stopped before it ended".into()),
             };
         };
         let mut row = Row::empty(job, Outcome::Crashed, stored.detail.clone().unwrap_or_default());

@@ -451,6 +451,12 @@ fn check_locally(
             run::check_one(checker, job, &plan.options, &results.seed_path(), device, &shown(device))
         },
         |stored| {
+            if stored.stopped_from_outside() {
+                let detail = stored.detail.as_deref().unwrap_or("");
+                bar.suspend(|| eprintln!("{} {}: stopped from outside ({detail}); no result stored", stored.exercise, stored.submission));
+                bar.inc(1);
+                return;
+            }
             if let Err(e) = results.store(&stored) {
                 failure.get_or_insert(format!("{e:#}"));
             }
@@ -589,6 +595,10 @@ fn run_task(args: &GradeArgs, task: usize) -> Outcome2<i32> {
         },
         |stored| {
             let job = plan.jobs.iter().find(|j| j.key == stored.key).expect("a job of this plan");
+            if stored.stopped_from_outside() {
+                say!("{} {}: stopped from outside ({}); no result stored", job.exercise, job.submission, stored.detail.as_deref().unwrap_or(""));
+                return;
+            }
             say!("{} {}: {}", job.exercise, job.submission, Row::of(job, Some(&stored), None).verdict());
             if let Err(e) = results.store(&stored) {
                 failure.get_or_insert(format!("{e:#}"));
