@@ -27,7 +27,8 @@ fn embed_starters() {
         }
     }
     files.sort();
-    let entries: Vec<String> = files.iter().map(|(n, p)| format!("    ({n:?}, include_str!({:?})),\n", p.display().to_string())).collect();
+    let entries: Vec<String> =
+        files.iter().map(|(n, p)| format!("    ({n:?}, include_str!({:?})),\n", p.display().to_string())).collect();
     let out = std::path::PathBuf::from(std::env::var("OUT_DIR").unwrap()).join("starters.rs");
     std::fs::write(out, format!("&[\n{}]\n", entries.concat())).unwrap();
 }

@@ -19,7 +19,9 @@ pub fn write(dir: &Path) -> Result<Vec<String>, String> {
             }
         }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-        Err(e) if e.kind() == std::io::ErrorKind::NotADirectory => return Err(format!("{} is a file, not a folder", dir.display())),
+        Err(e) if e.kind() == std::io::ErrorKind::NotADirectory => {
+            return Err(format!("{} is a file, not a folder", dir.display()))
+        }
         Err(e) => return Err(format!("cannot read {}: {e}", dir.display())),
     }
     let mut written = Vec::new();
@@ -42,7 +44,10 @@ mod tests {
     /// starter is in it, and nothing else is.
     #[test]
     fn the_handout_is_every_exercise_starter_and_nothing_else() {
-        let mut wanted: Vec<String> = CHAPTERS.iter().flat_map(|ch| ch.exercises.iter().map(move |e| format!("{}/{}", ch.id, e.starter))).collect();
+        let mut wanted: Vec<String> = CHAPTERS
+            .iter()
+            .flat_map(|ch| ch.exercises.iter().map(move |e| format!("{}/{}", ch.id, e.starter)))
+            .collect();
         wanted.sort();
         wanted.dedup();
         let names: Vec<&str> = STARTERS.iter().map(|(n, _)| *n).collect();

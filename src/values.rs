@@ -41,7 +41,11 @@ pub fn values() -> Vec<(String, String)> {
     all.push(("lab.tall.by_chapter".to_string(), tall_by_chapter()));
     for ch in CHAPTERS.iter().filter(|ch| !ch.exercises.is_empty()) {
         let text = sim_battery_sentence(&ch.exercises[0]);
-        assert!(ch.exercises.iter().all(|e| sim_battery_sentence(e) == text), "{}'s exercises differ in their simulator battery", ch.id);
+        assert!(
+            ch.exercises.iter().all(|e| sim_battery_sentence(e) == text),
+            "{}'s exercises differ in their simulator battery",
+            ch.id
+        );
         all.push((format!("lab.sim.battery.k{}", ch.section.trim_start_matches("K.")), text));
     }
     all.extend(lab_constants().into_iter().map(|(n, v)| (n.to_string(), v)));
@@ -135,13 +139,21 @@ pub fn tall_by_chapter() -> String {
 pub fn sim_battery_sentence(ex: &Exercise) -> String {
     use ktrav::lab::simtrack::{battery as sim_battery, SIM_MAX_GRID_Y};
     let cases = sim_battery(ex);
-    let rest: Vec<&(String, ktrav::Shape)> = cases.iter().filter(|(label, _)| !label.starts_with("the source's")).collect();
-    let ragged: Vec<String> = rest.iter().filter(|(l, _)| l.starts_with("ragged")).map(|(_, s)| s.to_string()).collect();
+    let rest: Vec<&(String, ktrav::Shape)> =
+        cases.iter().filter(|(label, _)| !label.starts_with("the source's")).collect();
+    let ragged: Vec<String> =
+        rest.iter().filter(|(l, _)| l.starts_with("ragged")).map(|(_, s)| s.to_string()).collect();
     let tall = rest.iter().find(|(l, _)| l.contains("gridDim.y"));
-    let thin: Vec<String> = rest.iter().filter(|(l, _)| !l.starts_with("ragged") && !l.contains("gridDim.y")).map(|(_, s)| s.to_string()).collect();
+    let thin: Vec<String> = rest
+        .iter()
+        .filter(|(l, _)| !l.starts_with("ragged") && !l.contains("gridDim.y"))
+        .map(|(_, s)| s.to_string())
+        .collect();
     let mut text = format!("ragged edges {}, {}", ragged.join(" and "), thin.join(", "));
     if let Some((_, shape)) = tall {
-        text.push_str(&format!(", and {shape}, whose grid needs more rows of blocks than a simulated gridDim.y limit of {SIM_MAX_GRID_Y}"));
+        text.push_str(&format!(
+            ", and {shape}, whose grid needs more rows of blocks than a simulated gridDim.y limit of {SIM_MAX_GRID_Y}"
+        ));
     }
     text
 }

@@ -28,10 +28,7 @@ fn includes(text: &str) -> Vec<(String, Option<String>)> {
         let end = tail.find("}}").expect("unclosed {{# directive");
         let directive = tail[..end].trim();
         let (verb, arg) = directive.split_once(char::is_whitespace).unwrap_or((directive, ""));
-        assert!(
-            matches!(verb, "include" | "rustdoc_include"),
-            "unknown mdbook directive {{{{#{verb}}}}}"
-        );
+        assert!(matches!(verb, "include" | "rustdoc_include"), "unknown mdbook directive {{{{#{verb}}}}}");
         let arg = arg.trim();
         match arg.split_once(':') {
             Some((p, a)) => out.push((p.to_string(), Some(a.to_string()))),
@@ -71,11 +68,8 @@ fn every_include_and_anchor_exists() {
 #[test]
 fn summary_lists_every_page() {
     let summary = std::fs::read_to_string(root().join("book/SUMMARY.md")).unwrap();
-    let linked: BTreeSet<String> = summary
-        .split("](")
-        .skip(1)
-        .map(|s| s.split(')').next().unwrap().to_string())
-        .collect();
+    let linked: BTreeSet<String> =
+        summary.split("](").skip(1).map(|s| s.split(')').next().unwrap().to_string()).collect();
     for l in &linked {
         assert!(root().join("book").join(l).is_file(), "SUMMARY.md links to missing page {l}");
     }
@@ -110,10 +104,8 @@ fn every_chapter_output_is_its_file() {
 #[test]
 fn every_shown_output_is_asserted() {
     let outputs = root().join("book/outputs");
-    let mut names: Vec<String> = std::fs::read_dir(&outputs)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
-        .collect();
+    let mut names: Vec<String> =
+        std::fs::read_dir(&outputs).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().to_string()).collect();
     names.sort();
     assert!(!names.is_empty());
     let texts: Vec<String> = pages().iter().map(|p| std::fs::read_to_string(p).unwrap()).collect();
@@ -155,7 +147,10 @@ fn mdbook() -> Option<PathBuf> {
         Some(PathBuf::from("mdbook")),
         std::env::var_os("HOME").map(|h| Path::new(&h).join(".cargo/bin/mdbook")),
     ];
-    candidates.into_iter().flatten().find(|c| Command::new(c).arg("--version").output().is_ok_and(|o| o.status.success()))
+    candidates
+        .into_iter()
+        .flatten()
+        .find(|c| Command::new(c).arg("--version").output().is_ok_and(|o| o.status.success()))
 }
 
 #[test]
@@ -228,20 +223,38 @@ fn the_students_edition_leaves_every_solution_out() {
             let source = std::fs::read_to_string(page.parent().unwrap().join(file)).unwrap();
             match anchor {
                 "" => source,
-                a => source.split(&format!("ANCHOR: {a}")).nth(1).unwrap().split(&format!("ANCHOR_END: {a}")).next().unwrap().to_string(),
+                a => source
+                    .split(&format!("ANCHOR: {a}"))
+                    .nth(1)
+                    .unwrap()
+                    .split(&format!("ANCHOR_END: {a}"))
+                    .next()
+                    .unwrap()
+                    .to_string(),
             }
         };
         for include in outside.clone().split("{{#include ").skip(1) {
             outside.push_str(&snippet(include.split("}}").next().unwrap()));
         }
         for block in &blocks {
-            let summary = block.split("<summary>").nth(1).and_then(|s| s.split("</summary>").next()).expect("a solution block has a summary");
+            let summary = block
+                .split("<summary>")
+                .nth(1)
+                .and_then(|s| s.split("</summary>").next())
+                .expect("a solution block has a summary");
             telling.push((html.clone(), summary.split('<').next().unwrap().trim().to_string()));
             for include in block.split("{{#include ").skip(1) {
                 let spec = include.split("}}").next().unwrap();
                 let inside = snippet(spec);
-                let plain = |l: &&str| l.is_ascii() && !l.contains(['<', '>', '&', '"', '\'']) && !l.contains("ANCHOR") && l.len() > 12;
-                let own = inside.lines().map(str::trim).filter(plain).filter(|l| !outside.contains(l)).max_by_key(|l| l.len());
+                let plain = |l: &&str| {
+                    l.is_ascii() && !l.contains(['<', '>', '&', '"', '\'']) && !l.contains("ANCHOR") && l.len() > 12
+                };
+                let own = inside
+                    .lines()
+                    .map(str::trim)
+                    .filter(plain)
+                    .filter(|l| !outside.contains(l))
+                    .max_by_key(|l| l.len());
                 // A snippet every line of which the page shows elsewhere too
                 // (a wrong twin differs from it by one line) is told by its summary.
                 if let Some(line) = own {
@@ -286,16 +299,17 @@ fn stated_gpu_minimum_is_the_lowest_embedded_architecture() {
 #[test]
 fn the_readme_layout_matches_the_tree() {
     let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
-    let table: Vec<&str> = readme
-        .split("## Layout")
-        .nth(1)
-        .expect("a Layout section")
-        .lines()
-        .filter(|l| l.starts_with("| `"))
-        .collect();
+    let table: Vec<&str> =
+        readme.split("## Layout").nth(1).expect("a Layout section").lines().filter(|l| l.starts_with("| `")).collect();
     let paths: Vec<String> = table
         .iter()
-        .flat_map(|row| row.split('|').nth(1).unwrap().split(", ").map(|p| p.trim().trim_matches('`').trim_end_matches('/').to_string()))
+        .flat_map(|row| {
+            row.split('|')
+                .nth(1)
+                .unwrap()
+                .split(", ")
+                .map(|p| p.trim().trim_matches('`').trim_end_matches('/').to_string())
+        })
         .collect();
     let named = |p: &str| paths.iter().any(|x| x == p);
     let ignored = ["target", "book-out", ".git", ".cuda-venv", ".device-bin", "mutants.out", "mutants.out.old"];
@@ -320,7 +334,8 @@ fn the_readme_layout_matches_the_tree() {
 
 /// The values in `book/values.txt` as a map (see `tools/mdbook-values`).
 fn values_file() -> mdbook_values::Values {
-    let text = std::fs::read_to_string(root().join("book/values.txt")).expect("book/values.txt; run scripts/refresh-outputs");
+    let text =
+        std::fs::read_to_string(root().join("book/values.txt")).expect("book/values.txt; run scripts/refresh-outputs");
     mdbook_values::Values::parse(&text).expect("book/values.txt parses")
 }
 

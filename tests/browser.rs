@@ -241,7 +241,10 @@ fn listen(tab: &Tab, origin: &str, heard: Arc<Mutex<Heard>>) {
         let note = |m: String| heard.lock().unwrap().messages.push(m);
         match event {
             Event::RuntimeConsoleAPICalled(e)
-                if matches!(e.params.Type, ConsoleAPICalledEventTypeOption::Error | ConsoleAPICalledEventTypeOption::Assert) =>
+                if matches!(
+                    e.params.Type,
+                    ConsoleAPICalledEventTypeOption::Error | ConsoleAPICalledEventTypeOption::Assert
+                ) =>
             {
                 let text: Vec<String> = e
                     .params
@@ -306,7 +309,8 @@ fn inspect(tab: &Tab, url: &str, heard: &Arc<Mutex<Heard>>) -> PageReport {
             return report;
         }
     };
-    let Some(json) = value.as_ref().and_then(|v| v.as_str()).and_then(|s| serde_json::from_str::<serde_json::Value>(s).ok())
+    let Some(json) =
+        value.as_ref().and_then(|v| v.as_str()).and_then(|s| serde_json::from_str::<serde_json::Value>(s).ok())
     else {
         report.problems.push(format!("inspection returned {value:?}"));
         return report;
@@ -465,7 +469,8 @@ fn main() {
     let mut tally = Tally { passed: 0, failed: 0, skipped: 0 };
     let tools = (mdbook(), chromium());
     let (Some(mdbook), Some(chrome)) = tools else {
-        let missing = if tools.0.is_none() { "mdbook (cargo install mdbook --locked --version 0.5.4)" } else { "chromium" };
+        let missing =
+            if tools.0.is_none() { "mdbook (cargo install mdbook --locked --version 0.5.4)" } else { "chromium" };
         println!("book in a browser: skipped: no browser ({missing} not found)");
         tally.skipped += 1;
         if runs_in_ci() {

@@ -21,7 +21,8 @@ fn help_names_every_chapter() {
 fn ids_name_the_chapters_one_per_line() {
     let ids: Vec<&str> = appendix_k::CHAPTERS.iter().map(|ch| ch.id).collect();
     assert_eq!(stdout_of(BIN, &["--ids"]), ids.iter().map(|id| format!("{id}\n")).collect::<String>());
-    let gpu: String = appendix_k::CHAPTERS.iter().filter(|ch| ch.gpu_section.is_some()).map(|ch| format!("{}\n", ch.id)).collect();
+    let gpu: String =
+        appendix_k::CHAPTERS.iter().filter(|ch| ch.gpu_section.is_some()).map(|ch| format!("{}\n", ch.id)).collect();
     assert!(!gpu.is_empty());
     assert_eq!(stdout_of(BIN, &["--gpu-ids"]), gpu);
 }
@@ -59,7 +60,10 @@ fn a_handout_holds_the_starters() {
 #[test]
 fn default_run_prints_every_chapter_in_order() {
     let texts: Vec<String> = appendix_k::CHAPTERS.iter().map(|ch| ktrav::report::plain(&ch.report_text())).collect();
-    assert!(stdout_of(BIN, &[]) == texts.join("\n"), "the runner does not print exactly every chapter's report, in order");
+    assert!(
+        stdout_of(BIN, &[]) == texts.join("\n"),
+        "the runner does not print exactly every chapter's report, in order"
+    );
 }
 
 #[test]
@@ -87,7 +91,11 @@ fn record_needs_a_folder_and_a_gpu() {
     let dir = std::env::temp_dir().join(format!("ktrav-record-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("record.json");
-    let out = std::process::Command::new(BIN).args(["record", file.to_str().unwrap()]).env("KTRAV_NO_GPU", "1").output().unwrap();
+    let out = std::process::Command::new(BIN)
+        .args(["record", file.to_str().unwrap()])
+        .env("KTRAV_NO_GPU", "1")
+        .output()
+        .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(ktrav::lab::COULD_NOT_CHECK), "{err}");
     assert!(err.trim().starts_with("error: nothing recorded: no GPU") && err.trim().lines().count() == 1, "{err}");

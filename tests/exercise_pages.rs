@@ -64,7 +64,9 @@ fn sim_commands(text: &str) -> Vec<PageCommand> {
                 ["cargo", "run", "-p", package, "--", "sim-check", exercise] => {
                     PageCommand { package: package.to_string(), exercise: exercise.to_string(), line: line.clone() }
                 }
-                _ => panic!("a sim-check command of another form than `cargo run -p CHAPTER -- sim-check EXERCISE`: {line}"),
+                _ => panic!(
+                    "a sim-check command of another form than `cargo run -p CHAPTER -- sim-check EXERCISE`: {line}"
+                ),
             }
         })
         .collect()
@@ -79,10 +81,19 @@ fn commands() -> Vec<(&'static Chapter, &'static SimExercise, PageCommand)> {
         let found = sim_commands(&rendered(&page));
         for c in &found {
             assert_eq!(c.package, ch.id, "{}: {}", page.display(), c.line);
-            assert!(ch.sim_exercises.iter().any(|s| s.id == c.exercise), "{}: {} is no exercise of {}", page.display(), c.line, ch.id);
+            assert!(
+                ch.sim_exercises.iter().any(|s| s.id == c.exercise),
+                "{}: {} is no exercise of {}",
+                page.display(),
+                c.line,
+                ch.id
+            );
         }
         for sim in ch.sim_exercises {
-            let c = found.iter().find(|c| c.exercise == sim.id).unwrap_or_else(|| panic!("{} gives no sim-check command for {}", page.display(), sim.id));
+            let c = found
+                .iter()
+                .find(|c| c.exercise == sim.id)
+                .unwrap_or_else(|| panic!("{} gives no sim-check command for {}", page.display(), sim.id));
             out.push((*ch, sim, c.clone()));
         }
     }
@@ -209,13 +220,23 @@ fn assert_fails_as_the_page_says(ch: &Chapter, sim: &SimExercise, page: &str, co
             Some(text) => assert_eq!(report, text, "{what}: not the report the answer shows"),
             None => {
                 let lines: Vec<&str> = report.lines().filter(|l| l.starts_with("  ")).collect();
-                assert!(lines.iter().any(|l| l.ends_with("pass")), "{what}: a find-the-bug kernel passes some shape:\n{out}");
+                assert!(
+                    lines.iter().any(|l| l.ends_with("pass")),
+                    "{what}: a find-the-bug kernel passes some shape:\n{out}"
+                );
             }
         }
     } else {
-        assert!(flat.contains("The untouched starter fails every shape, its elements *unwritten*"), "{}: the page no longer says what the starter gets", ch.id);
+        assert!(
+            flat.contains("The untouched starter fails every shape, its elements *unwritten*"),
+            "{}: the page no longer says what the starter gets",
+            ch.id
+        );
         let lines: Vec<&str> = report.lines().filter(|l| l.starts_with("  ")).collect();
-        assert!(!lines.is_empty() && lines.iter().all(|l| l.contains("unwritten") && l.contains("FAIL")), "{what}:\n{out}");
+        assert!(
+            !lines.is_empty() && lines.iter().all(|l| l.contains("unwritten") && l.contains("FAIL")),
+            "{what}:\n{out}"
+        );
     }
 }
 

@@ -55,9 +55,7 @@ fn every_figure_is_what_the_code_draws() {
             Err(_) => problems.push(format!("{part}: book/figures/{name} is missing (run scripts/refresh-outputs)")),
             Ok(committed) => {
                 if let Some(diff) = ktrav::book::first_difference(&committed, svg) {
-                    problems.push(format!(
-                        "{part}: book/figures/{name} no longer matches what the code draws: {diff}"
-                    ));
+                    problems.push(format!("{part}: book/figures/{name} no longer matches what the code draws: {diff}"));
                 }
             }
         }
@@ -96,7 +94,9 @@ fn every_figure_is_shown_with_alt_text() {
             Some(uses) => {
                 for (page, alt) in uses {
                     if alt.len() < 20 {
-                        problems.push(format!("{page}: figures/{name} needs alt text that says what it shows, found {alt:?}"));
+                        problems.push(format!(
+                            "{page}: figures/{name} needs alt text that says what it shows, found {alt:?}"
+                        ));
                     }
                 }
             }
@@ -115,7 +115,10 @@ fn figures_stay_small_and_carry_a_title() {
     for (part, name, svg) in appendix_k::figures() {
         assert!(svg.len() < 64 * 1024, "{part}: {name} is {} bytes; keep figures under 64 KiB", svg.len());
         assert!(svg.contains("<title>"), "{part}: {name} has no <title>");
-        assert!(!svg.contains("fill=\"#fff") && !svg.contains("fill=\"white\""), "{part}: {name} paints white, which glares in the dark themes");
+        assert!(
+            !svg.contains("fill=\"#fff") && !svg.contains("fill=\"white\""),
+            "{part}: {name} paints white, which glares in the dark themes"
+        );
     }
 }
 
@@ -138,5 +141,8 @@ fn the_single_launch_figure_bears_out_the_page() {
         let wrong = wrong.iter().filter(|&&w| w).count();
         assert_eq!(wrong == 0, after_neighbours, "{name}: {wrong} cells wrong");
     }
-    assert!(runs.iter().filter(|r| r.2.iter().all(|&w| !w)).count() == 3, "three of the four orders fill the table right");
+    assert!(
+        runs.iter().filter(|r| r.2.iter().all(|&w| !w)).count() == 3,
+        "three of the four orders fill the table right"
+    );
 }

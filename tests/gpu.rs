@@ -194,13 +194,20 @@ fn judge_expectation(
                 return if r.exit_code == 1 && failing.iter().all(|s| s.rows * s.cols > 1 << 31) && !failing.is_empty() {
                     Ok(format!("rejected with --large ({}), only past 2^31 elements", kinds.join(", ")))
                 } else {
-                    Err(format!("expected to fail only past 2^31 elements with --large, got:\n{}", plain(&lab::render(&r))))
+                    Err(format!(
+                        "expected to fail only past 2^31 elements with --large, got:\n{}",
+                        plain(&lab::render(&r))
+                    ))
                 };
             }
             Some(kind) => {
                 let only_where_promised = !e.only_past_grid_y || failing.iter().all(|s| s.label.contains("gridDim.y"));
                 if r.exit_code == 1 && kinds.contains(&kind) && only_where_promised {
-                    let race = if e.race { format!(" (a race: rejected on run {run} of at most {RACE_RUNS})") } else { String::new() };
+                    let race = if e.race {
+                        format!(" (a race: rejected on run {run} of at most {RACE_RUNS})")
+                    } else {
+                        String::new()
+                    };
                     return Ok(format!("rejected as {kind}{race}"));
                 }
                 last = Some(r);
@@ -235,7 +242,10 @@ fn judge_hidden(
         return Err(format!("expected to pass the public battery, got:\n{}", plain(&lab::render(&public))));
     }
     if e.hidden_large && !large {
-        return Ok(format!("passes the public battery, as expected (its hidden failure needs {}=1)", ktrav::section::LARGE_ENV));
+        return Ok(format!(
+            "passes the public battery, as expected (its hidden failure needs {}=1)",
+            ktrav::section::LARGE_ENV
+        ));
     }
     let seed = hidden_seed();
     let cases = lab::hidden_battery(ex, seed, e.hidden_large);
@@ -244,15 +254,28 @@ fn judge_hidden(
     let kinds: Vec<&str> = failing.iter().flat_map(|s| s.verdict.kinds()).collect();
     let kind_ok = e.hidden_kind.is_none_or(|k| kinds.contains(&k));
     if r.exit_code == 1 && !failing.is_empty() && kind_ok {
-        Ok(format!("passes the public battery; the hidden battery (seed {seed}) rejects it ({}) on {} shapes", kinds.join(", "), failing.len()))
+        Ok(format!(
+            "passes the public battery; the hidden battery (seed {seed}) rejects it ({}) on {} shapes",
+            kinds.join(", "),
+            failing.len()
+        ))
     } else {
-        Err(format!("expected the hidden battery (seed {seed}) to reject it{}, got:\n{}", e.hidden_kind.map_or(String::new(), |k| format!(" as {k}")), plain(&lab::render(&r))))
+        Err(format!(
+            "expected the hidden battery (seed {seed}) to reject it{}, got:\n{}",
+            e.hidden_kind.map_or(String::new(), |k| format!(" as {k}")),
+            plain(&lab::render(&r))
+        ))
     }
 }
 
 /// A kernel only memcheck rejects: it passes the battery, and `--sanitize=memcheck`
 /// (every buffer its exact size) reports a memory error.
-fn judge_sanitized(ch: &ktrav::Chapter, ex: &lab::Exercise, path: &std::path::Path, source: &str) -> Result<String, String> {
+fn judge_sanitized(
+    ch: &ktrav::Chapter,
+    ex: &lab::Exercise,
+    path: &std::path::Path,
+    source: &str,
+) -> Result<String, String> {
     let plain_run = check::check(ch, ex, &lab_args(path, false), source);
     if plain_run.exit_code != 0 {
         return Err(format!("expected to pass without --sanitize, got:\n{}", plain(&lab::render(&plain_run))));
@@ -260,11 +283,17 @@ fn judge_sanitized(ch: &ktrav::Chapter, ex: &lab::Exercise, path: &std::path::Pa
     if check::sanitize::locate().is_none() {
         return Err(check::sanitize::missing());
     }
-    let args = check::CheckArgs { sanitize: Some(check::sanitize::Tools(vec!["memcheck".into()])), ..lab_args(path, false) };
+    let args =
+        check::CheckArgs { sanitize: Some(check::sanitize::Tools(vec!["memcheck".into()])), ..lab_args(path, false) };
     let r = check::check(ch, ex, &args, source);
-    let flagged: Vec<&lab::ShapeResult> = r.sanitize.iter().filter(|s| s.verdict.kinds().contains(&"memory error")).collect();
+    let flagged: Vec<&lab::ShapeResult> =
+        r.sanitize.iter().filter(|s| s.verdict.kinds().contains(&"memory error")).collect();
     if r.exit_code == 1 && !flagged.is_empty() {
-        Ok(format!("passes without --sanitize; memcheck reports it on {} of {} shapes", flagged.len(), r.sanitize.len()))
+        Ok(format!(
+            "passes without --sanitize; memcheck reports it on {} of {} shapes",
+            flagged.len(),
+            r.sanitize.len()
+        ))
     } else {
         Err(format!("expected memcheck to report a memory error, got:\n{}", plain(&lab::render(&r))))
     }
@@ -288,7 +317,8 @@ fn lab_checks() -> (usize, usize, usize) {
     let large = std::env::var_os(ktrav::section::LARGE_ENV).is_some();
     // The workspace this was built in, or (a copied binary) the current folder.
     let built_in = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let root_buf = if built_in.join("exercises").is_dir() { built_in } else { std::env::current_dir().unwrap_or(built_in) };
+    let root_buf =
+        if built_in.join("exercises").is_dir() { built_in } else { std::env::current_dir().unwrap_or(built_in) };
     let root = root_buf.as_path();
     // Every check to make, made below several at a time.
     type Judge<'a> = Box<dyn Fn() -> Result<String, String> + Send + Sync + 'a>;
@@ -300,16 +330,36 @@ fn lab_checks() -> (usize, usize, usize) {
             let path = root.join(format!("kernels/{}.cu", ch.id));
             let name = format!("{} {}: the solution, kernels/{}.cu", ch.section, ex.id, ch.id);
             let p = path.clone();
-            jobs.push((name, Box::new(move || {
-                let r = check::check(ch, ex, &lab_args(&p, large), solution.source);
-                if r.exit_code == 0 { Ok(format!("passes all {} shapes", r.shapes.len())) } else { Err(plain(&lab::render(&r))) }
-            })));
+            jobs.push((
+                name,
+                Box::new(move || {
+                    let r = check::check(ch, ex, &lab_args(&p, large), solution.source);
+                    if r.exit_code == 0 {
+                        Ok(format!("passes all {} shapes", r.shapes.len()))
+                    } else {
+                        Err(plain(&lab::render(&r)))
+                    }
+                }),
+            ));
             let seed = hidden_seed();
             let name = format!("{} {}: the solution on the hidden battery (seed {seed})", ch.section, ex.id);
-            jobs.push((name, Box::new(move || {
-                let r = check::check_on(ch, ex, &lab_args(&path, large), solution.source, lab::hidden_battery(ex, seed, large));
-                if r.exit_code == 0 { Ok(format!("passes all {} shapes", r.shapes.len())) } else { Err(plain(&lab::render(&r))) }
-            })));
+            jobs.push((
+                name,
+                Box::new(move || {
+                    let r = check::check_on(
+                        ch,
+                        ex,
+                        &lab_args(&path, large),
+                        solution.source,
+                        lab::hidden_battery(ex, seed, large),
+                    );
+                    if r.exit_code == 0 {
+                        Ok(format!("passes all {} shapes", r.shapes.len()))
+                    } else {
+                        Err(plain(&lab::render(&r)))
+                    }
+                }),
+            ));
         }
     }
     let files = match lab::expect::files(root) {
@@ -336,7 +386,9 @@ fn lab_checks() -> (usize, usize, usize) {
             }
         };
         for (index, e) in expects.into_iter().enumerate() {
-            let Some((ch, ex)) = chapter_named(&chapter).and_then(|ch| Some((ch, ch.exercises.iter().find(|x| x.id == e.exercise)?))) else {
+            let Some((ch, ex)) =
+                chapter_named(&chapter).and_then(|ch| Some((ch, ch.exercises.iter().find(|x| x.id == e.exercise)?)))
+            else {
                 early.push((shown.clone(), Err(format!("no exercise '{}' in {chapter}", e.exercise))));
                 continue;
             };
@@ -349,16 +401,23 @@ fn lab_checks() -> (usize, usize, usize) {
                 println!("lab {name}: skipped: overflows only past 2^31 elements; set {}=1", ktrav::section::LARGE_ENV);
             }
             let (chapter, path, source) = (chapter.clone(), path.clone(), source.clone());
-            jobs.push((name, Box::new(move || {
-                if large && e.large_only {
-                    in_child(&chapter, &path, index)
-                } else {
-                    judge_expectation(ch, ex, &path, &source, &e, large)
-                }
-            })));
+            jobs.push((
+                name,
+                Box::new(move || {
+                    if large && e.large_only {
+                        in_child(&chapter, &path, index)
+                    } else {
+                        judge_expectation(ch, ex, &path, &source, &e, large)
+                    }
+                }),
+            ));
         }
     }
-    let threads = std::env::var("KTRAV_LAB_JOBS").ok().and_then(|n| n.parse::<usize>().ok()).filter(|&n| n > 0).unwrap_or(LAB_JOBS);
+    let threads = std::env::var("KTRAV_LAB_JOBS")
+        .ok()
+        .and_then(|n| n.parse::<usize>().ok())
+        .filter(|&n| n > 0)
+        .unwrap_or(LAB_JOBS);
     let started = std::time::Instant::now();
     let next = std::sync::atomic::AtomicUsize::new(0);
     let results = std::sync::Mutex::new(early);
@@ -403,7 +462,9 @@ fn ladder_pair(ch: &ktrav::Chapter, ex: &lab::Exercise) -> Result<ktrav::Shape, 
         ("k2_transpose", _) => Ok(k2_transpose::gpu::LADDER_SHAPE),
         // copy_x_to_col with (32, 8) blocks, the exercise's launch.
         ("k3_grid_mapping", _) => Ok(k3_grid_mapping::gpu::LADDER_SHAPE),
-        ("k4_boundary_check", _) => Err("K.4 has no ladder: its section times the guarded kernels into padded buffers, not a table".into()),
+        ("k4_boundary_check", _) => {
+            Err("K.4 has no ladder: its section times the guarded kernels into padded buffers, not a table".into())
+        }
         ("k5_layout_interop", _) => Err(format!(
             "K.5's ladder times the row-major add ({}), the exercise is the column-major one ({}): not the same kernel",
             k5_layout_interop::PAIRINGS[0].kernel_name(),
@@ -417,7 +478,9 @@ fn ladder_pair(ch: &ktrav::Chapter, ex: &lab::Exercise) -> Result<ktrav::Shape, 
             let (shape, block_x, _) = k7_diagonal::gpu::LARGE_TABLES[0];
             match ex.launch {
                 Launch::PerDiagonal { block } if block == block_x => Ok(shape),
-                other => Err(format!("K.7's ladder launches {block_x}-thread blocks, the exercise {other:?}: not the same launch")),
+                other => Err(format!(
+                    "K.7's ladder launches {block_x}-thread blocks, the exercise {other:?}: not the same launch"
+                )),
             }
         }
         (other, _) => Err(format!("{other} has no ladder")),
@@ -428,10 +491,17 @@ fn ladder_pair(ch: &ktrav::Chapter, ex: &lab::Exercise) -> Result<ktrav::Shape, 
 /// launches replayed from a graph, as the check times them), else a row
 /// naming it (`kernel`, `kernel (32x8 blocks)`, `kernel, N launches ...`).
 fn ladder_ms(record: &ktrav::measured::Section, kernel: &str, shape: ktrav::Shape) -> Option<f64> {
-    let names = |label: &str| label == kernel || label.starts_with(&format!("{kernel} (")) || label.starts_with(&format!("{kernel}, "));
-    let on_shape = |title: &str| title.split(|c: char| !(c.is_ascii_digit() || c == 'x')).any(|w| w == shape.to_string());
+    let names = |label: &str| {
+        label == kernel || label.starts_with(&format!("{kernel} (")) || label.starts_with(&format!("{kernel}, "))
+    };
+    let on_shape =
+        |title: &str| title.split(|c: char| !(c.is_ascii_digit() || c == 'x')).any(|w| w == shape.to_string());
     record.tables.iter().filter(|t| on_shape(&t.title)).find_map(|t| {
-        t.yardstick.as_deref().filter(|y| names(y)).map(|_| t.copy_ms).or_else(|| t.rows.iter().find(|r| names(&r.label)).map(|r| r.ms))
+        t.yardstick
+            .as_deref()
+            .filter(|y| names(y))
+            .map(|_| t.copy_ms)
+            .or_else(|| t.rows.iter().find(|r| names(&r.label)).map(|r| r.ms))
     })
 }
 

@@ -31,7 +31,12 @@ fn fake_checker() -> PathBuf {
 
 fn grade(args: &[&str], env: &[(&str, &str)]) -> Output {
     let mut cmd = Command::new(BIN);
-    cmd.arg("grade").args(args).env("NO_COLOR", "1").env("KTRAV_NO_GPU", "1").env_remove("CUDA_VISIBLE_DEVICES").env_remove(ktrav::lab::SEED_ENV);
+    cmd.arg("grade")
+        .args(args)
+        .env("NO_COLOR", "1")
+        .env("KTRAV_NO_GPU", "1")
+        .env_remove("CUDA_VISIBLE_DEVICES")
+        .env_remove(ktrav::lab::SEED_ENV);
     for (k, v) in env {
         cmd.env(k, v);
     }
@@ -136,9 +141,21 @@ fn a_fake_room_gets_every_verdict_survives_a_hang_and_a_crash_and_resumes() {
     let results = d.path().join("results");
     let log = d.path().join("checks.log");
     let (fake, log_s) = (fake_checker(), log.to_str().unwrap().to_string());
-    let env = [("KTRAV_GRADE_CHECKER", fake.to_str().unwrap()), ("KTRAV_FAKE_LOG", log_s.as_str()), ("CUDA_VISIBLE_DEVICES", "0,1")];
+    let env = [
+        ("KTRAV_GRADE_CHECKER", fake.to_str().unwrap()),
+        ("KTRAV_FAKE_LOG", log_s.as_str()),
+        ("CUDA_VISIBLE_DEVICES", "0,1"),
+    ];
     let manifest = d.path().join("manifest.csv");
-    let args = ["--manifest", manifest.to_str().unwrap(), "--results", results.to_str().unwrap(), "--timeout", "3", "--expect"];
+    let args = [
+        "--manifest",
+        manifest.to_str().unwrap(),
+        "--results",
+        results.to_str().unwrap(),
+        "--timeout",
+        "3",
+        "--expect",
+    ];
     let mut full = vec![room.to_str().unwrap()];
     full.extend(args);
     let out = grade(&full, &env);
@@ -150,8 +167,12 @@ fn a_fake_room_gets_every_verdict_survives_a_hang_and_a_crash_and_resumes() {
     let (header, rows) = gradebook(&results);
     assert_eq!(header, ktrav_grade::gradebook::COLUMNS);
     assert_eq!(rows.len(), 10);
-    let (outcome, device, share, failures) =
-        (column(&header, "outcome"), column(&header, "device"), column(&header, "share_of_copy"), column(&header, "failures"));
+    let (outcome, device, share, failures) = (
+        column(&header, "outcome"),
+        column(&header, "device"),
+        column(&header, "share_of_copy"),
+        column(&header, "failures"),
+    );
     let of = |name: &str| rows.iter().find(|r| r[0] == name).unwrap_or_else(|| panic!("no row {name}"));
     assert_eq!(of("alice/transpose")[outcome], "pass");
     assert_eq!(of("alice/transpose")[share], "0.800");
@@ -160,11 +181,29 @@ fn a_fake_room_gets_every_verdict_survives_a_hang_and_a_crash_and_resumes() {
     assert_eq!(of("dave/transpose")[outcome], "timed out");
     assert_eq!(of("erin/transpose")[outcome], "crashed");
     let (status, score) = (column(&header, "status"), column(&header, "score"));
-    for (name, needs) in [("dave/transpose", true), ("erin/transpose", true), ("frank/transpose", true), ("bob/transpose", false), ("grace/transpose", false)] {
+    for (name, needs) in [
+        ("dave/transpose", true),
+        ("erin/transpose", true),
+        ("frank/transpose", true),
+        ("bob/transpose", false),
+        ("grace/transpose", false),
+    ] {
         assert_eq!(of(name)[status] == "needs regrade", needs, "{name}: {:?}", of(name));
-        assert_eq!(of(name)[score].is_empty(), needs, "{name}: a grader failure has no score, a student's has one: {:?}", of(name));
+        assert_eq!(
+            of(name)[score].is_empty(),
+            needs,
+            "{name}: a grader failure has no score, a student's has one: {:?}",
+            of(name)
+        );
     }
-    assert_eq!((of("alice/transpose")[score].as_str(), of("bob/transpose")[score].as_str(), of("grace/transpose")[score].as_str()), ("1", "0.67", "0"));
+    assert_eq!(
+        (
+            of("alice/transpose")[score].as_str(),
+            of("bob/transpose")[score].as_str(),
+            of("grace/transpose")[score].as_str()
+        ),
+        ("1", "0.67", "0")
+    );
     assert_eq!(of("grace/transpose")[column(&header, "compile_error")], "a.cu(3): error: expected a \";\"");
     // Each check ran on one of the two devices, and both were used.
     assert!(rows.iter().all(|r| r[device] == "0" || r[device] == "1"), "{rows:?}");
@@ -191,7 +230,8 @@ fn a_fake_room_gets_every_verdict_survives_a_hang_and_a_crash_and_resumes() {
     assert_eq!(std::fs::read_to_string(results.join("grades.csv")).unwrap(), before);
 
     // A lost result is checked again, and only it.
-    let plan: ktrav_grade::plan::Plan = serde_json::from_str(&std::fs::read_to_string(results.join("plan.json")).unwrap()).unwrap();
+    let plan: ktrav_grade::plan::Plan =
+        serde_json::from_str(&std::fs::read_to_string(results.join("plan.json")).unwrap()).unwrap();
     let bob = plan.jobs.iter().find(|j| j.submission == "bob/transpose").unwrap();
     std::fs::remove_file(results.join("records").join(format!("{}.json", bob.key))).unwrap();
     let third = grade(&full, &env);
@@ -203,9 +243,23 @@ fn a_fake_room_gets_every_verdict_survives_a_hang_and_a_crash_and_resumes() {
     // A manifest that expects otherwise makes --expect fail, naming the row.
     let wrong_manifest = d.path().join("wrong.csv");
     std::fs::write(&wrong_manifest, "file,exercise,expect\nbob/transpose.cu,K.2:transpose,pass\n").unwrap();
-    let out = grade(&[room.to_str().unwrap(), "--manifest", wrong_manifest.to_str().unwrap(), "--results", results.to_str().unwrap(), "--expect"], &env);
+    let out = grade(
+        &[
+            room.to_str().unwrap(),
+            "--manifest",
+            wrong_manifest.to_str().unwrap(),
+            "--results",
+            results.to_str().unwrap(),
+            "--expect",
+        ],
+        &env,
+    );
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));
-    assert!(text(&out).contains("unexpected: K.2:transpose bob/transpose: expected pass, got fail (wrong)"), "{}", text(&out));
+    assert!(
+        text(&out).contains("unexpected: K.2:transpose bob/transpose: expected pass, got fail (wrong)"),
+        "{}",
+        text(&out)
+    );
 }
 
 #[test]
@@ -218,7 +272,16 @@ fn a_stopped_run_kills_its_checks_and_resumes() {
     let results = d.path().join("results");
     let fake = fake_checker();
     let child = Command::new(BIN)
-        .args(["grade", room.to_str().unwrap(), "--exercise", "K.2:transpose", "--results", results.to_str().unwrap(), "--timeout", "120"])
+        .args([
+            "grade",
+            room.to_str().unwrap(),
+            "--exercise",
+            "K.2:transpose",
+            "--results",
+            results.to_str().unwrap(),
+            "--timeout",
+            "120",
+        ])
         .env("KTRAV_GRADE_CHECKER", &fake)
         .env("KTRAV_NO_GPU", "1")
         .env_remove("CUDA_VISIBLE_DEVICES")
@@ -242,7 +305,10 @@ fn a_stopped_run_kills_its_checks_and_resumes() {
     assert!(!still_runs(&pid), "the stopped run left its check running");
     // Resumed with a shorter limit, only the hang is checked.
     std::fs::write(room.join("b.cu"), "// fake: pass\n// now it passes\n").unwrap();
-    let out = grade(&[room.to_str().unwrap(), "--exercise", "K.2:transpose", "--results", results.to_str().unwrap()], &[("KTRAV_GRADE_CHECKER", fake.to_str().unwrap())]);
+    let out = grade(
+        &[room.to_str().unwrap(), "--exercise", "K.2:transpose", "--results", results.to_str().unwrap()],
+        &[("KTRAV_GRADE_CHECKER", fake.to_str().unwrap())],
+    );
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     assert!(text(&out).contains("2 submissions: 2 pass"), "{}", text(&out));
 }
@@ -304,7 +370,8 @@ fn a_seeded_room_keeps_its_hidden_tests_hidden() {
     let argv = d.path().join("args.log");
     let env = [("KTRAV_GRADE_CHECKER", fake.to_str().unwrap()), ("KTRAV_FAKE_ARGS", argv.to_str().unwrap())];
     let run = |results: &Path, extra: &[&str], env: &[(&str, &str)]| {
-        let mut args = vec![room.to_str().unwrap(), "--exercise", "K.2:transpose", "--results", results.to_str().unwrap()];
+        let mut args =
+            vec![room.to_str().unwrap(), "--exercise", "K.2:transpose", "--results", results.to_str().unwrap()];
         args.extend(extra);
         grade(&args, env)
     };
@@ -316,7 +383,10 @@ fn a_seeded_room_keeps_its_hidden_tests_hidden() {
     assert_eq!(calls.lines().count(), 4, "{calls}");
     for call in calls.lines() {
         assert!(!call.contains(seed), "the seed is on a checker's command line: {call}");
-        assert!(call.contains("--seed-file") && call.contains("--private") && call.ends_with("KTRAV_LAB_SEED=unset"), "{call}");
+        assert!(
+            call.contains("--seed-file") && call.contains("--private") && call.ends_with("KTRAV_LAB_SEED=unset"),
+            "{call}"
+        );
     }
     assert!(!text(&out).contains(seed), "grade printed the seed: {}", text(&out));
     // On disk: the seed only in a file its owner alone may read.
@@ -325,16 +395,22 @@ fn a_seeded_room_keeps_its_hidden_tests_hidden() {
     assert!(!std::fs::read_to_string(results.join("plan.json")).unwrap().contains(seed));
     // What students see.
     let read = |results: &Path, format: &str, who: &str| -> serde_json::Value {
-        serde_json::from_str(&std::fs::read_to_string(results.join(format).join(who).join("transpose/results.json")).unwrap()).unwrap()
+        serde_json::from_str(
+            &std::fs::read_to_string(results.join(format).join(who).join("transpose/results.json")).unwrap(),
+        )
+        .unwrap()
     };
     for who in ["alice", "bob", "carol", "dan"] {
         for format in ["gradescope", "prairielearn"] {
             let doc = read(&results, format, who);
             let seen = student_text(format, &doc);
-            for secret in ["123", "457", "999", seed, "hidden:", "hidden shape", "hidden shapes", "/srv/grader", "lib64"] {
+            for secret in
+                ["123", "457", "999", seed, "hidden:", "hidden shape", "hidden shapes", "/srv/grader", "lib64"]
+            {
                 assert!(!seen.contains(secret), "{format} {who} shows '{secret}':\n{doc:#}");
             }
-            let hidden_tests = doc["tests"].as_array().map_or(0, |t| t.iter().filter(|t| t.to_string().contains("hidden")).count());
+            let hidden_tests =
+                doc["tests"].as_array().map_or(0, |t| t.iter().filter(|t| t.to_string().contains("hidden")).count());
             assert!(hidden_tests <= 1, "{format} {who}: the hidden battery is more than one test:\n{doc:#}");
         }
     }
@@ -353,7 +429,10 @@ fn a_seeded_room_keeps_its_hidden_tests_hidden() {
     assert_eq!(carol[column(&header, "status")], "needs regrade");
     assert!(carol[column(&header, "note")].contains("/srv/grader/lib64"), "{carol:?}");
     let alice = rows.iter().find(|r| r[0] == "alice/transpose").unwrap();
-    assert_eq!((alice[column(&header, "hidden_passed")].as_str(), alice[column(&header, "hidden_total")].as_str()), ("2", "2"));
+    assert_eq!(
+        (alice[column(&header, "hidden_passed")].as_str(), alice[column(&header, "hidden_total")].as_str()),
+        ("2", "2")
+    );
 
     // Published, the hidden shapes are named and counted (by number only:
     // the checks were private, so their sizes are in no record).
@@ -361,7 +440,10 @@ fn a_seeded_room_keeps_its_hidden_tests_hidden() {
     let out = run(&published, &["--seed", seed, "--publish-hidden"], &env);
     assert_eq!(out.status.code(), Some(3), "{}", text(&out));
     let bob = student_text("gradescope", &read(&published, "gradescope", "bob"));
-    assert!(bob.contains("hidden shape 2") && bob.contains("1 of 2 hidden shapes pass") && !bob.contains("999"), "{bob}");
+    assert!(
+        bob.contains("hidden shape 2") && bob.contains("1 of 2 hidden shapes pass") && !bob.contains("999"),
+        "{bob}"
+    );
 
     // The environment's seed is the seed when no --seed is given, and one
     // that disagrees with --seed is refused before any work.
@@ -392,7 +474,13 @@ fn a_new_checker_build_and_regrade_check_again() {
     let env = [("KTRAV_GRADE_CHECKER", checker.to_str().unwrap()), ("KTRAV_FAKE_LOG", log.to_str().unwrap())];
     let manifest = d.path().join("manifest.csv");
     let run = |extra: &[&str]| {
-        let mut args = vec![room.to_str().unwrap(), "--manifest", manifest.to_str().unwrap(), "--results", results.to_str().unwrap()];
+        let mut args = vec![
+            room.to_str().unwrap(),
+            "--manifest",
+            manifest.to_str().unwrap(),
+            "--results",
+            results.to_str().unwrap(),
+        ];
         args.extend(extra);
         if !extra.contains(&"--timeout") {
             args.extend(["--timeout", "3"]);
@@ -424,7 +512,17 @@ fn a_new_checker_build_and_regrade_check_again() {
     assert_eq!(checks(), 42);
     run(&["--timeout", "4", "--regrade"]);
     assert_eq!(checks(), 52);
-    let out = grade(&[room.to_str().unwrap(), "--manifest", manifest.to_str().unwrap(), "--results", results.to_str().unwrap(), "--regrade=zed.cu"], &env);
+    let out = grade(
+        &[
+            room.to_str().unwrap(),
+            "--manifest",
+            manifest.to_str().unwrap(),
+            "--results",
+            results.to_str().unwrap(),
+            "--regrade=zed.cu",
+        ],
+        &env,
+    );
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
     assert!(String::from_utf8_lossy(&out.stderr).contains("'zed.cu' is no submission"), "{}", text(&out));
 }
@@ -448,15 +546,31 @@ fn a_points_file_scores_and_copies_are_flagged() {
         std::fs::write(room.join(f), text).unwrap();
     }
     let deadline = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_796_947_140);
-    for (f, after) in [("alice.cu", -3600i64), ("bob.cu", -3600), ("carol.cu", -3600), ("dave.cu", -3600), ("erin.cu", 3600)] {
-        let t = if after < 0 { deadline - std::time::Duration::from_secs(after.unsigned_abs()) } else { deadline + std::time::Duration::from_secs(after as u64) };
+    for (f, after) in
+        [("alice.cu", -3600i64), ("bob.cu", -3600), ("carol.cu", -3600), ("dave.cu", -3600), ("erin.cu", 3600)]
+    {
+        let t = if after < 0 {
+            deadline - std::time::Duration::from_secs(after.unsigned_abs())
+        } else {
+            deadline + std::time::Duration::from_secs(after as u64)
+        };
         std::fs::File::options().write(true).open(room.join(f)).unwrap().set_modified(t).unwrap();
     }
     let points = d.path().join("grading.toml");
     std::fs::write(&points, "[exercise.\"K.2:transpose\"]\npublic = 6\nhidden = 4\nscoring = \"all-or-nothing\"\n\n[late]\ndeadline = \"2026-12-10T23:59:00Z\"\nper_day = 0.25\n").unwrap();
     let results = d.path().join("results");
     let fake = fake_checker();
-    let args = [room.to_str().unwrap(), "--exercise", "K.2:transpose", "--results", results.to_str().unwrap(), "--points", points.to_str().unwrap(), "--seed", "3"];
+    let args = [
+        room.to_str().unwrap(),
+        "--exercise",
+        "K.2:transpose",
+        "--results",
+        results.to_str().unwrap(),
+        "--points",
+        points.to_str().unwrap(),
+        "--seed",
+        "3",
+    ];
     let out = grade(&args, &[("KTRAV_GRADE_CHECKER", fake.to_str().unwrap())]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     let (header, rows) = gradebook(&results);
@@ -465,13 +579,23 @@ fn a_points_file_scores_and_copies_are_flagged() {
     assert_eq!(["alice", "bob", "carol", "dave", "erin"].map(|w| field(w, "score")), ["10", "0", "6", "10", "7.5"]);
     assert!(rows.iter().all(|r| r[column(&header, "max_score")] == "10"));
     assert_eq!((field("erin", "days_late").as_str(), field("alice", "days_late").as_str()), ("1", "0"));
-    let gs: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(results.join("gradescope/erin/results.json")).unwrap()).unwrap();
+    let gs: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(results.join("gradescope/erin/results.json")).unwrap()).unwrap();
     assert_eq!(gs["score"], serde_json::json!(7.5));
     let max: f64 = gs["tests"].as_array().unwrap().iter().map(|t| t["max_score"].as_f64().unwrap()).sum();
     assert_eq!(max, 10.0);
-    let pl: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(results.join("prairielearn/carol/results.json")).unwrap()).unwrap();
+    let pl: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(results.join("prairielearn/carol/results.json")).unwrap())
+            .unwrap();
     assert_eq!(pl["score"], serde_json::json!(0.6));
-    assert_eq!((field("alice", "identical_to").as_str(), field("dave", "identical_to").as_str(), field("bob", "identical_to").as_str()), ("dave", "alice", ""));
+    assert_eq!(
+        (
+            field("alice", "identical_to").as_str(),
+            field("dave", "identical_to").as_str(),
+            field("bob", "identical_to").as_str()
+        ),
+        ("dave", "alice", "")
+    );
     assert!(text(&out).contains("2 identical to another submission"), "{}", text(&out));
     // A points file that gives hidden points without a seed is refused.
     let out = grade(&args[..7], &[("KTRAV_GRADE_CHECKER", fake.to_str().unwrap())]);
@@ -487,9 +611,14 @@ fn a_points_file_scores_and_copies_are_flagged() {
 fn a_roster_grades_students_in_every_layout() {
     let d = tempfile::tempdir().unwrap();
     std::fs::write(d.path().join("roster.csv"), "id,name,email,extension\nalice,Alice Ames,alice@uni,\nbob,Bob Burns,bob@uni,2\ncarol,Carol Cole,carol@uni,\ndave,Dave Dunn,dave@uni,\n").unwrap();
-    std::fs::write(d.path().join("grading.toml"), "[default]\npublic = 10\n[late]\ndeadline = \"2026-12-10T23:59:00Z\"\nper_day = 0.5\n").unwrap();
+    std::fs::write(
+        d.path().join("grading.toml"),
+        "[default]\npublic = 10\n[late]\ndeadline = \"2026-12-10T23:59:00Z\"\nper_day = 0.5\n",
+    )
+    .unwrap();
     let deadline = 1_796_947_140u64;
-    let at = |secs_after: i64| std::time::UNIX_EPOCH + std::time::Duration::from_secs((deadline as i64 + secs_after) as u64);
+    let at =
+        |secs_after: i64| std::time::UNIX_EPOCH + std::time::Duration::from_secs((deadline as i64 + secs_after) as u64);
     // (file under each layout's room, mode, seconds after the deadline)
     let files = |alice: &str, bob: &str, carol: &str| {
         vec![
@@ -517,17 +646,40 @@ fn a_roster_grades_students_in_every_layout() {
         }
         let results = d.path().join(format!("{layout}-results"));
         let out = grade(
-            &[room.to_str().unwrap(), "--exercise", "K.2:transpose", "--results", results.to_str().unwrap(), "--roster", d.path().join("roster.csv").to_str().unwrap(), "--points", d.path().join("grading.toml").to_str().unwrap()],
+            &[
+                room.to_str().unwrap(),
+                "--exercise",
+                "K.2:transpose",
+                "--results",
+                results.to_str().unwrap(),
+                "--roster",
+                d.path().join("roster.csv").to_str().unwrap(),
+                "--points",
+                d.path().join("grading.toml").to_str().unwrap(),
+            ],
             &[("KTRAV_GRADE_CHECKER", fake.to_str().unwrap())],
         );
         assert_eq!(out.status.code(), Some(0), "{layout}: {}", text(&out));
-        assert!(String::from_utf8_lossy(&out.stderr).contains("1 file(s) belong to no student of the roster and are not graded: stranger/t.cu"), "{layout}: {}", text(&out));
+        assert!(
+            String::from_utf8_lossy(&out.stderr)
+                .contains("1 file(s) belong to no student of the roster and are not graded: stranger/t.cu"),
+            "{layout}: {}",
+            text(&out)
+        );
         let (header, rows) = gradebook(&results);
         let names: Vec<&str> = rows.iter().map(|r| r[0].as_str()).collect();
         assert_eq!(names, ["alice", "bob", "carol", "dave"], "{layout}: one row per student");
         let field = |who: &str, col: &str| rows.iter().find(|r| r[0] == who).unwrap()[column(&header, col)].clone();
         // Alice: her newest file by the deadline, not the later one.
-        assert_eq!((field("alice", "outcome").as_str(), field("alice", "score").as_str(), field("alice", "days_late").as_str()), ("pass", "10", "0"), "{layout}");
+        assert_eq!(
+            (
+                field("alice", "outcome").as_str(),
+                field("alice", "score").as_str(),
+                field("alice", "days_late").as_str()
+            ),
+            ("pass", "10", "0"),
+            "{layout}"
+        );
         // Bob: a day late, inside his two days' extension.
         assert_eq!((field("bob", "score").as_str(), field("bob", "days_late").as_str()), ("10", "0"), "{layout}");
         // Carol: late by an hour, half off.
@@ -538,7 +690,10 @@ fn a_roster_grades_students_in_every_layout() {
         let lines: Vec<&str> = canvas.lines().collect();
         assert_eq!(lines[0], "Student,ID,SIS User ID,SIS Login ID,Section,K.2:transpose", "{layout}");
         assert_eq!(lines[1], "Points Possible,,,,,10");
-        assert!(lines.contains(&"Carol Cole,,carol,carol@uni,,5") && lines.contains(&"Dave Dunn,,dave,dave@uni,,0"), "{layout}:\n{canvas}");
+        assert!(
+            lines.contains(&"Carol Cole,,carol,carol@uni,,5") && lines.contains(&"Dave Dunn,,dave,dave@uni,,0"),
+            "{layout}:\n{canvas}"
+        );
     }
 }
 
@@ -546,7 +701,11 @@ fn a_roster_grades_students_in_every_layout() {
 fn chapters_built() -> PathBuf {
     let dir = Path::new(BIN).parent().unwrap().to_path_buf();
     for ch in ["k2_transpose", "k3_grid_mapping", "k4_boundary_check"] {
-        assert!(dir.join(ch).is_file(), "{} is not built: run cargo test at the workspace root (or cargo build -p {ch})", dir.join(ch).display());
+        assert!(
+            dir.join(ch).is_file(),
+            "{} is not built: run cargo test at the workspace root (or cargo build -p {ch})",
+            dir.join(ch).display()
+        );
     }
     dir
 }
@@ -566,7 +725,8 @@ fn without_a_gpu_every_submission_that_compiles_could_not_be_checked() {
     assert_ne!(broken, solution);
     std::fs::write(room.join("broken.cu"), broken).unwrap();
     let results = d.path().join("results");
-    let out = grade(&[room.to_str().unwrap(), "--exercise", "K.2:transpose", "--results", results.to_str().unwrap()], &[]);
+    let out =
+        grade(&[room.to_str().unwrap(), "--exercise", "K.2:transpose", "--results", results.to_str().unwrap()], &[]);
     assert_eq!(out.status.code(), Some(3), "{}", text(&out));
     let (header, rows) = gradebook(&results);
     let (outcome, note) = (column(&header, "outcome"), column(&header, "note"));
@@ -601,12 +761,27 @@ fn make_room_writes_a_well_formed_room() {
         .collect();
     let rows = ktrav_grade::plan::read_manifest(&manifest, &room, &catalogue).unwrap_or_else(|e| panic!("{e}"));
     assert!(rows.len() >= 40, "{} submissions", rows.len());
-    let page = std::fs::read_to_string(root.join("book/lab.md")).unwrap().split_whitespace().collect::<Vec<_>>().join(" ");
-    assert!(page.contains(&format!("a room of {} submissions", rows.len())), "book/lab.md does not give the room's size, {}", rows.len());
+    let page =
+        std::fs::read_to_string(root.join("book/lab.md")).unwrap().split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        page.contains(&format!("a room of {} submissions", rows.len())),
+        "book/lab.md does not give the room's size, {}",
+        rows.len()
+    );
     let files: Vec<PathBuf> = ktrav_grade::plan::discover(&room, None).unwrap().files;
     assert_eq!(files.len(), rows.len(), "every .cu file in the room is in the manifest, once");
     let expects: Vec<&str> = rows.iter().map(|r| r.2.public.as_deref().expect("every row names its verdict")).collect();
-    for verdict in ["pass", "wrong", "unwritten", "out of bounds", "launch error", "crashed", "did not finish", "compile error", "no kernel"] {
+    for verdict in [
+        "pass",
+        "wrong",
+        "unwritten",
+        "out of bounds",
+        "launch error",
+        "crashed",
+        "did not finish",
+        "compile error",
+        "no kernel",
+    ] {
         assert!(expects.contains(&verdict), "no submission expects {verdict}");
     }
     for e in &catalogue {
@@ -617,13 +792,21 @@ fn make_room_writes_a_well_formed_room() {
     }
     // The kernels only the hidden battery rejects pass the public one and
     // carry what the hidden one must say: the uint32 index only with --large.
-    let hidden_of = |stem: &str| rows.iter().find(|r| r.0.to_string_lossy().ends_with(stem)).map(|r| r.2.clone()).unwrap_or_else(|| panic!("no {stem} in the room"));
+    let hidden_of = |stem: &str| {
+        rows.iter()
+            .find(|r| r.0.to_string_lossy().ends_with(stem))
+            .map(|r| r.2.clone())
+            .unwrap_or_else(|| panic!("no {stem} in the room"))
+    };
     let stale = hidden_of("stale_whole_tile.cu");
     assert_eq!((stale.public.as_deref(), stale.hidden.as_deref()), (Some("pass"), Some("fail")));
     let short = hidden_of("short_row_index.cu");
     assert_eq!((short.public.as_deref(), short.hidden.as_deref()), (Some("pass"), Some("unwritten")));
     let uint32 = hidden_of("uint32_index.cu");
-    assert_eq!((uint32.public.as_deref(), uint32.hidden.as_deref(), uint32.hidden_large.as_deref()), (Some("pass"), None, Some("fail")));
+    assert_eq!(
+        (uint32.public.as_deref(), uint32.hidden.as_deref(), uint32.hidden_large.as_deref()),
+        (Some("pass"), None, Some("fail"))
+    );
     // The synthetic kernels say what they are.
     let synthetic = |name: &str| std::fs::read_to_string(room.join("synthetic").join(name)).unwrap();
     assert!(synthetic("k6-long-long-params.cu").contains("long long rows, long long cols"));
@@ -637,7 +820,11 @@ fn make_room_writes_a_well_formed_room() {
         for ex in ch.exercises.iter().filter(|e| e.starter == "find_the_bug.cu") {
             let e = ktrav_grade::exercise::ExerciseRef::new(ch.section, ch.id, ex.id);
             let of = |folder: &str, verdict: &dyn Fn(&str) -> bool| {
-                rows.iter().any(|r| r.1 == e && r.0.strip_prefix(&room).unwrap().starts_with(folder) && r.2.public.as_deref().is_some_and(verdict))
+                rows.iter().any(|r| {
+                    r.1 == e
+                        && r.0.strip_prefix(&room).unwrap().starts_with(folder)
+                        && r.2.public.as_deref().is_some_and(verdict)
+                })
             };
             assert!(of("exercises", &|v| v != "pass"), "the find-the-bug starter of {e} is not in the room, failing");
             assert!(of("fixes", &|v| v == "pass"), "no fixed find-the-bug starter of {e}");
@@ -654,7 +841,10 @@ fn make_room_writes_a_well_formed_room() {
     // The same folder made twice is the same folder.
     let again = d.path().join("again");
     assert!(Command::new("bash").arg(root.join("scripts/make-room")).arg(&again).output().unwrap().status.success());
-    assert_eq!(std::fs::read_to_string(&manifest).unwrap(), std::fs::read_to_string(again.join("manifest.csv")).unwrap());
+    assert_eq!(
+        std::fs::read_to_string(&manifest).unwrap(),
+        std::fs::read_to_string(again.join("manifest.csv")).unwrap()
+    );
     // A room that is there already is not overwritten.
     let out = Command::new("bash").arg(root.join("scripts/make-room")).arg(&room).output().unwrap();
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
@@ -669,7 +859,25 @@ fn a_dry_run_writes_the_slurm_scripts_and_submits_nothing() {
     let results = d.path().join("results");
     let fake = fake_checker();
     let out = grade(
-        &[room.to_str().unwrap(), "--exercise", "K.2:transpose", "--results", results.to_str().unwrap(), "--slurm", "--dry-run", "--partition", "gpu", "--collect-partition", "cpu", "--max-parallel", "4", "--timeout", "120", "--seed", "31337"],
+        &[
+            room.to_str().unwrap(),
+            "--exercise",
+            "K.2:transpose",
+            "--results",
+            results.to_str().unwrap(),
+            "--slurm",
+            "--dry-run",
+            "--partition",
+            "gpu",
+            "--collect-partition",
+            "cpu",
+            "--max-parallel",
+            "4",
+            "--timeout",
+            "120",
+            "--seed",
+            "31337",
+        ],
         &[("PATH", "/nonexistent"), ("KTRAV_GRADE_CHECKER", fake.to_str().unwrap())],
     );
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
@@ -686,13 +894,31 @@ fn a_dry_run_writes_the_slurm_scripts_and_submits_nothing() {
     let (mem, cpus) = ktrav_grade::slurm::resources(bytes);
     assert!(mem > 3 * 1024 && cpus == 4, "{mem} MiB, {cpus} CPUs");
     let (mem, cpus) = (format!("#SBATCH --mem={mem}M"), format!("#SBATCH --cpus-per-task={cpus}"));
-    for line in ["#SBATCH --array=0-9%4", "#SBATCH --gres=gpu:1", "#SBATCH --partition=gpu", "#SBATCH --time=4", &mem, &cpus, "unset KTRAV_LAB_SEED"] {
+    for line in [
+        "#SBATCH --array=0-9%4",
+        "#SBATCH --gres=gpu:1",
+        "#SBATCH --partition=gpu",
+        "#SBATCH --time=4",
+        &mem,
+        &cpus,
+        "unset KTRAV_LAB_SEED",
+    ] {
         assert!(script.lines().any(|l| l == line), "no {line} in:\n{script}");
     }
     let exe = std::fs::canonicalize(BIN).unwrap();
-    assert!(script.contains(&format!("exec '{}' grade --task \"$SLURM_ARRAY_TASK_ID\" --round 1 --results '{}'", exe.display(), results.display())), "{script}");
+    assert!(
+        script.contains(&format!(
+            "exec '{}' grade --task \"$SLURM_ARRAY_TASK_ID\" --round 1 --results '{}'",
+            exe.display(),
+            results.display()
+        )),
+        "{script}"
+    );
     let collect = std::fs::read_to_string(&collect).unwrap();
-    assert!(collect.contains(&format!("exec '{}' grade --collect '{}'", exe.display(), results.display())), "{collect}");
+    assert!(
+        collect.contains(&format!("exec '{}' grade --collect '{}'", exe.display(), results.display())),
+        "{collect}"
+    );
     assert!(collect.lines().any(|l| l == "#SBATCH --partition=cpu"), "{collect}");
     // What a task reads is there; no result, no gradebook.
     for f in ["plan.json", "seed", "slurm/round-1.json"] {

@@ -46,7 +46,10 @@ fn every_file(dir: &Path, out: &mut Vec<(PathBuf, String)>) {
 fn a_hostile_room_is_refused_and_leaks_nothing() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).canonicalize().unwrap();
     let bin_dir = Path::new(BIN).parent().unwrap();
-    assert!(bin_dir.join("k3_grid_mapping").is_file(), "k3_grid_mapping is not built: run cargo test at the workspace root");
+    assert!(
+        bin_dir.join("k3_grid_mapping").is_file(),
+        "k3_grid_mapping is not built: run cargo test at the workspace root"
+    );
     let d = tempfile::tempdir().unwrap();
     let base = d.path().canonicalize().unwrap();
     let secret = token();
@@ -61,7 +64,11 @@ fn a_hostile_room_is_refused_and_leaks_nothing() {
             continue;
         }
         let text = std::fs::read_to_string(&p).unwrap();
-        let what = text.lines().next().and_then(|l| l.strip_prefix("// must get: ")).unwrap_or_else(|| panic!("{} says not what it must get", p.display()));
+        let what = text
+            .lines()
+            .next()
+            .and_then(|l| l.strip_prefix("// must get: "))
+            .unwrap_or_else(|| panic!("{} says not what it must get", p.display()));
         let text = text
             .replace("@UP_TOKEN@", up_to(&root, &token_file).to_str().unwrap())
             .replace("@TOKEN@", token_file.to_str().unwrap());
@@ -96,7 +103,10 @@ fn a_hostile_room_is_refused_and_leaks_nothing() {
         assert!(!text.contains(&secret), "the token is in {}", path.display());
     }
     let summary = std::fs::read_to_string(results.join("summary.md")).unwrap();
-    assert!(summary.contains("## Refused, not graded") && summary.contains("- `link.cu`: a symbolic link"), "{summary}");
+    assert!(
+        summary.contains("## Refused, not graded") && summary.contains("- `link.cu`: a symbolic link"),
+        "{summary}"
+    );
 
     let mut reader = csv::Reader::from_path(results.join("grades.csv")).unwrap();
     let header: Vec<String> = reader.headers().unwrap().iter().map(String::from).collect();

@@ -50,8 +50,15 @@ fn every_gpu_chapter_has_exercises_with_ids_unique_in_the_book() {
         assert!(ids.insert(ex.id), "exercise id '{}' twice in the book ({} among them)", ex.id, ch.id);
         assert!(folder(ch).join(ex.starter).is_file(), "{}: exercises/{}/{} is missing", ex.id, ch.id, ex.starter);
         assert_eq!(ex.args.iter().filter(|a| **a == ktrav::lab::Arg::Out).count(), 1, "{}", ex.id);
-        let kernels = ktrav_gpu::kernels::find(ch.id).unwrap_or_else(|| panic!("{} has exercises but no kernels/{}.cu", ch.id, ch.id));
-        assert!(ktrav_gpu::kernels::declares(kernels.source, ex.kernel), "{}: kernels/{}.cu has no solution {}", ex.id, ch.id, ex.kernel);
+        let kernels = ktrav_gpu::kernels::find(ch.id)
+            .unwrap_or_else(|| panic!("{} has exercises but no kernels/{}.cu", ch.id, ch.id));
+        assert!(
+            ktrav_gpu::kernels::declares(kernels.source, ex.kernel),
+            "{}: kernels/{}.cu has no solution {}",
+            ex.id,
+            ch.id,
+            ex.kernel
+        );
     }
 }
 
@@ -63,11 +70,20 @@ fn every_exercise_file_states_verdicts_of_its_chapters_exercises() {
     let files = expect::files(&root()).unwrap();
     let mut races = 0;
     for (chapter, path) in &files {
-        let ch = CHAPTERS.iter().find(|ch| ch.id == chapter).unwrap_or_else(|| panic!("exercises/{chapter} is no chapter's folder"));
+        let ch = CHAPTERS
+            .iter()
+            .find(|ch| ch.id == chapter)
+            .unwrap_or_else(|| panic!("exercises/{chapter} is no chapter's folder"));
         let expects = expects_of(path);
         assert!(!expects.is_empty(), "{} has no expect line", path.display());
         for e in &expects {
-            assert!(ch.exercises.iter().any(|x| x.id == e.exercise), "{}: '{}' is no exercise of {}", path.display(), e.exercise, ch.id);
+            assert!(
+                ch.exercises.iter().any(|x| x.id == e.exercise),
+                "{}: '{}' is no exercise of {}",
+                path.display(),
+                e.exercise,
+                ch.id
+            );
             races += e.race as usize;
         }
     }
@@ -111,18 +127,28 @@ fn every_twin_is_its_files_and_every_file_has_its_twin() {
         for (twin, kind) in ex.twins.wrong {
             let file = folder(ch).join("wrong").join(format!("{}.cu", twin.name));
             let named: Vec<Expect> = expects_of(&file).into_iter().filter(|e| e.exercise == ex.id).collect();
-            let agrees = |e: &Expect| e.kind == Some(*kind) || (e.hidden_only && e.hidden_kind.is_none_or(|k| k == *kind));
+            let agrees =
+                |e: &Expect| e.kind == Some(*kind) || (e.hidden_only && e.hidden_kind.is_none_or(|k| k == *kind));
             assert!(named.iter().any(agrees), "{}: {} expects {named:?}, its twin '{kind}'", ex.id, file.display());
         }
-        let mut wrong: Vec<PathBuf> = std::fs::read_dir(folder(ch).join("wrong")).into_iter().flatten().flatten().map(|e| e.path()).collect();
+        let mut wrong: Vec<PathBuf> =
+            std::fs::read_dir(folder(ch).join("wrong")).into_iter().flatten().flatten().map(|e| e.path()).collect();
         wrong.sort();
         for file in wrong {
             let stem = file.file_stem().unwrap().to_string_lossy().to_string();
-            for e in expects_of(&file).into_iter().filter(|e| e.exercise == ex.id && !e.large_only && !e.hidden_large && !e.sanitize_only && !e.timing_only) {
-                assert!(ex.twins.wrong.iter().any(|(t, _)| t.name == stem), "{}: {} ({e:?}) has no twin", ex.id, file.display());
+            for e in expects_of(&file).into_iter().filter(|e| {
+                e.exercise == ex.id && !e.large_only && !e.hidden_large && !e.sanitize_only && !e.timing_only
+            }) {
+                assert!(
+                    ex.twins.wrong.iter().any(|(t, _)| t.name == stem),
+                    "{}: {} ({e:?}) has no twin",
+                    ex.id,
+                    file.display()
+                );
             }
         }
-        let starter: Vec<Expect> = expects_of(&folder(ch).join(ex.starter)).into_iter().filter(|e| e.exercise == ex.id).collect();
+        let starter: Vec<Expect> =
+            expects_of(&folder(ch).join(ex.starter)).into_iter().filter(|e| e.exercise == ex.id).collect();
         assert!(!starter.is_empty(), "{}: {} names no verdict for its own exercise", ex.id, ex.starter);
     }
 }
@@ -170,8 +196,10 @@ fn the_lab_page_states_the_checkers_constants() {
     use ktrav::lab::{printed, timing, TIMING_REPEATS};
     use ktrav_gpu::check;
     // The page as a reader sees it: its {{value}} directives filled in.
-    let values = mdbook_values::Values::parse(&std::fs::read_to_string(root().join("book/values.txt")).unwrap()).unwrap();
-    let page = mdbook_values::substitute(&std::fs::read_to_string(root().join("book/lab.md")).unwrap(), &values).unwrap();
+    let values =
+        mdbook_values::Values::parse(&std::fs::read_to_string(root().join("book/values.txt")).unwrap()).unwrap();
+    let page =
+        mdbook_values::substitute(&std::fs::read_to_string(root().join("book/lab.md")).unwrap(), &values).unwrap();
     let page = page.split_whitespace().collect::<Vec<_>>().join(" ");
     let times = format!("{} times", timing::FLUSH_FACTOR);
     for said in [
@@ -239,7 +267,8 @@ fn every_solution_compiles_after_each_usual_first_line() {
 fn the_simulator_track_rejects_the_hidden_only_bugs_on_the_hidden_battery() {
     let (mut hidden, mut twins, mut large) = (0, 0, 0);
     for (ch, ex) in exercises() {
-        let mut files: Vec<PathBuf> = std::fs::read_dir(folder(ch).join("wrong")).into_iter().flatten().flatten().map(|e| e.path()).collect();
+        let mut files: Vec<PathBuf> =
+            std::fs::read_dir(folder(ch).join("wrong")).into_iter().flatten().flatten().map(|e| e.path()).collect();
         files.sort();
         for file in files {
             for e in expects_of(&file).into_iter().filter(|e| e.exercise == ex.id && e.hidden_only) {
@@ -254,19 +283,40 @@ fn the_simulator_track_rejects_the_hidden_only_bugs_on_the_hidden_battery() {
                 };
                 twins += 1;
                 let h = check_twin_hidden(ex, twin, TEST_SEED);
-                assert!(!h.passed(), "{}: the hidden battery accepts {}:\n{}", ex.id, file.display(), ktrav::report::plain(&h.render()));
+                assert!(
+                    !h.passed(),
+                    "{}: the hidden battery accepts {}:\n{}",
+                    ex.id,
+                    file.display(),
+                    ktrav::report::plain(&h.render())
+                );
                 if let Some(kind) = e.hidden_kind {
-                    assert!(h.kinds().contains(&kind), "{}: {} fails as {:?}, not {kind}", ex.id, file.display(), h.kinds());
+                    assert!(
+                        h.kinds().contains(&kind),
+                        "{}: {} fails as {:?}, not {kind}",
+                        ex.id,
+                        file.display(),
+                        h.kinds()
+                    );
                 }
                 let loops_y = matches!(ex.launch, ktrav::lab::Launch::Covering { grid_stride_y: true, .. });
                 if !loops_y {
                     let p = check_twin(ex, twin);
-                    assert!(p.passed(), "{}: {} is said to pass the public battery:\n{}", ex.id, file.display(), ktrav::report::plain(&p.render()));
+                    assert!(
+                        p.passed(),
+                        "{}: {} is said to pass the public battery:\n{}",
+                        ex.id,
+                        file.display(),
+                        ktrav::report::plain(&p.render())
+                    );
                 }
             }
         }
     }
-    assert!(hidden >= 3 && twins >= 2 && large >= 1, "{hidden} hidden-only kernels, {twins} with twins, {large} needing --large");
+    assert!(
+        hidden >= 3 && twins >= 2 && large >= 1,
+        "{hidden} hidden-only kernels, {twins} with twins, {large} needing --large"
+    );
 }
 
 /// Nothing the lab hands out or grades against trips the include scanner:
@@ -305,11 +355,16 @@ fn every_exercise_has_a_students_file_beside_its_starter_and_a_solution_apart() 
             }
         }
         for ex in ch.exercises {
-            let sim = ch.sim_exercises.iter().find(|s| s.id == ex.id).unwrap_or_else(|| panic!("{}: no sim exercise", ex.id));
+            let sim =
+                ch.sim_exercises.iter().find(|s| s.id == ex.id).unwrap_or_else(|| panic!("{}: no sim exercise", ex.id));
             let beside = format!("exercises/{}/{}", ch.id, ex.starter.replace(".cu", ".rs"));
             assert_eq!(sim.file, beside, "{}", ex.id);
         }
-        assert!(ch.sim_exercises.len() >= ch.exercises.len().max(1), "{} has no exercise on the simulator track", ch.id);
+        assert!(
+            ch.sim_exercises.len() >= ch.exercises.len().max(1),
+            "{} has no exercise on the simulator track",
+            ch.id
+        );
     }
     assert!(ids.contains("predict-misses"));
 }

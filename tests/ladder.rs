@@ -37,16 +37,28 @@ fn every_version_is_numbered_commented_and_bounded_as_its_plan_launches() {
             let source = ch.kernel_source.unwrap();
             assert!(v.kernel.contains(&format!("_v{n}_")), "{}: version {n} is {}", ch.id, v.kernel);
             assert!(cu::declares(source, v.kernel), "kernels/{}.cu declares no {}", ch.id, v.kernel);
-            let bounds = cu::launch_bounds(source, v.kernel).unwrap_or_else(|| panic!("{} states no __launch_bounds__", v.kernel));
-            let comment = cu::version_comment(source, n, v.kernel).unwrap_or_else(|| panic!("{} has no // v{n} comment", v.kernel));
+            let bounds = cu::launch_bounds(source, v.kernel)
+                .unwrap_or_else(|| panic!("{} states no __launch_bounds__", v.kernel));
+            let comment = cu::version_comment(source, n, v.kernel)
+                .unwrap_or_else(|| panic!("{} has no // v{n} comment", v.kernel));
             assert!(cu::version_reason(source, n, v.kernel).is_some_and(|r| r.len() > 10), "{}: {comment}", v.kernel);
             for shape in plan_shapes() {
                 for sms in SMS {
                     let plan = v.checked_plan(shape, sms).unwrap_or_else(|e| panic!("{} on {shape}: {e}", v.kernel));
                     let block = plan.cfg.block;
-                    assert_eq!(block.count(), bounds as u64, "{} on {shape}: a {block} block, __launch_bounds__({bounds})", v.kernel);
+                    assert_eq!(
+                        block.count(),
+                        bounds as u64,
+                        "{} on {shape}: a {block} block, __launch_bounds__({bounds})",
+                        v.kernel
+                    );
                     if let Some((x, y)) = cu::stated_block(&comment) {
-                        assert_eq!((block.x, block.y), (x, y), "{} on {shape}: its comment says blockDim = ({x}, {y})", v.kernel);
+                        assert_eq!(
+                            (block.x, block.y),
+                            (x, y),
+                            "{} on {shape}: its comment says blockDim = ({x}, {y})",
+                            v.kernel
+                        );
                     }
                 }
             }
@@ -59,7 +71,10 @@ fn every_version_is_numbered_commented_and_bounded_as_its_plan_launches() {
 /// before anything is launched: K.7's v4 steps as exactly one warp.
 #[test]
 fn a_plan_that_breaks_its_block_rule_is_refused() {
-    let ch = CHAPTERS.iter().find(|ch| ch.versions.iter().any(|v| v.block == ktrav::ladder::BlockRule::Exactly(ktrav::Dim2::new(32, 1)))).unwrap();
+    let ch = CHAPTERS
+        .iter()
+        .find(|ch| ch.versions.iter().any(|v| v.block == ktrav::ladder::BlockRule::Exactly(ktrav::Dim2::new(32, 1))))
+        .unwrap();
     let v = ch.versions.iter().find(|v| matches!(v.block, ktrav::ladder::BlockRule::Exactly(_))).unwrap();
     let mut wrong = *v;
     wrong.plan = |shape, sms| {
@@ -93,7 +108,9 @@ fn header_blocks(header: &str) -> Vec<(usize, (u32, u32))> {
         let bare = w.trim_matches(|c: char| c == ',' || c == ';' || c == '.');
         if let Some(n) = bare.strip_prefix('v').and_then(|n| n.parse::<usize>().ok()) {
             pending.push(n);
-        } else if let Some(x) = w.strip_prefix('(').and_then(|x| x.strip_suffix(',')).and_then(|x| x.parse::<u32>().ok()) {
+        } else if let Some(x) =
+            w.strip_prefix('(').and_then(|x| x.strip_suffix(',')).and_then(|x| x.parse::<u32>().ok())
+        {
             let y = words.get(i + 1).and_then(|y| y.split(')').next()).and_then(|y| y.parse::<u32>().ok());
             if let Some(y) = y {
                 out.extend(pending.drain(..).map(|n| (n, (x, y))));
@@ -112,10 +129,18 @@ fn a_ladder_header_states_the_blocks_the_plans_launch() {
     for ch in CHAPTERS.iter().filter(|ch| !ch.versions.is_empty()) {
         let Some(header) = ladder_header(ch.kernel_source.unwrap()) else { continue };
         for (n, (x, y)) in header_blocks(&header) {
-            let v = ch.versions.get(n - 1).unwrap_or_else(|| panic!("kernels/{}.cu's header names v{n}, which it lacks", ch.id));
+            let v = ch
+                .versions
+                .get(n - 1)
+                .unwrap_or_else(|| panic!("kernels/{}.cu's header names v{n}, which it lacks", ch.id));
             for shape in plan_shapes() {
                 let block = v.checked_plan(shape, 132).unwrap().cfg.block;
-                assert_eq!((block.x, block.y), (x, y), "kernels/{}.cu's header says v{n} takes ({x}, {y}); {shape}", ch.id);
+                assert_eq!(
+                    (block.x, block.y),
+                    (x, y),
+                    "kernels/{}.cu's header says v{n} takes ({x}, {y}); {shape}",
+                    ch.id
+                );
             }
             stated += 1;
         }
@@ -141,7 +166,11 @@ fn grid_caps_are_written_as_the_plans_compute_them() {
                 .skip(1)
                 .map(|rest| rest.split(|c: char| !c.is_ascii_digit()).next().unwrap().parse().unwrap())
                 .collect();
-            assert!(!stated.is_empty(), "kernels/{}.cu caps grids at SMs * BLOCKS_PER_SM but never says how many", ch.id);
+            assert!(
+                !stated.is_empty(),
+                "kernels/{}.cu caps grids at SMs * BLOCKS_PER_SM but never says how many",
+                ch.id
+            );
             assert!(stated.iter().all(|&n| n == ktrav::ladder::BLOCKS_PER_SM), "kernels/{}.cu: {stated:?}", ch.id);
         }
     }

@@ -70,7 +70,8 @@ impl Cluster {
         std::io::Read::read_exact(&mut std::fs::File::open("/dev/urandom").map_err(|e| e.to_string())?, &mut bytes)
             .map_err(|e| e.to_string())?;
         std::fs::write(&key, bytes).map_err(|e| e.to_string())?;
-        std::fs::set_permissions(&key, std::os::unix::fs::PermissionsExt::from_mode(0o600)).map_err(|e| e.to_string())?;
+        std::fs::set_permissions(&key, std::os::unix::fs::PermissionsExt::from_mode(0o600))
+            .map_err(|e| e.to_string())?;
         let socket = d.join("munge.sock");
         let munged = run(Command::new("munged")
             .arg("--force")
@@ -145,7 +146,9 @@ PartitionName=lab Nodes={host} Default=YES MaxTime=INFINITE State=UP
             if started.elapsed() > Duration::from_secs(30) {
                 let log = std::fs::read_to_string(cluster.dir.path().join("log/slurmd.log")).unwrap_or_default();
                 let last = log.lines().last().unwrap_or("").to_string();
-                return Err(format!("the node did not come up in 30 s (sinfo says '{state}'; slurmd's log ends: {last})"));
+                return Err(format!(
+                    "the node did not come up in 30 s (sinfo says '{state}'; slurmd's log ends: {last})"
+                ));
             }
             std::thread::sleep(Duration::from_millis(250));
         }
@@ -195,7 +198,12 @@ fn fake_checker() -> PathBuf {
 /// `appendix_k grade ARGS` with the cluster's configuration.
 fn grade(cluster: &Cluster, args: &[&str], env: &[(&str, &str)]) -> Result<Output, String> {
     let mut c = cluster.cmd(BIN);
-    c.arg("grade").args(args).env("NO_COLOR", "1").env("KTRAV_NO_GPU", "1").env_remove("CUDA_VISIBLE_DEVICES").stdin(Stdio::null());
+    c.arg("grade")
+        .args(args)
+        .env("NO_COLOR", "1")
+        .env("KTRAV_NO_GPU", "1")
+        .env_remove("CUDA_VISIBLE_DEVICES")
+        .stdin(Stdio::null());
     for (k, v) in env {
         c.env(k, v);
     }
@@ -211,7 +219,13 @@ fn read(path: &Path) -> Result<String, String> {
 }
 
 /// Submits `args` through Slurm and returns the round's collect job.
-fn submit(cluster: &Cluster, args: &[&str], env: &[(&str, &str)], results: &Path, round: u32) -> Result<String, String> {
+fn submit(
+    cluster: &Cluster,
+    args: &[&str],
+    env: &[(&str, &str)],
+    results: &Path,
+    round: u32,
+) -> Result<String, String> {
     let out = grade(cluster, args, env)?;
     if out.status.code() != Some(0) {
         return Err(format!("grade --slurm failed: {}", text(&out)));
@@ -220,7 +234,8 @@ fn submit(cluster: &Cluster, args: &[&str], env: &[(&str, &str)], results: &Path
     if job.is_empty() || !job.chars().all(|c| c.is_ascii_digit()) {
         return Err(format!("grade --slurm printed no job id: {}", text(&out)));
     }
-    let r: serde_json::Value = serde_json::from_str(&read(&results.join(format!("slurm/round-{round}.json")))?).map_err(|e| e.to_string())?;
+    let r: serde_json::Value =
+        serde_json::from_str(&read(&results.join(format!("slurm/round-{round}.json")))?).map_err(|e| e.to_string())?;
     if r["job_id"].as_str() != Some(job.as_str()) {
         return Err(format!("round {round} does not name job {job}: {r}"));
     }
@@ -241,13 +256,20 @@ fn room(dir: &Path, files: &[(&str, String)]) -> PathBuf {
 fn no_gpu_matches_the_local_run(cluster: &Cluster, d: &Path) -> Result<String, String> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let k = |p: &str| std::fs::read_to_string(root.join(p)).unwrap();
-    let room = room(d, &[
-        ("alice/transpose.cu", k("kernels/k2_transpose.cu")),
-        ("bob/copy.cu", k("exercises/k3_grid_mapping/copy.cu")),
-        ("carol/guard.cu", k("kernels/k4_boundary_check.cu")),
-    ]);
+    let room = room(
+        d,
+        &[
+            ("alice/transpose.cu", k("kernels/k2_transpose.cu")),
+            ("bob/copy.cu", k("exercises/k3_grid_mapping/copy.cu")),
+            ("carol/guard.cu", k("kernels/k4_boundary_check.cu")),
+        ],
+    );
     let manifest = d.join("manifest.csv");
-    std::fs::write(&manifest, "file,exercise\nalice/transpose.cu,K.2:transpose\nbob/copy.cu,K.3:copy\ncarol/guard.cu,K.4:guard\n").unwrap();
+    std::fs::write(
+        &manifest,
+        "file,exercise\nalice/transpose.cu,K.2:transpose\nbob/copy.cu,K.3:copy\ncarol/guard.cu,K.4:guard\n",
+    )
+    .unwrap();
     let (local, remote) = (d.join("local"), d.join("slurm"));
     let base = [room.to_str().unwrap(), "--manifest", manifest.to_str().unwrap()];
     let mut args = base.to_vec();
@@ -281,12 +303,16 @@ fn no_gpu_matches_the_local_run(cluster: &Cluster, d: &Path) -> Result<String, S
     if !script.contains("#SBATCH --cpus-per-task=2\n") {
         return Err(format!("the script asks for no --cpus-per-task=2:\n{script}"));
     }
-    let round: serde_json::Value = serde_json::from_str(&read(&remote.join("slurm/round-1.json"))?).map_err(|e| e.to_string())?;
+    let round: serde_json::Value =
+        serde_json::from_str(&read(&remote.join("slurm/round-1.json"))?).map_err(|e| e.to_string())?;
     let job = round["job_id"].as_str().unwrap_or("").to_string();
     let shown = run(cluster.cmd("scontrol").args(["-o", "show", "job", &job]))?;
     let shown = String::from_utf8_lossy(&shown.stdout).to_string();
     if !shown.contains(&format!("MinMemoryNode={mem}")) || !shown.contains("CPUs/Task=2") {
-        return Err(format!("Slurm did not take --mem={mem} and --cpus-per-task=2: {}", shown.lines().next().unwrap_or("")));
+        return Err(format!(
+            "Slurm did not take --mem={mem} and --cpus-per-task=2: {}",
+            shown.lines().next().unwrap_or("")
+        ));
     }
     for f in ["gradescope/alice/transpose/results.json", "prairielearn/bob/copy/results.json", "summary.md"] {
         if read(&remote.join(f))? != read(&local.join(f))? {
@@ -302,7 +328,20 @@ fn start_time_limit(cluster: &Cluster, d: &Path) -> Result<(PathBuf, String), St
     let room = room(d, &[("quick.cu", "// fake: pass\n".into()), ("stuck.cu", "// fake: hang\n".into())]);
     let results = d.join("results");
     let fake = fake_checker();
-    let args = [room.to_str().unwrap(), "--exercise", "K.2:transpose", "--results", results.to_str().unwrap(), "--timeout", "600", "--slurm", "--gres", "none", "--time", "1"];
+    let args = [
+        room.to_str().unwrap(),
+        "--exercise",
+        "K.2:transpose",
+        "--results",
+        results.to_str().unwrap(),
+        "--timeout",
+        "600",
+        "--slurm",
+        "--gres",
+        "none",
+        "--time",
+        "1",
+    ];
     let env = [("KTRAV_GRADE_CHECKER", fake.to_str().unwrap())];
     let collect = submit(cluster, &args, &env, &results, 1)?;
     Ok((results, collect))
@@ -312,9 +351,25 @@ fn start_time_limit(cluster: &Cluster, d: &Path) -> Result<(PathBuf, String), St
 fn rerun_while_queued(cluster: &Cluster, d: &Path) -> Result<String, String> {
     let (room, results) = (d.join("room"), d.join("results"));
     let fake = fake_checker();
-    let args = [room.to_str().unwrap(), "--exercise", "K.2:transpose", "--results", results.to_str().unwrap(), "--timeout", "600", "--slurm", "--gres", "none", "--time", "1"];
+    let args = [
+        room.to_str().unwrap(),
+        "--exercise",
+        "K.2:transpose",
+        "--results",
+        results.to_str().unwrap(),
+        "--timeout",
+        "600",
+        "--slurm",
+        "--gres",
+        "none",
+        "--time",
+        "1",
+    ];
     let out = grade(cluster, &args, &[("KTRAV_GRADE_CHECKER", fake.to_str().unwrap())])?;
-    if out.status.code() != Some(0) || !text(&out).contains("nothing to submit") || !text(&out).contains("queued or running") {
+    if out.status.code() != Some(0)
+        || !text(&out).contains("nothing to submit")
+        || !text(&out).contains("queued or running")
+    {
         return Err(format!("a rerun while round 1 runs did not leave it to round 1: {}", text(&out)));
     }
     if results.join("slurm/round-2.json").exists() {
@@ -330,12 +385,28 @@ fn dry_run_submitted_by_hand(cluster: &Cluster, d: &Path) -> Result<String, Stri
     let results = d.join("results");
     let fake = fake_checker();
     let env = [("KTRAV_GRADE_CHECKER", fake.to_str().unwrap())];
-    let args = [room.to_str().unwrap(), "--exercise", "K.3:copy", "--results", results.to_str().unwrap(), "--seed", "11", "--slurm", "--gres", "none", "--time", "1", "--dry-run"];
+    let args = [
+        room.to_str().unwrap(),
+        "--exercise",
+        "K.3:copy",
+        "--results",
+        results.to_str().unwrap(),
+        "--seed",
+        "11",
+        "--slurm",
+        "--gres",
+        "none",
+        "--time",
+        "1",
+        "--dry-run",
+    ];
     let out = grade(cluster, &args, &env)?;
     if out.status.code() != Some(0) {
         return Err(format!("the dry run failed: {}", text(&out)));
     }
-    if results.join("slurm/round-1.json").is_file() && read(&results.join("slurm/round-1.json"))?.contains("\"job_id\": \"") {
+    if results.join("slurm/round-1.json").is_file()
+        && read(&results.join("slurm/round-1.json"))?.contains("\"job_id\": \"")
+    {
         return Err("the dry run submitted a job".into());
     }
     let array = results.join("slurm/round-1.sbatch");
@@ -355,7 +426,9 @@ fn dry_run_submitted_by_hand(cluster: &Cluster, d: &Path) -> Result<String, Stri
     let collector = String::from_utf8_lossy(&run(&mut then)?.stdout).trim().to_string();
     cluster.wait_for(&collector, Duration::from_secs(120))?;
     let book = read(&results.join("grades.csv"))?;
-    if !book.lines().any(|l| l.starts_with("a,K.3:copy,pass,graded,")) || !book.lines().any(|l| l.starts_with("b,K.3:copy,fail,graded,")) {
+    if !book.lines().any(|l| l.starts_with("a,K.3:copy,pass,graded,"))
+        || !book.lines().any(|l| l.starts_with("b,K.3:copy,fail,graded,"))
+    {
         return Err(format!("the hand-submitted round did not grade the room:\n{book}"));
     }
     Ok("the scripts a dry run wrote graded the room when submitted by hand, with the seed read from its file".into())
@@ -372,22 +445,43 @@ fn finish_time_limit(cluster: &Cluster, results: &Path, collect: &str) -> Result
     if !book.lines().any(|l| l.starts_with("quick,K.2:transpose,pass,")) {
         return Err(format!("the other task's verdict changed:\n{book}"));
     }
-    let source = if stuck.contains("from sacct") { "sacct" } else if stuck.contains("from scontrol") { "scontrol (no accounting database)" } else { "?" };
-    Ok(format!("the task past --time 1 is 'timed out', Slurm's TIMEOUT read from {source} ({} s more after the other checks)", started.elapsed().as_secs()))
+    let source = if stuck.contains("from sacct") {
+        "sacct"
+    } else if stuck.contains("from scontrol") {
+        "scontrol (no accounting database)"
+    } else {
+        "?"
+    };
+    Ok(format!(
+        "the task past --time 1 is 'timed out', Slurm's TIMEOUT read from {source} ({} s more after the other checks)",
+        started.elapsed().as_secs()
+    ))
 }
 
 /// A second `grade --slurm` submits only what has no stored result.
 fn resubmits_only_what_is_missing(cluster: &Cluster, d: &Path) -> Result<String, String> {
-    let room = room(d, &[
-        ("a.cu", "// fake: pass\n".into()),
-        ("b.cu", "// fake: wrong\n".into()),
-        ("c.cu", "// fake: crash\n".into()),
-    ]);
+    let room = room(
+        d,
+        &[("a.cu", "// fake: pass\n".into()), ("b.cu", "// fake: wrong\n".into()), ("c.cu", "// fake: crash\n".into())],
+    );
     let results = d.join("results");
     let log = d.join("checks.log");
     let fake = fake_checker();
     let env = [("KTRAV_GRADE_CHECKER", fake.to_str().unwrap()), ("KTRAV_FAKE_LOG", log.to_str().unwrap())];
-    let args = [room.to_str().unwrap(), "--exercise", "K.3:copy", "--results", results.to_str().unwrap(), "--slurm", "--gres", "none", "--time", "1", "--max-parallel", "2"];
+    let args = [
+        room.to_str().unwrap(),
+        "--exercise",
+        "K.3:copy",
+        "--results",
+        results.to_str().unwrap(),
+        "--slurm",
+        "--gres",
+        "none",
+        "--time",
+        "1",
+        "--max-parallel",
+        "2",
+    ];
     let collect = submit(cluster, &args, &env, &results, 1)?;
     cluster.wait_for(&collect, Duration::from_secs(120))?;
     let first = read(&results.join("grades.csv"))?;
@@ -395,12 +489,15 @@ fn resubmits_only_what_is_missing(cluster: &Cluster, d: &Path) -> Result<String,
     if checked()? != 3 {
         return Err(format!("round 1 made {} checks, not 3", checked()?));
     }
-    let plan: serde_json::Value = serde_json::from_str(&read(&results.join("plan.json"))?).map_err(|e| e.to_string())?;
+    let plan: serde_json::Value =
+        serde_json::from_str(&read(&results.join("plan.json"))?).map_err(|e| e.to_string())?;
     let b = plan["jobs"].as_array().unwrap().iter().find(|j| j["submission"] == "b").unwrap();
-    std::fs::remove_file(results.join(format!("records/{}.json", b["key"].as_str().unwrap()))).map_err(|e| e.to_string())?;
+    std::fs::remove_file(results.join(format!("records/{}.json", b["key"].as_str().unwrap())))
+        .map_err(|e| e.to_string())?;
     let collect = submit(cluster, &args, &env, &results, 2)?;
     cluster.wait_for(&collect, Duration::from_secs(120))?;
-    let round: serde_json::Value = serde_json::from_str(&read(&results.join("slurm/round-2.json"))?).map_err(|e| e.to_string())?;
+    let round: serde_json::Value =
+        serde_json::from_str(&read(&results.join("slurm/round-2.json"))?).map_err(|e| e.to_string())?;
     if round["keys"].as_array().map(Vec::len) != Some(1) || checked()? != 4 {
         return Err(format!("the second round was not just the missing one: {round}, {} checks", checked()?));
     }
@@ -424,7 +521,11 @@ fn main() {
             return;
         }
     };
-    println!("slurm: a one-node cluster started in {:.1} s ({})", started.elapsed().as_secs_f64(), cluster.conf.display());
+    println!(
+        "slurm: a one-node cluster started in {:.1} s ({})",
+        started.elapsed().as_secs_f64(),
+        cluster.conf.display()
+    );
     let (mut passed, mut failed) = (0, 0);
     let mut report = |name: &str, r: Result<String, String>| match r {
         Ok(what) => {

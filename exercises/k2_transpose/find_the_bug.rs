@@ -36,4 +36,10 @@ pub fn find_the_bug(ctx: &Ctx, step: usize, tile: &mut [f32], mem: &mut Mem) {
     }
 }
 
-pub const TWIN: Twin = Twin { name: "find the bug", steps: 2, barriers_after: &[0, 1], shared_words: (TILE * STRIDE) as usize, body: find_the_bug };
+pub const TWIN: Twin = Twin {
+    name: "find the bug",
+    steps: 2,
+    barriers_after: &[0, 1],
+    shared_words: (TILE * STRIDE) as usize,
+    body: find_the_bug,
+};

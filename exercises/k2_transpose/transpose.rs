@@ -26,4 +26,10 @@ pub fn transpose(ctx: &Ctx, step: usize, tile: &mut [f32], mem: &mut Mem) {
 
 /// Two steps a round; `barriers_after` lists the steps followed by a
 /// `__syncthreads()` (none yet).
-pub const TWIN: Twin = Twin { name: "transpose.rs", steps: 2, barriers_after: &[], shared_words: (TILE * STRIDE) as usize, body: transpose };
+pub const TWIN: Twin = Twin {
+    name: "transpose.rs",
+    steps: 2,
+    barriers_after: &[],
+    shared_words: (TILE * STRIDE) as usize,
+    body: transpose,
+};

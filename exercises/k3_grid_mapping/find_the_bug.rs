@@ -20,4 +20,5 @@ pub fn longer_axis_on_x(ctx: &Ctx, _step: usize, _shared: &mut [f32], mem: &mut 
     }
 }
 
-pub const TWIN: Twin = Twin { name: "find the bug", steps: 1, barriers_after: &[], shared_words: 0, body: longer_axis_on_x };
+pub const TWIN: Twin =
+    Twin { name: "find the bug", steps: 1, barriers_after: &[], shared_words: 0, body: longer_axis_on_x };

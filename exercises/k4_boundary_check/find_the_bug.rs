@@ -16,4 +16,5 @@ pub fn block_column_guard(ctx: &Ctx, _step: usize, _shared: &mut [f32], mem: &mu
     }
 }
 
-pub const TWIN: Twin = Twin { name: "find the bug", steps: 1, barriers_after: &[], shared_words: 0, body: block_column_guard };
+pub const TWIN: Twin =
+    Twin { name: "find the bug", steps: 1, barriers_after: &[], shared_words: 0, body: block_column_guard };

@@ -18,4 +18,5 @@ pub fn add_col_major(ctx: &Ctx, _step: usize, _shared: &mut [f32], mem: &mut Mem
     // (input 1) and the output.
 }
 
-pub const TWIN: Twin = Twin { name: "col_major_add.rs", steps: 1, barriers_after: &[], shared_words: 0, body: add_col_major };
+pub const TWIN: Twin =
+    Twin { name: "col_major_add.rs", steps: 1, barriers_after: &[], shared_words: 0, body: add_col_major };

@@ -23,7 +23,8 @@ fn add_unless_inside(ctx: &Ctx, inside: bool, mem: &mut Mem) {
 /// `x_extent` and y's with `y_extent`.
 fn block_inside(ctx: &Ctx, x_extent: u64, y_extent: u64) -> bool {
     let t = ctx.t;
-    (t.block_idx.x as u64 + 1) * t.block_dim.x as u64 <= x_extent && (t.block_idx.y as u64 + 1) * t.block_dim.y as u64 <= y_extent
+    (t.block_idx.x as u64 + 1) * t.block_dim.x as u64 <= x_extent
+        && (t.block_idx.y as u64 + 1) * t.block_dim.y as u64 <= y_extent
 }
 
 /// `find_the_bug.cu`: the blocks of x measured against the columns, those
@@ -32,4 +33,5 @@ pub fn inside_as_if_row_major(ctx: &Ctx, _step: usize, _shared: &mut [f32], mem:
     add_unless_inside(ctx, block_inside(ctx, ctx.cols, ctx.rows), mem)
 }
 
-pub const TWIN: Twin = Twin { name: "find the bug", steps: 1, barriers_after: &[], shared_words: 0, body: inside_as_if_row_major };
+pub const TWIN: Twin =
+    Twin { name: "find the bug", steps: 1, barriers_after: &[], shared_words: 0, body: inside_as_if_row_major };

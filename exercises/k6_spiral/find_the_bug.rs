@@ -22,7 +22,11 @@ fn gather_with_centre(ctx: &Ctx, mem: &mut Mem, centre: fn(u64, [u64; 4]) -> (u6
     let k = ring_containing(to, rows, cols);
     let offset = to - ring_start(k, rows, cols);
     let (top, left, bottom, right) = (k, k, rows - 1 - k, cols - 1 - k);
-    let (r, c) = if right == left || bottom == top { centre(offset, [top, left, bottom, right]) } else { spiral_position(to, rows, cols) };
+    let (r, c) = if right == left || bottom == top {
+        centre(offset, [top, left, bottom, right])
+    } else {
+        spiral_position(to, rows, cols)
+    };
     mem.write_f32(to as i64, mem.input(0, (r * cols + c) as i64));
 }
 
@@ -37,4 +41,5 @@ pub fn find_the_bug(ctx: &Ctx, _step: usize, _shared: &mut [f32], mem: &mut Mem)
     gather_with_centre(ctx, mem, centre_from_top_right)
 }
 
-pub const TWIN: Twin = Twin { name: "find the bug", steps: 1, barriers_after: &[], shared_words: 0, body: find_the_bug };
+pub const TWIN: Twin =
+    Twin { name: "find the bug", steps: 1, barriers_after: &[], shared_words: 0, body: find_the_bug };

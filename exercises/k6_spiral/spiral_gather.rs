@@ -20,4 +20,5 @@ pub fn spiral_gather(ctx: &Ctx, _step: usize, _shared: &mut [f32], mem: &mut Mem
     // side; then output[to] = input 0 at that (row, col).
 }
 
-pub const TWIN: Twin = Twin { name: "spiral_gather.rs", steps: 1, barriers_after: &[], shared_words: 0, body: spiral_gather };
+pub const TWIN: Twin =
+    Twin { name: "spiral_gather.rs", steps: 1, barriers_after: &[], shared_words: 0, body: spiral_gather };

@@ -23,4 +23,5 @@ pub fn unreduced_sum(ctx: &Ctx, _step: usize, _shared: &mut [f32], mem: &mut Mem
     mem.write_u64(at, value);
 }
 
-pub const TWIN: Twin = Twin { name: "find the bug", steps: 1, barriers_after: &[], shared_words: 0, body: unreduced_sum };
+pub const TWIN: Twin =
+    Twin { name: "find the bug", steps: 1, barriers_after: &[], shared_words: 0, body: unreduced_sum };

@@ -64,8 +64,9 @@ impl SourceSim {
     fn build() -> Result<Self, String> {
         let seed = seed_path()?;
         let text = fs::read_to_string(&seed).map_err(|e| format!("cannot read {}: {e}", seed.display()))?;
-        let program = extract_program(&text)
-            .ok_or_else(|| format!("{} holds no K.1 program with simulate_row_outer and simulate_col_outer", seed.display()))?;
+        let program = extract_program(&text).ok_or_else(|| {
+            format!("{} holds no K.1 program with simulate_row_outer and simulate_col_outer", seed.display())
+        })?;
         let cxx = env::var("KTRAV_CXX").unwrap_or_else(|_| "c++".to_string());
         let version = Command::new(&cxx)
             .arg("--version")
@@ -74,7 +75,8 @@ impl SourceSim {
         let version = String::from_utf8_lossy(&version.stdout).lines().next().unwrap_or("").to_string();
         let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("k1-source-sim");
         fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-        let write = |name: &str, body: &str| fs::write(dir.join(name), body).map_err(|e| format!("cannot write {name}: {e}"));
+        let write =
+            |name: &str, body: &str| fs::write(dir.join(name), body).map_err(|e| format!("cannot write {name}: {e}"));
         write("source.cpp", program)?;
         write("driver.cpp", DRIVER)?;
         let exe = dir.join("driver");
@@ -88,7 +90,10 @@ impl SourceSim {
             .map_err(|e| format!("`{cxx}` could not be run ({e})"))?;
         if !out.status.success() {
             let err = String::from_utf8_lossy(&out.stderr);
-            return Err(format!("`{cxx}` rejected the source's program: {}", err.lines().next().unwrap_or("(no message)")));
+            return Err(format!(
+                "`{cxx}` rejected the source's program: {}",
+                err.lines().next().unwrap_or("(no message)")
+            ));
         }
         let about = format!("{} (`{cxx} {}`: {version})", seed.display(), flags.join(" "));
         Ok(SourceSim { exe, about })
@@ -175,9 +180,11 @@ fn main() {
         if let Ok(source) = &source {
             for (o, (stats, time)) in source.run(N, SOURCE_CACHE.lines).into_iter().enumerate() {
                 assert_eq!(
-                    stats, counts[0][o],
+                    stats,
+                    counts[0][o],
                     "the source's simulator and ours disagree on {}: {stats:?} against ours {:?}",
-                    name(ORDERS[o]), counts[0][o]
+                    name(ORDERS[o]),
+                    counts[0][o]
                 );
                 theirs[o].push(time);
             }
@@ -194,7 +201,10 @@ fn main() {
         Err(why) => println!("the comparison with the source's simulator was skipped: {why}"),
     }
     println!();
-    println!("{:<26} {:<10} {:>10} {:>12} {:>14}  hits, misses", "cache", "order", "ours (ms)", "source (ms)", "source / ours");
+    println!(
+        "{:<26} {:<10} {:>10} {:>12} {:>14}  hits, misses",
+        "cache", "order", "ours (ms)", "source (ms)", "source / ours"
+    );
     for (c, label) in ["4-line fully associative", "512-line 8-way"].into_iter().enumerate() {
         for (o, t) in ORDERS.into_iter().enumerate() {
             let mine = median(&ours[c][o]);
@@ -206,7 +216,13 @@ fn main() {
                 _ => ("-".to_string(), "-".to_string(), ""),
             };
             let s = counts[c][o];
-            println!("{label:<26} {:<10} {:>10} {theirs_ms:>12} {ratio:>14}  {}, {}{same}", name(t), ms(mine), s.hits, s.misses);
+            println!(
+                "{label:<26} {:<10} {:>10} {theirs_ms:>12} {ratio:>14}  {}, {}{same}",
+                name(t),
+                ms(mine),
+                s.hits,
+                s.misses
+            );
         }
     }
     println!("for scale, a plain sum of the same {} floats: {} ms", N * N, ms(median(&sums)));

@@ -44,7 +44,6 @@ pub const SIM_EXERCISES: &[SimExercise] = &[SimExercise {
     },
 }];
 
-
 // ANCHOR: wrong
 /// Plausible wrong predictions, each rejected by the battery.
 pub const WRONG: &[(&str, Predict)] = &[
@@ -64,7 +63,8 @@ pub const WRONG: &[(&str, Predict)] = &[
     }),
     ("a line holds line_bytes elements", |shape, storage, traversal, cache| {
         let accesses = shape.elements();
-        let misses = if traversal == Traversal::natural_for(storage) { accesses.div_ceil(cache.line_bytes) } else { accesses };
+        let misses =
+            if traversal == Traversal::natural_for(storage) { accesses.div_ceil(cache.line_bytes) } else { accesses };
         CacheStats { hits: accesses - misses, misses }
     }),
 ];
@@ -98,7 +98,12 @@ pub fn battery() -> Vec<Case> {
                         StorageOrder::ColMajor => r,
                     };
                     if (run * ELEM_BYTES).is_multiple_of(64) {
-                        cases.push(Case { shape, storage, traversal, cache: CacheConfig::fully_associative(lines, 64) });
+                        cases.push(Case {
+                            shape,
+                            storage,
+                            traversal,
+                            cache: CacheConfig::fully_associative(lines, 64),
+                        });
                     }
                 }
             }
@@ -128,7 +133,8 @@ pub fn check(predict: Predict, shown: usize) -> (String, bool) {
     let cases = battery();
     let mut wrong = 0;
     for c in &cases {
-        let (p, s) = (predict(c.shape, c.storage, c.traversal, c.cache), simulate(c.shape, c.storage, c.traversal, c.cache));
+        let (p, s) =
+            (predict(c.shape, c.storage, c.traversal, c.cache), simulate(c.shape, c.storage, c.traversal, c.cache));
         if p != s {
             wrong += 1;
             if wrong <= shown {
@@ -182,7 +188,10 @@ mod tests {
             let s = simulate(c.shape, c.storage, c.traversal, c.cache);
             s.hits == 0
         });
-        assert!(all_miss.count() > 0 && cases.iter().filter(crossing).any(|c| simulate(c.shape, c.storage, c.traversal, c.cache).hits > 0));
+        assert!(
+            all_miss.count() > 0
+                && cases.iter().filter(crossing).any(|c| simulate(c.shape, c.storage, c.traversal, c.cache).hits > 0)
+        );
     }
 
     #[test]

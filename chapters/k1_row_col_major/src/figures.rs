@@ -52,17 +52,26 @@ fn hits_and_misses() -> String {
         let hit = hit_map(ROWS, COLS, storage, traversal, SOURCE_CACHE);
         let hits = hit.iter().flatten().filter(|&&h| h).count() as u64;
         let stats = CacheStats { hits, misses: ROWS * COLS - hits };
-        assert_eq!(stats, simulate(ktrav::Shape::new(ROWS, COLS), storage, traversal, SOURCE_CACHE), "the figure replays simulate()");
+        assert_eq!(
+            stats,
+            simulate(ktrav::Shape::new(ROWS, COLS), storage, traversal, SOURCE_CACHE),
+            "the figure replays simulate()"
+        );
         let loop_name = match traversal {
             Traversal::RowOuter => "row by row",
             Traversal::ColOuter => "column by column",
         };
-        fig.bold(grid.x, grid.y - 24.0, 13.0, Anchor::Start, INK, &format!(
-            "{storage} storage read {loop_name} ({how} it): {} hits, {} misses",
-            stats.hits, stats.misses
-        ));
+        fig.bold(
+            grid.x,
+            grid.y - 24.0,
+            13.0,
+            Anchor::Start,
+            INK,
+            &format!("{storage} storage read {loop_name} ({how} it): {} hits, {} misses", stats.hits, stats.misses),
+        );
         grid.draw(&mut fig, |r, c| Some(if hit[r as usize][c as usize] { BLUE } else { ORANGE }), |_, _| None, 8.0);
-        let line = |r: u64, c: u64| storage.offset(ktrav::Shape::new(ROWS, COLS), r, c) * ELEM_BYTES / SOURCE_CACHE.line_bytes;
+        let line =
+            |r: u64, c: u64| storage.offset(ktrav::Shape::new(ROWS, COLS), r, c) * ELEM_BYTES / SOURCE_CACHE.line_bytes;
         grid.boundaries(&mut fig, line, CELL_INK, 1.5);
         grid.column_numbers(&mut fig, 16, 10.0);
         fig.text(grid.x - 6.0, grid.y + panel_h / 2.0, 10.0, Anchor::End, INK, "row");

@@ -468,7 +468,11 @@ pub fn experiment_report(shape: Shape, cache: CacheConfig) -> String {
         for follow in [true, false] {
             let t = if follow { Traversal::natural_for(storage) } else { Traversal::crossing(storage) };
             let what = if follow { "follows" } else { "crosses" };
-            out.line(format!("  {storage} storage, {} ({what} it): {}", traversal_name(t), stats_line(e.get(storage, t))));
+            out.line(format!(
+                "  {storage} storage, {} ({what} it): {}",
+                traversal_name(t),
+                stats_line(e.get(storage, t))
+            ));
         }
     }
     let (rs, _) = StorageOrder::RowMajor.strides(shape);
@@ -537,8 +541,14 @@ pub fn worked_example() -> String {
     let (_, col_stride) = StorageOrder::ColMajor.strides(case1.shape);
     out.line(format!("row-major 8x64, crossing stride = cols = {}", stride_story(row_stride, &cfg)));
     out.line(format!("col-major 8x64, crossing stride = rows = {}", stride_story(col_stride, &cfg)));
-    out.line(format!("row-major crossed: {} hits, {} misses (a stride of whole lines)", rm_cross.hits, rm_cross.misses));
-    out.line(format!("col-major crossed: {} hits, {} misses (a stride inside one line)", cm_cross.hits, cm_cross.misses));
+    out.line(format!(
+        "row-major crossed: {} hits, {} misses (a stride of whole lines)",
+        rm_cross.hits, rm_cross.misses
+    ));
+    out.line(format!(
+        "col-major crossed: {} hits, {} misses (a stride inside one line)",
+        cm_cross.hits, cm_cross.misses
+    ));
     out.line("crossing hurts both layouts, but the bill differs: it is set by the jump between");
     out.line("consecutive accesses, counted in lines, and by whether one pass fits in the cache.");
     out.blank();
@@ -555,7 +565,10 @@ pub fn worked_example() -> String {
     let mirrors = [true, false]
         .iter()
         .all(|&f| sq.following(StorageOrder::RowMajor, f) == sq.following(StorageOrder::ColMajor, f));
-    out.line(format!("row-major following equals col-major following, and crossing equals crossing: {}", report::verdict(mirrors)));
+    out.line(format!(
+        "row-major following equals col-major following, and crossing equals crossing: {}",
+        report::verdict(mirrors)
+    ));
     out.into_string()
 }
 
@@ -625,7 +638,10 @@ fn in_lines(floats: u64, line_floats: u64) -> String {
 pub fn mirror_report() -> String {
     let mut out = Report::new();
     out.heading("When do the two crossings mirror? Stride and pass length, in lines");
-    out.line(format!("{:<6} {:<9} {:<10} {:>6} {:>5}  {:<13} {}", "shape", "cache", "crossing", "stride", "pass", "hits", "the pair"));
+    out.line(format!(
+        "{:<6} {:<9} {:<10} {:>6} {:>5}  {:<13} {}",
+        "shape", "cache", "crossing", "stride", "pass", "hits", "the pair"
+    ));
     let mut rule_holds = true;
     for (shape, cache) in MIRROR_CASES {
         let line_floats = cache.line_bytes / ELEM_BYTES;
@@ -637,14 +653,16 @@ pub fn mirror_report() -> String {
                 0 => (shape.to_string(), format!("{} lines", cache.lines), if mirrored { "mirror" } else { "differ" }),
                 _ => (String::new(), String::new(), ""),
             };
-            out.line(format!(
-                "{name:<6} {lines:<9} {:<10} {:>6} {:>5}  {:<13} {verdict}",
-                c.storage.to_string(),
-                in_lines(c.stride_floats, line_floats),
-                c.pass_lines,
-                format!("{} of {}", c.stats.hits, c.stats.accesses()),
-            )
-            .trim_end());
+            out.line(
+                format!(
+                    "{name:<6} {lines:<9} {:<10} {:>6} {:>5}  {:<13} {verdict}",
+                    c.storage.to_string(),
+                    in_lines(c.stride_floats, line_floats),
+                    c.pass_lines,
+                    format!("{} of {}", c.stats.hits, c.stats.accesses()),
+                )
+                .trim_end(),
+            );
         }
     }
     out.line("stride: the jump between consecutive accesses; pass: the distinct lines one run of the");
@@ -800,7 +818,9 @@ mod tests {
         // 64 lines fill up and wrap around on the larger shapes; 4096 never fill.
         let (wraps, never_full) = (CacheConfig::fully_associative(64, 64), CacheConfig::fully_associative(4096, 64));
         for cfg in [SOURCE_CACHE, TYPICAL_L1, odd, two_way, wraps, never_full] {
-            for shape in [Shape::new(8, 64), Shape::new(33, 65), Shape::new(100, 37), Shape::new(1, 500), Shape::new(300, 1)] {
+            for shape in
+                [Shape::new(8, 64), Shape::new(33, 65), Shape::new(100, 37), Shape::new(1, 500), Shape::new(300, 1)]
+            {
                 for storage in [StorageOrder::RowMajor, StorageOrder::ColMajor] {
                     for t in [Traversal::RowOuter, Traversal::ColOuter] {
                         let fast = simulate(shape, storage, t, cfg);

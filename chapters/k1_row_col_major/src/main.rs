@@ -14,7 +14,12 @@ use ktrav::cli::{self, size_in};
 use ktrav::Shape;
 
 #[derive(Parser, Debug)]
-#[command(args_conflicts_with_subcommands = true, disable_help_subcommand = true, allow_negative_numbers = true, about = "Appendix K.1: storage order and visiting order")]
+#[command(
+    args_conflicts_with_subcommands = true,
+    disable_help_subcommand = true,
+    allow_negative_numbers = true,
+    about = "Appendix K.1: storage order and visiting order"
+)]
 struct Args {
     #[command(subcommand)]
     lab: Option<ktrav::lab::simcheck::SimCommand>,

@@ -46,12 +46,20 @@ pub fn crossings(shape: Shape, cache: CacheConfig) -> [Crossing; 2] {
 }
 
 fn lines(x: f64) -> String {
-    if x.fract() == 0.0 { format!("{x:.0}") } else { format!("{x}") }
+    if x.fract() == 0.0 {
+        format!("{x:.0}")
+    } else {
+        format!("{x}")
+    }
 }
 
 fn percent(hits: u64, all: u64) -> String {
     let p = 100.0 * hits as f64 / all as f64;
-    if p.fract() == 0.0 { format!("{p:.0} %") } else { format!("{p:.2} %") }
+    if p.fract() == 0.0 {
+        format!("{p:.0} %")
+    } else {
+        format!("{p:.2} %")
+    }
 }
 
 /// The non-square matrix of the page's Try it, under the source's cache.
@@ -82,7 +90,8 @@ pub fn values() -> Vec<(&'static str, String)> {
     let [s_row, s_col] = crossings(source, SOURCE_CACHE);
     let follow = simulate(source, StorageOrder::RowMajor, Traversal::RowOuter, SOURCE_CACHE);
     let battery = crate::exercises::battery();
-    let shapes: Vec<String> = crate::exercises::BATTERY_SHAPES.iter().map(|&(r, c)| Shape::new(r, c).to_string()).collect();
+    let shapes: Vec<String> =
+        crate::exercises::BATTERY_SHAPES.iter().map(|&(r, c)| Shape::new(r, c).to_string()).collect();
     let caches: Vec<String> = crate::exercises::BATTERY_CACHE_LINES.iter().map(u64::to_string).collect();
     let bench = Shape::new(crate::BENCH_SIDE, crate::BENCH_SIDE);
     vec![
@@ -112,7 +121,10 @@ pub fn values() -> Vec<(&'static str, String)> {
         ("k1.source.line_floats", (SOURCE_CACHE.line_bytes / ELEM_BYTES).to_string()),
         ("k1.source.follow_hits", follow.hits.to_string()),
         ("k1.source.follow_misses", follow.misses.to_string()),
-        ("k1.source.follow_hits_per_line", format!("{} of every {}", SOURCE_CACHE.line_bytes / ELEM_BYTES - 1, SOURCE_CACHE.line_bytes / ELEM_BYTES)),
+        (
+            "k1.source.follow_hits_per_line",
+            format!("{} of every {}", SOURCE_CACHE.line_bytes / ELEM_BYTES - 1, SOURCE_CACHE.line_bytes / ELEM_BYTES),
+        ),
         ("k1.source.row_cross_misses", s_row.misses.to_string()),
         ("k1.source.col_cross_hits", s_col.hits.to_string()),
         ("k1.source.col_cross_misses", s_col.misses.to_string()),
@@ -120,11 +132,17 @@ pub fn values() -> Vec<(&'static str, String)> {
         ("k1.try_it.col_stride_lines", lines(t_col.stride_lines)),
         ("k1.try_it.row_pass_lines", t_row.pass_lines.to_string()),
         ("k1.try_it.col_pass_lines", t_col.pass_lines.to_string()),
-        ("k1.try_it.cross_rate", both(percent(t_row.hits, t_row.hits + t_row.misses), percent(t_col.hits, t_col.hits + t_col.misses))),
-        ("k1.try_it.follow_rate", both(
-            percent(t_follow_row.hits, t_follow_row.hits + t_follow_row.misses),
-            percent(t_follow.hits, t_follow.hits + t_follow.misses),
-        )),
+        (
+            "k1.try_it.cross_rate",
+            both(percent(t_row.hits, t_row.hits + t_row.misses), percent(t_col.hits, t_col.hits + t_col.misses)),
+        ),
+        (
+            "k1.try_it.follow_rate",
+            both(
+                percent(t_follow_row.hits, t_follow_row.hits + t_follow_row.misses),
+                percent(t_follow.hits, t_follow.hits + t_follow.misses),
+            ),
+        ),
     ]
 }
 

@@ -23,11 +23,9 @@ fn every_side_of_the_cache_must_be_positive() {
     let four = Shape::new(4, 4);
     let good = CacheConfig { lines: 8, line_bytes: 64, ways: 2 };
     assert!(validate(four, &good).is_ok());
-    for bad in [
-        CacheConfig { lines: 0, ..good },
-        CacheConfig { ways: 0, ..good },
-        CacheConfig { line_bytes: 0, ..good },
-    ] {
+    for bad in
+        [CacheConfig { lines: 0, ..good }, CacheConfig { ways: 0, ..good }, CacheConfig { line_bytes: 0, ..good }]
+    {
         let e = validate(four, &bad).unwrap_err().to_string();
         assert_eq!(e, "cache lines, ways and line size must be positive", "{bad:?}");
     }

@@ -49,7 +49,8 @@ fn the_line_size_and_capacity_come_from_the_cache() {
 /// The three cases never read alike: each has its own wording.
 #[test]
 fn each_case_has_its_own_wording() {
-    let (whole, fraction, decimal) = (stride_story(32, &SOURCE_CACHE), stride_story(2, &SOURCE_CACHE), stride_story(40, &SOURCE_CACHE));
+    let (whole, fraction, decimal) =
+        (stride_story(32, &SOURCE_CACHE), stride_story(2, &SOURCE_CACHE), stride_story(40, &SOURCE_CACHE));
     assert!(whole.contains("whole lines") && !whole.contains("of a"), "{whole}");
     assert!(fraction.contains("= 1/8 of a") && !fraction.contains("whole"), "{fraction}");
     assert!(decimal.contains("= 2.5 of a") && !decimal.contains('/') && !decimal.contains("whole"), "{decimal}");

@@ -56,12 +56,12 @@ pub mod solution;
 use solution::transpose as transpose_solution;
 pub const SOLUTION: Twin = solution::TWIN;
 
+#[path = "../../../exercises/k2_transpose/find_the_bug.rs"]
+pub mod student_find_the_bug;
 /// The student's own files, beside the `.cu` starters: only `sim-check`
 /// runs them, never the crate's tests.
 #[path = "../../../exercises/k2_transpose/transpose.rs"]
 pub mod student_transpose;
-#[path = "../../../exercises/k2_transpose/find_the_bug.rs"]
-pub mod student_find_the_bug;
 
 /// The exercises on the simulator track, the `Chapter` value's
 /// `sim_exercises`.
@@ -80,7 +80,6 @@ pub const SIM_EXERCISES: &[SimExercise] = &[
     },
 ];
 
-
 // ANCHOR: find_the_bug
 /// Passes every shape of the source; which shape does it fail?
 pub fn find_the_bug(ctx: &Ctx, step: usize, tile: &mut [f32], mem: &mut Mem) {
@@ -90,7 +89,13 @@ pub fn find_the_bug(ctx: &Ctx, step: usize, tile: &mut [f32], mem: &mut Mem) {
     transpose_solution(ctx, step, tile, mem)
 }
 
-pub const FIND_THE_BUG: Twin = Twin { name: "find the bug", steps: 2, barriers_after: &[0, 1], shared_words: (TILE * STRIDE) as usize, body: find_the_bug };
+pub const FIND_THE_BUG: Twin = Twin {
+    name: "find the bug",
+    steps: 2,
+    barriers_after: &[0, 1],
+    shared_words: (TILE * STRIDE) as usize,
+    body: find_the_bug,
+};
 // ANCHOR_END: find_the_bug
 
 // ANCHOR: wrong
@@ -204,7 +209,8 @@ mod tests {
     #[test]
     fn the_expected_output_is_the_plain_transpose() {
         for shape in [Shape::new(1, 1), Shape::new(4, 5), Shape::new(7, 5), Shape::new(1, 7), Shape::new(9, 1)] {
-            let input = ktrav::Matrix::from_fn(shape, ktrav::StorageOrder::RowMajor, |r, c| input_value(0, r * shape.cols + c));
+            let input =
+                ktrav::Matrix::from_fn(shape, ktrav::StorageOrder::RowMajor, |r, c| input_value(0, r * shape.cols + c));
             let plain = crate::plain_transpose(&input);
             let expected = (TRANSPOSE_EXERCISE.expected)(shape);
             for (i, want) in plain.as_slice().iter().enumerate() {

@@ -18,8 +18,9 @@ pub fn figures() -> Vec<(&'static str, String)> {
 /// The words warp 0 of the first block reads in phase 1 (`tile[tx][ty]`),
 /// traced on a `TILE x TILE` matrix.
 pub fn column_read_words(layout: TileLayout) -> Vec<u64> {
-    let run = tiled_transpose(&numbered(ktrav::Shape::new(TILE as u64, TILE as u64)), TILE, layout, &BlockOrder::Forward)
-        .expect("a one-tile launch is valid");
+    let run =
+        tiled_transpose(&numbered(ktrav::Shape::new(TILE as u64, TILE as u64)), TILE, layout, &BlockOrder::Forward)
+            .expect("a one-tile launch is valid");
     run.trace.iter().filter(|a| a.block == 0 && a.phase == 1 && a.warp == 0).map(|a| a.word).collect()
 }
 
@@ -36,10 +37,18 @@ fn banks() -> String {
          lands all 32 lanes in bank 0 of the square tile, and in 32 different banks of the padded one",
     );
     fig.legend(left, 14.0, &[(ORANGE, "read by warp 0's column load"), (PADDING, "padding word")]);
-    fig.text(left, 36.0, 12.0, Anchor::Start, INK, "tile rows alternate in shade; each row of cells is 32 consecutive words");
+    fig.text(
+        left,
+        36.0,
+        12.0,
+        Anchor::Start,
+        INK,
+        "tile rows alternate in shade; each row of cells is 32 consecutive words",
+    );
     for (i, layout) in [TileLayout::Square, TileLayout::Padded].into_iter().enumerate() {
         let stride = layout.stride(TILE);
-        let grid = Grid::new(left + i as f64 * (panel_w + gap), top, cell, cell, rows_of(layout), BANKS).with_rules(0.0);
+        let grid =
+            Grid::new(left + i as f64 * (panel_w + gap), top, cell, cell, rows_of(layout), BANKS).with_rules(0.0);
         let words = column_read_words(layout);
         let req = warp_request(&words);
         let word_at = |r: u64, c: u64| r * BANKS + c;
@@ -64,13 +73,20 @@ fn banks() -> String {
         debug_assert!(words.iter().all(|&w| bank(w) == w % BANKS));
         grid.boundaries(&mut fig, |r, c| word_at(r, c) / stride, CELL_INK, 0.6);
         fig.bold(grid.x, top - 40.0, 13.0, Anchor::Start, INK, &layout.declaration(TILE));
-        fig.text(grid.x, top - 24.0, 12.0, Anchor::Start, INK, &format!(
-            "{} lanes, {} bank{}, {}",
-            req.lanes,
-            req.distinct_banks,
-            if req.distinct_banks == 1 { "" } else { "s" },
-            if req.degree == 1 { "conflict-free".to_string() } else { format!("{}-way conflict", req.degree) }
-        ));
+        fig.text(
+            grid.x,
+            top - 24.0,
+            12.0,
+            Anchor::Start,
+            INK,
+            &format!(
+                "{} lanes, {} bank{}, {}",
+                req.lanes,
+                req.distinct_banks,
+                if req.distinct_banks == 1 { "" } else { "s" },
+                if req.degree == 1 { "conflict-free".to_string() } else { format!("{}-way conflict", req.degree) }
+            ),
+        );
         for b in [0, 8, 16, 24, 31] {
             let (x, _) = grid.centre(0, b);
             fig.text(x, top - 7.0, 9.0, Anchor::Middle, INK, &b.to_string());

@@ -3,14 +3,16 @@
 //! plain transpose on shapes far too large to simulate. Every launch is the
 //! one [`transpose_launch`] plans, as in the simulator.
 
-use crate::{numbered, tiled_transpose, transpose_launch, transposed_from, TileLayout, TransposeLaunch, SOURCE_CASES, TILE};
+use crate::{
+    numbered, tiled_transpose, transpose_launch, transposed_from, TileLayout, TransposeLaunch, SOURCE_CASES, TILE,
+};
 use anyhow::{Context, Result};
 use ktrav::compare::{compare, compare_with, test_value};
 use ktrav::ladder;
+use ktrav::{BlockOrder, Shape};
 use ktrav_gpu::ladder::{Expected, Io, Ladder, Row, Yardstick};
 use ktrav_gpu::section::{small_shapes, Role};
 use ktrav_gpu::{Args, DeviceBuffer, Gpu, GpuSection, PushKernelArg};
-use ktrav::{BlockOrder, Shape};
 
 /// The tiles of the two entry points of `kernels/k2_transpose.cu`.
 pub const LAYOUTS: [TileLayout; 2] = [TileLayout::Square, TileLayout::Padded];
@@ -77,9 +79,12 @@ pub fn small(gpu: &Gpu, sec: &mut GpuSection) -> Result<()> {
 pub fn at_shape(shape: Shape) -> ktrav::SectionOutcome {
     let expected = transposed();
     let ladder = ladder(&expected, vec![shape]);
-    ktrav_gpu::section::section_at(&crate::CHAPTER, shape, |sms| ladder.device_bytes(shape, sms), |gpu, sec| {
-        ladder.at_shape(gpu, sec, shape, Yardstick::Copy, teaching_rows(shape)?)
-    })
+    ktrav_gpu::section::section_at(
+        &crate::CHAPTER,
+        shape,
+        |sms| ladder.device_bytes(shape, sms),
+        |gpu, sec| ladder.at_shape(gpu, sec, shape, Yardstick::Copy, teaching_rows(shape)?),
+    )
 }
 
 /// Every cross-check of the chapter on the GPU.

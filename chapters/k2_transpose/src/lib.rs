@@ -15,8 +15,8 @@
 
 pub mod exercises;
 pub mod figures;
-pub mod values;
 pub mod gpu;
+pub mod values;
 
 use anyhow::{bail, Result};
 use ktrav::progress::ProgressBar;
@@ -284,15 +284,26 @@ pub fn simulate(
     let launch = transpose_launch(layout, shape, width)?;
     let (twin, mut output, mut trace) = (launch.twin(), vec![0.0f32; shape.elements() as usize], Vec::new());
     let phases = 2 * launch.rounds as usize;
-    ktrav::launch_phased(&launch.cfg, order, phases, || SharedTile::new(width, layout), |t, phase, tile| {
-        if phase == 0 && t.linear_in_block() == 0 {
-            progress.inc(1);
-        }
-        twin(t, phase, tile, &mut output, input.as_slice(), shape.rows, shape.cols);
-        let warp = t.linear_in_block() / WARP;
-        let step = phase % 2; // 0: the store into the tile, 1: the load from it
-        trace.extend(tile.touched.drain(..).map(|word| SharedAccess { block: t.linear_block(), phase: step, warp, word }));
-    });
+    ktrav::launch_phased(
+        &launch.cfg,
+        order,
+        phases,
+        || SharedTile::new(width, layout),
+        |t, phase, tile| {
+            if phase == 0 && t.linear_in_block() == 0 {
+                progress.inc(1);
+            }
+            twin(t, phase, tile, &mut output, input.as_slice(), shape.rows, shape.cols);
+            let warp = t.linear_in_block() / WARP;
+            let step = phase % 2; // 0: the store into the tile, 1: the load from it
+            trace.extend(tile.touched.drain(..).map(|word| SharedAccess {
+                block: t.linear_block(),
+                phase: step,
+                warp,
+                word,
+            }));
+        },
+    );
     let output = Matrix::from_vec(shape.transposed(), StorageOrder::RowMajor, output);
     Ok(TransposeRun { cfg: launch.cfg, output, trace })
 }
@@ -364,9 +375,8 @@ pub struct PhaseSummary {
 }
 
 pub fn summarise(reqs: &[WarpRequest]) -> PhaseSummary {
-    let range = |f: fn(&WarpRequest) -> u32| {
-        (reqs.iter().map(f).min().unwrap_or(0), reqs.iter().map(f).max().unwrap_or(0))
-    };
+    let range =
+        |f: fn(&WarpRequest) -> u32| (reqs.iter().map(f).min().unwrap_or(0), reqs.iter().map(f).max().unwrap_or(0));
     PhaseSummary { warps: reqs.len(), banks: range(|r| r.distinct_banks), degree: range(|r| r.degree) }
 }
 
@@ -463,10 +473,7 @@ fn case_lines(out: &mut Report, label: &str, shape: Shape, tile: u32, progress: 
         cfg.grid,
         if boundary { "yes" } else { "no" }
     ));
-    out.line(format!(
-        "  tiled simulation equals the plain transpose, element for element: {}",
-        report::verdict(ok)
-    ));
+    out.line(format!("  tiled simulation equals the plain transpose, element for element: {}", report::verdict(ok)));
     Ok(ok)
 }
 
@@ -520,8 +527,18 @@ pub fn worked_example() -> String {
     let [[_, square], [_, padded]] = bank_lines(&mut out, full, TILE, &quiet).expect("32x32 is valid");
     let naive_banks = square.banks.1;
     let padded_banks = padded.banks.0;
-    writeln!(out, "column read of {}: {naive_banks} distinct bank(s) (1 = every lane in one bank, a 32-way conflict)", TileLayout::Square.declaration(TILE)).unwrap();
-    writeln!(out, "column read of {}: {padded_banks} distinct bank(s) (32 = one lane per bank, no conflict)", TileLayout::Padded.declaration(TILE)).unwrap();
+    writeln!(
+        out,
+        "column read of {}: {naive_banks} distinct bank(s) (1 = every lane in one bank, a 32-way conflict)",
+        TileLayout::Square.declaration(TILE)
+    )
+    .unwrap();
+    writeln!(
+        out,
+        "column read of {}: {padded_banks} distinct bank(s) (32 = one lane per bank, no conflict)",
+        TileLayout::Padded.declaration(TILE)
+    )
+    .unwrap();
     let shapes = guard_bank_shapes();
     let (checked, guards_ok) = guards_leave_banks_alone(&shapes);
     let list = report::join(&shapes, ", ");
@@ -682,7 +699,11 @@ pub fn in_flight(report: &str, limits: &ktrav::occupancy::SmLimits) -> Result<Ve
                 .find(|r| r.function == kernel && r.arch == limits.arch)
                 .map(|r| r.registers)
                 .ok_or_else(|| anyhow::anyhow!("ptxas's report has no {kernel} for {}", limits.arch))?;
-            let needs = ktrav::occupancy::BlockNeeds { threads: cfg.block.count() as u32, registers_per_thread: registers, shared_bytes };
+            let needs = ktrav::occupancy::BlockNeeds {
+                threads: cfg.block.count() as u32,
+                registers_per_thread: registers,
+                shared_bytes,
+            };
             let (blocks_per_sm, limiter) = limits.blocks_per_sm(needs);
             Ok(InFlight { kernel, block: cfg.block, bytes_per_thread, registers, shared_bytes, blocks_per_sm, limiter })
         })

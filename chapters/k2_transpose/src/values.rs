@@ -8,12 +8,12 @@
 
 use crate::exercises::{MISSING_SYNCTHREADS, TRANSPOSE_EXERCISE};
 use crate::{
-    bank_figures, guard_bank_shapes, guards_leave_banks_alone, numbered, requests, tiled_transpose, validate, TileLayout,
-    SOURCE_CASES, TILE, VERSIONS,
+    bank_figures, guard_bank_shapes, guards_leave_banks_alone, numbered, requests, tiled_transpose, validate,
+    TileLayout, SOURCE_CASES, TILE, VERSIONS,
 };
-use ktrav::BlockOrder;
-use ktrav::progress::ProgressBar;
 use ktrav::lab::simtrack::check_twin;
+use ktrav::progress::ProgressBar;
+use ktrav::BlockOrder;
 use ktrav::{Dim2, LaunchConfig, Shape};
 
 fn threads(cfg: &LaunchConfig) -> u64 {
@@ -31,7 +31,13 @@ pub fn bytes_per_thread() -> Vec<(&'static str, u64, u64)> {
     for v in &VERSIONS {
         let plan = (v.plan)(PROBE, 1).expect("a 4096x4096 plan");
         let bytes = per_thread(plan.cfg);
-        let width = if v.kernel.ends_with("float4") { 16 } else if v.kernel.ends_with("float2") { 8 } else { 4 };
+        let width = if v.kernel.ends_with("float4") {
+            16
+        } else if v.kernel.ends_with("float2") {
+            8
+        } else {
+            4
+        };
         out.push((v.kernel, bytes, bytes / width));
     }
     out
@@ -96,7 +102,8 @@ pub const NARROW: (Shape, u32) = (Shape::new(33, 65), 16);
 /// many there are.
 pub fn narrow_padded_conflicts() -> [(usize, usize); 2] {
     let (shape, width) = NARROW;
-    let run = tiled_transpose(&numbered(shape), width, TileLayout::Padded, &BlockOrder::Forward).expect("a valid shape");
+    let run =
+        tiled_transpose(&numbered(shape), width, TileLayout::Padded, &BlockOrder::Forward).expect("a valid shape");
     [0, 1].map(|phase| {
         let reqs = requests(&run.trace, phase);
         (reqs.iter().filter(|r| r.degree > 1).count(), reqs.len())
@@ -110,7 +117,8 @@ fn power_of_two(n: u64) -> String {
         return n.to_string();
     }
     const SUP: [char; 10] = ['⁰', '¹', '²', '³', '⁴', '⁵', '⁶', '⁷', '⁸', '⁹'];
-    let exp: String = n.trailing_zeros().to_string().chars().map(|d| SUP[d.to_digit(10).expect("a digit") as usize]).collect();
+    let exp: String =
+        n.trailing_zeros().to_string().chars().map(|d| SUP[d.to_digit(10).expect("a digit") as usize]).collect();
     format!("2{exp}")
 }
 
@@ -119,8 +127,13 @@ pub fn values() -> Vec<(&'static str, String)> {
     let padded = TileLayout::Padded.shared_bytes(TILE);
     // The suite's tallest matrix: one column, more rows of tiles than
     // gridDim.y allows.
-    let tall = crate::gpu::large_shapes(false).into_iter().filter(|s| s.cols == 1).max_by_key(|s| s.rows).expect("a one-column shape");
-    let tall_launch = crate::transpose_launch(TileLayout::Padded, tall, TILE).expect("the suite's tall shape launches").cfg;
+    let tall = crate::gpu::large_shapes(false)
+        .into_iter()
+        .filter(|s| s.cols == 1)
+        .max_by_key(|s| s.rows)
+        .expect("a one-column shape");
+    let tall_launch =
+        crate::transpose_launch(TileLayout::Padded, tall, TILE).expect("the suite's tall shape launches").cfg;
     let mut v = vec![
         ("k2.tall.rows", power_of_two(tall.rows)),
         ("k2.tall.tile_rows", power_of_two(tall.rows.div_ceil(TILE as u64))),

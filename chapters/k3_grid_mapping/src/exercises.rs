@@ -171,7 +171,8 @@ mod tests {
     fn find_the_bug_fails_some_shape_of_the_public_battery() {
         let battery = ktrav::lab::battery(&FIND_THE_BUG_EXERCISE, false);
         assert!(battery.iter().any(|c| find_the_bug_fails_on(c.shape)));
-        let once = ktrav::lab::simtrack::Schedule { blocks: ktrav::BlockOrder::Forward, threads: ktrav::ThreadOrder::Forward };
+        let once =
+            ktrav::lab::simtrack::Schedule { blocks: ktrav::BlockOrder::Forward, threads: ktrav::ThreadOrder::Forward };
         for c in battery.iter().filter(|c| c.shape.elements() <= 1 << 21) {
             let v = ktrav::lab::simtrack::run(&FIND_THE_BUG_EXERCISE, &FIND_THE_BUG, c.shape, &once);
             assert_eq!(!v.passed(), find_the_bug_fails_on(c.shape), "{}: {v:?}", c.label);

@@ -53,10 +53,14 @@ fn warp_addresses() -> String {
     let items: Vec<(&str, &str)> = items.iter().map(|(c, s)| (*c, s.as_str())).collect();
     let end = fig.legend(left, 14.0, &items);
     fig.text(end, 14.0, 12.0, Anchor::Start, INK, &format!("block {DEMO_BLOCK}, blockIdx (0, 0)"));
-    fig.text(left, 36.0, 12.0, Anchor::Start, INK, &format!(
-        "outlined: 32-byte sectors, {} floats each",
-        SECTOR_BYTES / ELEM_BYTES
-    ));
+    fig.text(
+        left,
+        36.0,
+        12.0,
+        Anchor::Start,
+        INK,
+        &format!("outlined: 32-byte sectors, {} floats each", SECTOR_BYTES / ELEM_BYTES),
+    );
     for (i, mapping) in [Mapping::XToCol, Mapping::XToRow].into_iter().enumerate() {
         let grid = Grid::new(left + i as f64 * (panel_w + gap), top, cell, cell, ROWS, COLS).with_rules(0.0);
         let warps: Vec<Vec<u64>> = (0..WARPS).map(|w| warp_elements(mapping, w)).collect();
@@ -64,20 +68,40 @@ fn warp_addresses() -> String {
         grid.draw(&mut fig, |r, c| Some(warp_of(r, c).map_or(PLAIN, |w| TINTS[w])), |_, _| None, 8.0);
         grid.boundaries(&mut fig, |r, c| (r * COLS + c) * ELEM_BYTES / SECTOR_BYTES, CELL_INK, 0.6);
         let w0 = &warps[0];
-        fig.bold(grid.x, top - 52.0, 13.0, Anchor::Start, INK, &format!("{} (threadIdx.x walks {})", mapping.name(), match mapping {
-            Mapping::XToCol => "columns",
-            Mapping::XToRow => "rows",
-        }));
-        fig.text(grid.x, top - 35.0, 12.0, Anchor::Start, INK, &format!(
-            "warp 0 reads offsets {}, {}, {}, ..., {}",
-            w0[0], w0[1], w0[2], w0[w0.len() - 1]
-        ));
+        fig.bold(
+            grid.x,
+            top - 52.0,
+            13.0,
+            Anchor::Start,
+            INK,
+            &format!(
+                "{} (threadIdx.x walks {})",
+                mapping.name(),
+                match mapping {
+                    Mapping::XToCol => "columns",
+                    Mapping::XToRow => "rows",
+                }
+            ),
+        );
+        fig.text(
+            grid.x,
+            top - 35.0,
+            12.0,
+            Anchor::Start,
+            INK,
+            &format!("warp 0 reads offsets {}, {}, {}, ..., {}", w0[0], w0[1], w0[2], w0[w0.len() - 1]),
+        );
         let per_warp: BTreeSet<usize> = warps.iter().map(|e| sectors(e)).collect();
         let per_warp: Vec<String> = per_warp.iter().map(|s| s.to_string()).collect();
         fig.text(grid.x, top - 18.0, 12.0, Anchor::Start, INK, &format!("{} sectors per warp", per_warp.join(" or ")));
     }
-    fig.text(left, top + ROWS as f64 * cell + 18.0, 12.0, Anchor::Start, INK, &format!(
-        "{ROWS}x{COLS} matrix of 4-byte floats, row-major, starting on a sector boundary"
-    ));
+    fig.text(
+        left,
+        top + ROWS as f64 * cell + 18.0,
+        12.0,
+        Anchor::Start,
+        INK,
+        &format!("{ROWS}x{COLS} matrix of 4-byte floats, row-major, starting on a sector boundary"),
+    );
     fig.finish()
 }

@@ -7,10 +7,10 @@ use crate::{simulate_copy, Mapping, SOURCE_CASES};
 use anyhow::{Context, Result};
 use ktrav::compare::{compare, test_value};
 use ktrav::ladder;
+use ktrav::{BlockOrder, Dim2, LaunchConfig, Shape};
 use ktrav_gpu::ladder::{Expected, Io, Ladder, Row, Yardstick};
 use ktrav_gpu::section::{small_shapes, Role};
 use ktrav_gpu::{Args, DeviceBuffer, Gpu, GpuSection, PushKernelArg};
-use ktrav::{BlockOrder, Dim2, LaunchConfig, Shape};
 
 /// Queues the mapping's kernel on `cfg` from `src` into `dst` and waits;
 /// returns the kernel's time.
@@ -67,10 +67,15 @@ pub fn small(gpu: &Gpu, sec: &mut GpuSection) -> Result<()> {
 pub fn at_shape(shape: Shape) -> ktrav::SectionOutcome {
     let expected = copied();
     let ladder = ladder(&expected, vec![shape]);
-    ktrav_gpu::section::section_at(&crate::CHAPTER, shape, |sms| ladder.device_bytes(shape, sms), |gpu, sec| {
-        let rows = teaching_rows(sec, shape);
-        ladder.at_shape(gpu, sec, shape, Yardstick::Copy, rows)
-    })
+    ktrav_gpu::section::section_at(
+        &crate::CHAPTER,
+        shape,
+        |sms| ladder.device_bytes(shape, sms),
+        |gpu, sec| {
+            let rows = teaching_rows(sec, shape);
+            ladder.at_shape(gpu, sec, shape, Yardstick::Copy, rows)
+        },
+    )
 }
 
 /// The copy every version is checked against: its source.
@@ -102,7 +107,9 @@ fn teaching_rows<'f>(sec: &mut GpuSection, shape: Shape) -> Vec<Row<'f, f32>> {
         match mapping.launch(shape, block) {
             Ok(cfg) => {
                 let label = format!("{} ({block} blocks)", mapping.kernel());
-                rows.push(Row::new(label, move |gpu, io: &mut Io<f32>| launch_copy(gpu, mapping, &cfg, &mut io.out, &io.inputs[0], shape)));
+                rows.push(Row::new(label, move |gpu, io: &mut Io<f32>| {
+                    launch_copy(gpu, mapping, &cfg, &mut io.out, &io.inputs[0], shape)
+                }));
             }
             Err(why) => sec.line(format!("  {shape} {}: not launchable with this mapping ({why})", mapping.kernel())),
         }

@@ -14,8 +14,8 @@
 
 pub mod exercises;
 pub mod figures;
-pub mod values;
 pub mod gpu;
+pub mod values;
 
 use anyhow::{Context, Result};
 use ktrav::progress::ProgressBar;
@@ -354,11 +354,8 @@ fn config_lines(out: &mut Report, label: &str, shape: Shape, cfg: &LaunchConfig,
 fn lane_lines(out: &mut Report, mapping: Mapping) -> Option<u64> {
     let lanes = demo_lanes(mapping);
     for &(lane, row, col, addr) in &lanes {
-        let past = if row >= DEMO_SHAPE.rows || col >= DEMO_SHAPE.cols {
-            "  (past the edge: the guard skips it)"
-        } else {
-            ""
-        };
+        let past =
+            if row >= DEMO_SHAPE.rows || col >= DEMO_SHAPE.cols { "  (past the edge: the guard skips it)" } else { "" };
         writeln!(out, "  threadIdx.x={lane} -> (row={row}, col={col}) -> address {addr}{past}").unwrap();
     }
     lane_stride(&lanes)

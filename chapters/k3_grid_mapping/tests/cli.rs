@@ -95,7 +95,12 @@ fn compile_only_checks_a_file_without_a_gpu() {
     let reach = dir.join("reach.cu");
     std::fs::write(&reach, format!("#include \"../../kernels/k3_grid_mapping.cu\"\n{starter}")).unwrap();
     let run = |file: &str| {
-        let out = std::process::Command::new(BIN).current_dir(&root).args(["check", file, "--compile-only"]).env("KTRAV_NO_GPU", "1").output().unwrap();
+        let out = std::process::Command::new(BIN)
+            .current_dir(&root)
+            .args(["check", file, "--compile-only"])
+            .env("KTRAV_NO_GPU", "1")
+            .output()
+            .unwrap();
         (out.status.code(), String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr))
     };
     let (code, text) = run("exercises/k3_grid_mapping/copy.cu");

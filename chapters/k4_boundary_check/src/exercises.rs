@@ -66,14 +66,14 @@ pub mod add_solution;
 
 pub const ADD_SOLUTION: Twin = add_solution::TWIN;
 
-/// The student's own files, beside the `.cu` starters: only `sim-check`
-/// runs them, never the crate's tests.
-#[path = "../../../exercises/k4_boundary_check/guard.rs"]
-pub mod student_guard;
 #[path = "../../../exercises/k4_boundary_check/add.rs"]
 pub mod student_add;
 #[path = "../../../exercises/k4_boundary_check/find_the_bug.rs"]
 pub mod student_find_the_bug;
+/// The student's own files, beside the `.cu` starters: only `sim-check`
+/// runs them, never the crate's tests.
+#[path = "../../../exercises/k4_boundary_check/guard.rs"]
+pub mod student_guard;
 
 /// The exercises on the simulator track, the `Chapter` value's
 /// `sim_exercises`: one verdict each.
@@ -111,9 +111,9 @@ pub fn one_axis_guard(ctx: &Ctx, _step: usize, _shared: &mut [f32], mem: &mut Me
 
 /// (`wrong/int32_index.cu` and `wrong/uint32_index.cu` have no twin: they
 /// need 2^31 and 2^32 elements.)
-pub const WRONG: &[(Twin, &str)] = &[(Twin { name: "one_axis_guard", body: one_axis_guard, ..SOLUTION }, "out of bounds")];
+pub const WRONG: &[(Twin, &str)] =
+    &[(Twin { name: "one_axis_guard", body: one_axis_guard, ..SOLUTION }, "out of bounds")];
 // ANCHOR_END: wrong
-
 
 // ANCHOR: add_wrong
 /// `wrong/add_one_axis_guard.cu` (the chapter's `add_row_only_checked`):
@@ -127,7 +127,8 @@ pub fn add_one_axis_guard(ctx: &Ctx, _step: usize, _shared: &mut [f32], mem: &mu
     }
 }
 
-pub const ADD_WRONG: &[(Twin, &str)] = &[(Twin { name: "add_one_axis_guard", body: add_one_axis_guard, ..SOLUTION }, "out of bounds")];
+pub const ADD_WRONG: &[(Twin, &str)] =
+    &[(Twin { name: "add_one_axis_guard", body: add_one_axis_guard, ..SOLUTION }, "out of bounds")];
 // ANCHOR_END: add_wrong
 
 // ANCHOR: find_the_bug
@@ -201,7 +202,8 @@ mod tests {
     fn find_the_bug_fails_some_shape_of_the_public_battery() {
         let battery = ktrav::lab::battery(&FIND_THE_BUG_EXERCISE, false);
         assert!(battery.iter().any(|c| find_the_bug_fails_on(c.shape)));
-        let once = ktrav::lab::simtrack::Schedule { blocks: ktrav::BlockOrder::Reverse, threads: ktrav::ThreadOrder::Forward };
+        let once =
+            ktrav::lab::simtrack::Schedule { blocks: ktrav::BlockOrder::Reverse, threads: ktrav::ThreadOrder::Forward };
         for c in battery.iter().filter(|c| c.shape.elements() <= 1 << 21) {
             let v = ktrav::lab::simtrack::run(&FIND_THE_BUG_EXERCISE, &FIND_THE_BUG, c.shape, &once);
             assert_eq!(!v.passed(), find_the_bug_fails_on(c.shape), "{}: {v:?}", c.label);

@@ -41,7 +41,15 @@ fn stray_stores() -> String {
     };
     grid.draw(
         &mut fig,
-        |r, c| Some(if wrong(r, c) { ORANGE } else if r < rows { TINTS[0] } else { PLAIN }),
+        |r, c| {
+            Some(if wrong(r, c) {
+                ORANGE
+            } else if r < rows {
+                TINTS[0]
+            } else {
+                PLAIN
+            })
+        },
         |r, c| Some(format!("{}", buf.get(r, c))),
         12.0,
     );
@@ -64,11 +72,22 @@ fn stray_stores() -> String {
         let (lr, lc) = (index / cols, index % cols);
         fig.text(x, y + 8.0, 10.0, Anchor::Middle, RED, &format!("\u{2192} ({lr},{lc})"));
     }
-    fig.legend(grid.x, 16.0, &[(TINTS[0], "right value"), (ORANGE, "wrong value"), (PLAIN, "untouched padding / stray thread")]);
-    fig.text(grid.x, 40.0, 12.0, Anchor::Start, INK, &format!(
+    fig.legend(
+        grid.x,
+        16.0,
+        &[(TINTS[0], "right value"), (ORANGE, "wrong value"), (PLAIN, "untouched padding / stray thread")],
+    );
+    fig.text(
+        grid.x,
+        40.0,
+        12.0,
+        Anchor::Start,
+        INK,
+        &format!(
         "{rows}x{cols} matrix, blocks of {}x{} run in reverse; each cell shows what it holds, the marker row*1000+col",
         SOURCE_BLOCK.x, SOURCE_BLOCK.y
-    ));
+    ),
+    );
     fig.text(ghosts.x, ghosts.bottom() + 12.0, 11.0, Anchor::Start, INK, "threads past the");
     fig.text(ghosts.x, ghosts.bottom() + 26.0, 11.0, Anchor::Start, INK, "last column, and");
     fig.text(ghosts.x, ghosts.bottom() + 40.0, 11.0, Anchor::Start, INK, "where they store");
@@ -96,10 +115,31 @@ fn rows_wrong() -> String {
     bar_chart(&mut fig, (190.0, top, 550.0, h), &big_bars, ORANGE);
     fig.bold(20.0, 16.0, 13.0, Anchor::Start, INK, &format!("{} matrix", SOURCE_SHAPE));
     fig.text(20.0, 36.0, 12.0, Anchor::Start, INK, &format!("all {} block-row orders", small.runs));
-    fig.bold(190.0, 16.0, 13.0, Anchor::Start, INK, &format!("{large_rows}x{large_cols} matrix, {}x{} blocks", LARGE_BLOCK.x, LARGE_BLOCK.y));
-    fig.text(190.0, 36.0, 12.0, Anchor::Start, INK, &format!("{} seeded shuffles of all {} blocks", big.runs, big_cfg.blocks()));
+    fig.bold(
+        190.0,
+        16.0,
+        13.0,
+        Anchor::Start,
+        INK,
+        &format!("{large_rows}x{large_cols} matrix, {}x{} blocks", LARGE_BLOCK.x, LARGE_BLOCK.y),
+    );
+    fig.text(
+        190.0,
+        36.0,
+        12.0,
+        Anchor::Start,
+        INK,
+        &format!("{} seeded shuffles of all {} blocks", big.runs, big_cfg.blocks()),
+    );
     fig.text(20.0, top + h + 30.0, 12.0, Anchor::Start, INK, "rows wrong");
-    fig.text(190.0, top + h + 30.0, 12.0, Anchor::Start, INK, &format!("rows wrong, of the {} below row 0", large_rows - 1));
+    fig.text(
+        190.0,
+        top + h + 30.0,
+        12.0,
+        Anchor::Start,
+        INK,
+        &format!("rows wrong, of the {} below row 0", large_rows - 1),
+    );
     fig.finish()
 }
 

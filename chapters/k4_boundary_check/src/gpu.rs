@@ -17,10 +17,10 @@ use crate::{
 };
 use anyhow::{Context, Result};
 use ktrav::compare::{compare, compare_with, Agreement, POISON_WORD};
-use ktrav_gpu::section::{small_shapes, Role};
-use ktrav_gpu::{DeviceBuffer, Gpu, GpuSection, Kernel, PushKernelArg};
 use ktrav::report::{median, pct_places};
 use ktrav::{BlockOrder, Dim2, Shape};
+use ktrav_gpu::section::{small_shapes, Role};
+use ktrav_gpu::{DeviceBuffer, Gpu, GpuSection, Kernel, PushKernelArg};
 use std::collections::BTreeMap;
 
 const FILE: &str = "k4_boundary_check";
@@ -234,7 +234,11 @@ pub fn small(gpu: &Gpu, sec: &mut GpuSection) -> Result<()> {
     // Part 1 (guarded) and part 2 (one-axis, padded), shape by shape.
     for shape in small_shapes() {
         for padded in [false, true] {
-            let plan = if padded { launch_plan(shape, GPU_BLOCK)? } else { LaunchPlan { padding_rows: 0, ..launch_plan(shape, GPU_BLOCK)? } };
+            let plan = if padded {
+                launch_plan(shape, GPU_BLOCK)?
+            } else {
+                LaunchPlan { padding_rows: 0, ..launch_plan(shape, GPU_BLOCK)? }
+            };
             let (len, n) = (plan.buffer_len(), shape.elements());
             let init = initial_buffer(&plan);
             let (a, b) = (gpu.upload(&padded_cells(shape, len, add_a))?, gpu.upload(&padded_cells(shape, len, add_b))?);
@@ -243,7 +247,8 @@ pub fn small(gpu: &Gpu, sec: &mut GpuSection) -> Result<()> {
                 let f = gpu.function(FILE, name)?;
                 let inputs: &[&DeviceBuffer<f32>] = if reads { &[&a, &b] } else { &[] };
                 let (buf, _) = launch(gpu, &plan, &init, &f, &mut out, inputs)?;
-                let agreement = compare_with(&buf[..n as usize], |i| reference(i as u64 / shape.cols, i as u64 % shape.cols));
+                let agreement =
+                    compare_with(&buf[..n as usize], |i| reference(i as u64 / shape.cols, i as u64 % shape.cols));
                 if wrong {
                     sec.run_shown(name, shape, &plan.cfg, (agreement.unwritten + agreement.mismatched) as u64, n);
                 } else {
@@ -267,7 +272,9 @@ pub fn small(gpu: &Gpu, sec: &mut GpuSection) -> Result<()> {
     for address in [gpu.address(&out), gpu.address(&a), gpu.address(&b)] {
         anyhow::ensure!(address.is_multiple_of(256), "a device buffer at {address:#x} is not 256-byte aligned");
     }
-    sec.line(format!("one-axis kernels once more on {shape}, into buffers of exactly the matrix (strays past the end):"));
+    sec.line(format!(
+        "one-axis kernels once more on {shape}, into buffers of exactly the matrix (strays past the end):"
+    ));
     let mut lost = false;
     for (name, reads, reference, _) in KERNELS.into_iter().filter(|k| k.3) {
         if lost {
@@ -303,44 +310,51 @@ pub fn device_bytes(shape: Shape) -> Option<u64> {
 /// (wrong on purpose, into allocated padding as in the whole section)
 /// shown, then all four timed beside a device copy.
 pub fn at_shape(shape: Shape) -> ktrav::SectionOutcome {
-    ktrav_gpu::section::section_at(&crate::CHAPTER, shape, |_| device_bytes(shape), |gpu, sec| {
-        let plan = launch_plan(shape, GPU_BLOCK).with_context(|| format!("no launch of {GPU_BLOCK} blocks covers {shape}"))?;
-        let init = initial_buffer(&plan);
-        let (len, cells) = (plan.buffer_len(), shape.elements());
-        let (a, b) = (gpu.upload(&padded_cells(shape, len, add_a))?, gpu.upload(&padded_cells(shape, len, add_b))?);
-        let mut out = gpu.poisoned::<f32>(len as usize)?;
-        let mut functions = Vec::new();
-        for (name, reads, reference, wrong) in KERNELS {
-            let f = gpu.function(FILE, name)?;
-            let inputs: &[&DeviceBuffer<f32>] = if reads { &[&a, &b] } else { &[] };
-            let (buf, ms) = launch(gpu, &plan, &init, &f, &mut out, inputs)?;
-            let agreement = compare_with(&buf[..cells as usize], |i| reference(i as u64 / shape.cols, i as u64 % shape.cols));
-            let label = format!("  {shape} {name}, {GPU_BLOCK} blocks, grid {}", plan.cfg.grid);
-            if wrong {
-                let bad = agreement.unwritten + agreement.mismatched;
-                sec.line(format!("{label} (wrong on purpose): {bad} of {cells} cells wrong (shown, not judged)"));
-            } else {
-                sec.check(&label, &agreement, Some(ms));
-            }
-            functions.push((name, reads, f));
-        }
-        let table = sec.bandwidth(gpu, &format!("{shape} floats, {GPU_BLOCK} blocks"), cells as usize * 4, 20)?;
-        for (name, reads, f) in &functions {
-            let inputs: &[&DeviceBuffer<f32>] = if *reads { &[&a, &b] } else { &[] };
-            let bytes = cells * 4 * (1 + 2 * *reads as u64);
-            table.row(sec, name, bytes, || {
-                let (rows, cols) = (shape.rows, shape.cols);
-                let mut args = gpu.args(f);
-                args.arg(&mut out);
-                for input in inputs {
-                    args.arg(*input);
+    ktrav_gpu::section::section_at(
+        &crate::CHAPTER,
+        shape,
+        |_| device_bytes(shape),
+        |gpu, sec| {
+            let plan = launch_plan(shape, GPU_BLOCK)
+                .with_context(|| format!("no launch of {GPU_BLOCK} blocks covers {shape}"))?;
+            let init = initial_buffer(&plan);
+            let (len, cells) = (plan.buffer_len(), shape.elements());
+            let (a, b) = (gpu.upload(&padded_cells(shape, len, add_a))?, gpu.upload(&padded_cells(shape, len, add_b))?);
+            let mut out = gpu.poisoned::<f32>(len as usize)?;
+            let mut functions = Vec::new();
+            for (name, reads, reference, wrong) in KERNELS {
+                let f = gpu.function(FILE, name)?;
+                let inputs: &[&DeviceBuffer<f32>] = if reads { &[&a, &b] } else { &[] };
+                let (buf, ms) = launch(gpu, &plan, &init, &f, &mut out, inputs)?;
+                let agreement =
+                    compare_with(&buf[..cells as usize], |i| reference(i as u64 / shape.cols, i as u64 % shape.cols));
+                let label = format!("  {shape} {name}, {GPU_BLOCK} blocks, grid {}", plan.cfg.grid);
+                if wrong {
+                    let bad = agreement.unwritten + agreement.mismatched;
+                    sec.line(format!("{label} (wrong on purpose): {bad} of {cells} cells wrong (shown, not judged)"));
+                } else {
+                    sec.check(&label, &agreement, Some(ms));
                 }
-                args.arg(&rows).arg(&cols);
-                gpu.launch(args, &plan.cfg, 0)
-            })?;
-        }
-        Ok(())
-    })
+                functions.push((name, reads, f));
+            }
+            let table = sec.bandwidth(gpu, &format!("{shape} floats, {GPU_BLOCK} blocks"), cells as usize * 4, 20)?;
+            for (name, reads, f) in &functions {
+                let inputs: &[&DeviceBuffer<f32>] = if *reads { &[&a, &b] } else { &[] };
+                let bytes = cells * 4 * (1 + 2 * *reads as u64);
+                table.row(sec, name, bytes, || {
+                    let (rows, cols) = (shape.rows, shape.cols);
+                    let mut args = gpu.args(f);
+                    args.arg(&mut out);
+                    for input in inputs {
+                        args.arg(*input);
+                    }
+                    args.arg(&rows).arg(&cols);
+                    gpu.launch(args, &plan.cfg, 0)
+                })?;
+            }
+            Ok(())
+        },
+    )
 }
 
 /// Every cross-check of the chapter on the GPU.

@@ -15,8 +15,8 @@
 
 pub mod exercises;
 pub mod figures;
-pub mod values;
 pub mod gpu;
+pub mod values;
 
 use anyhow::{bail, Context, Result};
 use ktrav::report::{self, join, Report};
@@ -763,7 +763,9 @@ mod tests {
         let (a, b) = (PaddedBuffer::new(&plan, add_a), PaddedBuffer::new(&plan, add_b));
         for perm in block_row_orders(plan.cfg.grid) {
             let mut out = PaddedBuffer::new(&plan, |_, _| 0.0);
-            run(&plan, &by_block_rows(plan.cfg.grid, &perm), &mut out, |t, out| add_checked(t, out, a.as_slice(), b.as_slice(), rows, cols));
+            run(&plan, &by_block_rows(plan.cfg.grid, &perm), &mut out, |t, out| {
+                add_checked(t, out, a.as_slice(), b.as_slice(), rows, cols)
+            });
             let d = Damage::of(&out, |r, c| add_a(r, c) + add_b(r, c));
             assert_eq!((d.wrong_cells, d.padding_overwritten, out.log().len() as u64), (0, 0, plan.shape.elements()));
         }

@@ -17,7 +17,12 @@ use ktrav::cli::{self, size_in};
 use ktrav::{Dim2, Shape};
 
 #[derive(Parser, Debug)]
-#[command(args_conflicts_with_subcommands = true, disable_help_subcommand = true, allow_negative_numbers = true, about = "Appendix K.4: a 2D bounds check that guards only one axis")]
+#[command(
+    args_conflicts_with_subcommands = true,
+    disable_help_subcommand = true,
+    allow_negative_numbers = true,
+    about = "Appendix K.4: a 2D bounds check that guards only one axis"
+)]
 struct Args {
     #[command(subcommand)]
     lab: Option<ktrav_gpu::commands::Lab>,

@@ -1,8 +1,8 @@
 //! The numbers K.4's page quotes, computed here (see `book/values.txt`).
 
 use crate::{
-    explore_block_rows, explore_shuffles, launch_plan, run_add, run_fill, Fill, LARGE_BLOCK, LARGE_SHAPE, LARGE_SHUFFLES,
-    SOURCE_BLOCK, SOURCE_SHAPE,
+    explore_block_rows, explore_shuffles, launch_plan, run_add, run_fill, Fill, LARGE_BLOCK, LARGE_SHAPE,
+    LARGE_SHUFFLES, SOURCE_BLOCK, SOURCE_SHAPE,
 };
 use ktrav::{BlockOrder, Dim2, Shape};
 
@@ -62,8 +62,10 @@ pub fn values() -> Vec<(&'static str, String)> {
     by_runs.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
     let mut commonest: Vec<u64> = by_runs.iter().take(2).map(|&(_, rows)| rows).collect();
     commonest.sort_unstable();
-    let plain_markers: Vec<String> = reversed_stray_cells(SOURCE_SHAPE, SOURCE_BLOCK).iter().map(|m| m.to_string()).collect();
-    let markers: Vec<String> = reversed_first_cells(SOURCE_SHAPE, SOURCE_BLOCK).iter().map(|m| format!("`{m}`")).collect();
+    let plain_markers: Vec<String> =
+        reversed_stray_cells(SOURCE_SHAPE, SOURCE_BLOCK).iter().map(|m| m.to_string()).collect();
+    let markers: Vec<String> =
+        reversed_first_cells(SOURCE_SHAPE, SOURCE_BLOCK).iter().map(|m| format!("`{m}`")).collect();
     let per_row = plan.cfg.threads_x();
     vec![
         ("k4.past_end.threads", threads.to_string()),

@@ -131,7 +131,8 @@ fn add_unless_inside(ctx: &Ctx, inside: bool, mem: &mut Mem) {
 /// `x_extent` and y's with `y_extent`.
 fn block_inside(ctx: &Ctx, x_extent: u64, y_extent: u64) -> bool {
     let t = ctx.t;
-    (t.block_idx.x as u64 + 1) * t.block_dim.x as u64 <= x_extent && (t.block_idx.y as u64 + 1) * t.block_dim.y as u64 <= y_extent
+    (t.block_idx.x as u64 + 1) * t.block_dim.x as u64 <= x_extent
+        && (t.block_idx.y as u64 + 1) * t.block_dim.y as u64 <= y_extent
 }
 
 /// `find_the_bug.cu`: the blocks of x measured against the columns, those
@@ -142,7 +143,6 @@ pub fn inside_as_if_row_major(ctx: &Ctx, _step: usize, _shared: &mut [f32], mem:
 
 pub const FIND_THE_BUG: Twin = Twin { name: "find the bug", body: inside_as_if_row_major, ..SOLUTION };
 // ANCHOR_END: find_the_bug
-
 
 /// What the find-the-bug answer shows: the simulated check of its kernel.
 pub fn find_the_bug_shown() -> String {
@@ -196,7 +196,8 @@ mod tests {
     fn find_the_bug_fails_some_shape_of_the_public_battery() {
         let battery = ktrav::lab::battery(&FIND_THE_BUG_EXERCISE, false);
         assert!(battery.iter().any(|c| find_the_bug_fails_on(c.shape)));
-        let once = ktrav::lab::simtrack::Schedule { blocks: ktrav::BlockOrder::Forward, threads: ktrav::ThreadOrder::Forward };
+        let once =
+            ktrav::lab::simtrack::Schedule { blocks: ktrav::BlockOrder::Forward, threads: ktrav::ThreadOrder::Forward };
         for c in battery.iter().filter(|c| c.shape.elements() <= 1 << 21) {
             let v = ktrav::lab::simtrack::run(&FIND_THE_BUG_EXERCISE, &FIND_THE_BUG, c.shape, &once);
             assert_eq!(!v.passed(), find_the_bug_fails_on(c.shape), "{}: {v:?}", c.label);
@@ -212,8 +213,10 @@ mod tests {
         let pairing = crate::Pairing::twin_for(StorageOrder::ColMajor);
         for shape in [crate::SOURCE_SHAPE, crate::WARP_SHAPE, Shape::new(37, 5)] {
             let n = shape.elements();
-            let (a, b): (Vec<f32>, Vec<f32>) = ((0..n).map(|i| input_value(0, i)).collect(), (0..n).map(|i| input_value(1, i)).collect());
-            let sum = crate::add_mapped(pairing, &a, &b, shape, Dim2::new(32, 8), &ktrav::BlockOrder::Forward, f32::NAN);
+            let (a, b): (Vec<f32>, Vec<f32>) =
+                ((0..n).map(|i| input_value(0, i)).collect(), (0..n).map(|i| input_value(1, i)).collect());
+            let sum =
+                crate::add_mapped(pairing, &a, &b, shape, Dim2::new(32, 8), &ktrav::BlockOrder::Forward, f32::NAN);
             let expected = (COL_MAJOR_ADD_EXERCISE.expected)(shape);
             assert!(sum.iter().enumerate().all(|(i, v)| expected(i as u64) == v.to_bits() as u64), "{shape}");
         }

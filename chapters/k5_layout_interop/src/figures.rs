@@ -57,19 +57,38 @@ fn offsets() -> String {
                 .collect();
             fig.path(&points, RED, 1.5, true);
         }
-        fig.bold(grid.x, top - 48.0, 13.0, Anchor::Start, INK, &format!("{order}: offset = row*{row_stride} + col*{col_stride}"));
-        fig.text(grid.x, top - 30.0, 12.0, Anchor::Start, INK, &format!(
-            "stride 1 along each {}",
-            match axis {
-                Axis::Col => "row",
-                Axis::Row => "column",
-            }
-        ));
+        fig.bold(
+            grid.x,
+            top - 48.0,
+            13.0,
+            Anchor::Start,
+            INK,
+            &format!("{order}: offset = row*{row_stride} + col*{col_stride}"),
+        );
+        fig.text(
+            grid.x,
+            top - 30.0,
+            12.0,
+            Anchor::Start,
+            INK,
+            &format!(
+                "stride 1 along each {}",
+                match axis {
+                    Axis::Col => "row",
+                    Axis::Row => "column",
+                }
+            ),
+        );
         grid.column_numbers(&mut fig, 1, 10.0);
         grid.row_numbers(&mut fig, 1, 10.0);
     }
-    fig.text(left, top + rows as f64 * ch + 22.0, 12.0, Anchor::Start, INK, &format!(
-        "one {rows}x{cols} matrix; each cell shows where (row, col) lives in the flat buffer"
-    ));
+    fig.text(
+        left,
+        top + rows as f64 * ch + 22.0,
+        12.0,
+        Anchor::Start,
+        INK,
+        &format!("one {rows}x{cols} matrix; each cell shows where (row, col) lives in the flat buffer"),
+    );
     fig.finish()
 }

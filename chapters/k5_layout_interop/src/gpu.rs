@@ -11,11 +11,11 @@ use crate::{
 use anyhow::{Context, Result};
 use ktrav::compare::{compare, compare_with, test_value};
 use ktrav::ladder;
+use ktrav::{BlockOrder, Dim2, Matrix, Shape, StorageOrder};
 use ktrav_gpu::blas::{Blas, Sgemm, Transpose};
 use ktrav_gpu::ladder::{Expected, Io, Ladder, Row, Yardstick};
 use ktrav_gpu::section::{small_shapes, Role};
 use ktrav_gpu::{median_ms, Args, DeviceBuffer, Gpu, GpuSection, Kernel, PushKernelArg};
-use ktrav::{BlockOrder, Dim2, Matrix, Shape, StorageOrder};
 
 const FILE: &str = "k5_layout_interop";
 
@@ -72,7 +72,8 @@ pub fn small(gpu: &Gpu, sec: &mut GpuSection) -> Result<()> {
         let b_rm = Matrix::from_fn(shape, StorageOrder::RowMajor, addend);
         for kernel in PAIRINGS {
             let (a, b) = (convert_logical(&a_rm, kernel.order), convert_logical(&b_rm, kernel.order));
-            let sim = add_mapped(kernel, a.as_slice(), b.as_slice(), shape, LARGE_BLOCK, &BlockOrder::Forward, f32::NAN);
+            let sim =
+                add_mapped(kernel, a.as_slice(), b.as_slice(), shape, LARGE_BLOCK, &BlockOrder::Forward, f32::NAN);
             let (dev_a, dev_b) = (gpu.upload(a.as_slice())?, gpu.upload(b.as_slice())?);
             let mut out = gpu.poisoned::<f32>(sim.len())?;
             let f = gpu.function(FILE, kernel.kernel_name())?;
@@ -90,17 +91,22 @@ pub fn small(gpu: &Gpu, sec: &mut GpuSection) -> Result<()> {
 pub fn at_shape(shape: Shape) -> ktrav::SectionOutcome {
     let expected = summed();
     let ladder = ladder(&expected, vec![shape]);
-    ktrav_gpu::section::section_at(&crate::CHAPTER, shape, |sms| ladder.device_bytes(shape, sms), |gpu, sec| {
-        let mut rows = Vec::new();
-        for kernel in PAIRINGS {
-            let f = gpu.function(FILE, kernel.kernel_name())?;
-            rows.push(Row::new(describe(kernel), move |gpu, io: &mut Io<f32>| {
-                let (a, b) = (&io.inputs[0], &io.inputs[1]);
-                add_on_gpu(gpu, &f, kernel, a, b, &mut io.out, shape, LARGE_BLOCK)
-            }));
-        }
-        ladder.at_shape(gpu, sec, shape, Yardstick::Copy, rows)
-    })
+    ktrav_gpu::section::section_at(
+        &crate::CHAPTER,
+        shape,
+        |sms| ladder.device_bytes(shape, sms),
+        |gpu, sec| {
+            let mut rows = Vec::new();
+            for kernel in PAIRINGS {
+                let f = gpu.function(FILE, kernel.kernel_name())?;
+                rows.push(Row::new(describe(kernel), move |gpu, io: &mut Io<f32>| {
+                    let (a, b) = (&io.inputs[0], &io.inputs[1]);
+                    add_on_gpu(gpu, &f, kernel, a, b, &mut io.out, shape, LARGE_BLOCK)
+                }));
+            }
+            ladder.at_shape(gpu, sec, shape, Yardstick::Copy, rows)
+        },
+    )
 }
 
 /// a + b on the host: input 1 starts where input 0 ends, b[i] = test_value(n + i).
@@ -247,7 +253,11 @@ fn sgemm_layouts(gpu: &Gpu, sec: &mut GpuSection) -> Result<()> {
         ktrav_gpu::runner::fp32_lanes_per_sm(gpu.info.compute_capability)
     ));
     for (name, ms) in [("column-major call", col_major), ("operand swap", swap), ("transpose first", first)] {
-        sec.line(format!("  {name}: {:.1} TFLOP/s, {:.0}% of the computed peak", tflops(ms), 100.0 * tflops(ms) / peak));
+        sec.line(format!(
+            "  {name}: {:.1} TFLOP/s, {:.0}% of the computed peak",
+            tflops(ms),
+            100.0 * tflops(ms) / peak
+        ));
     }
     sec.line(format!(
         "  the swap takes {:+.1}% of the column-major call's time; transposing first adds {:+.1}%",

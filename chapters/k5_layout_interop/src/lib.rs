@@ -15,8 +15,8 @@
 
 pub mod exercises;
 pub mod figures;
-pub mod values;
 pub mod gpu;
+pub mod values;
 
 use ktrav::report::{self, join, Report};
 use ktrav::{BlockOrder, Dim2, GeometryError, LaunchConfig, Matrix, Shape, StorageOrder, Thread};
@@ -108,7 +108,10 @@ pub fn in_place_at_intended_shape(shape: Shape) -> usize {
     let rm = Matrix::from_fn(shape, StorageOrder::RowMajor, layout_marker);
     let cm = convert_logical(&rm, StorageOrder::ColMajor);
     let read = Matrix::from_vec(shape, StorageOrder::RowMajor, cm.as_slice().to_vec());
-    (0..shape.rows).flat_map(|r| (0..shape.cols).map(move |c| (r, c))).filter(|&(r, c)| read.get(r, c) == rm.get(r, c)).count()
+    (0..shape.rows)
+        .flat_map(|r| (0..shape.cols).map(move |c| (r, c)))
+        .filter(|&(r, c)| read.get(r, c) == rm.get(r, c))
+        .count()
 }
 
 /// A plainly written row-major product, the answer every call is judged by.

@@ -15,7 +15,9 @@ use ktrav::cli::{self, size_in};
 use ktrav::Shape;
 
 #[derive(Parser, Debug)]
-#[command(args_conflicts_with_subcommands = true, disable_help_subcommand = true, 
+#[command(
+    args_conflicts_with_subcommands = true,
+    disable_help_subcommand = true,
     allow_negative_numbers = true,
     about = "Appendix K.5: column-major data, the thread mapping it needs, and cuBLAS's conventions"
 )]

@@ -1,6 +1,9 @@
 //! The numbers K.5's page quotes, computed here (see `book/values.txt`).
 
-use crate::{as_is_entries_right, constant_stride, first_warp, walk, Axis, Pairing, GEMM_K, GEMM_M, GEMM_N, SOURCE_SHAPE, WALK_AT, WARP_BLOCK, WARP_SHAPE};
+use crate::{
+    as_is_entries_right, constant_stride, first_warp, walk, Axis, Pairing, GEMM_K, GEMM_M, GEMM_N, SOURCE_SHAPE,
+    WALK_AT, WARP_BLOCK, WARP_SHAPE,
+};
 use ktrav::{Dim2, Shape, StorageOrder};
 
 /// Sectors the first warp requests when x walks the contiguous axis and

@@ -63,12 +63,12 @@ pub mod find_the_bug_solution;
 pub use find_the_bug_solution::centre_from_top_left;
 pub const FIXED: Twin = find_the_bug_solution::TWIN;
 
+#[path = "../../../exercises/k6_spiral/find_the_bug.rs"]
+pub mod student_find_the_bug;
 /// The student's own files, beside the `.cu` starters: only `sim-check`
 /// runs them, never the crate's tests.
 #[path = "../../../exercises/k6_spiral/spiral_gather.rs"]
 pub mod student_spiral_gather;
-#[path = "../../../exercises/k6_spiral/find_the_bug.rs"]
-pub mod student_find_the_bug;
 
 /// The exercises on the simulator track, the `Chapter` value's
 /// `sim_exercises`.
@@ -130,7 +130,11 @@ fn gather_with_centre(ctx: &Ctx, mem: &mut Mem, centre: fn(u64, [u64; 4]) -> (u6
     let k = ring_containing(to, rows, cols);
     let offset = to - ring_start(k, rows, cols);
     let (top, left, bottom, right) = (k, k, rows - 1 - k, cols - 1 - k);
-    let (r, c) = if right == left || bottom == top { centre(offset, [top, left, bottom, right]) } else { spiral_position(to, rows, cols) };
+    let (r, c) = if right == left || bottom == top {
+        centre(offset, [top, left, bottom, right])
+    } else {
+        spiral_position(to, rows, cols)
+    };
     mem.write_f32(to as i64, mem.input(0, (r * cols + c) as i64));
 }
 
@@ -147,7 +151,6 @@ pub fn find_the_bug(ctx: &Ctx, _step: usize, _shared: &mut [f32], mem: &mut Mem)
 
 pub const FIND_THE_BUG: Twin = Twin { name: "find the bug", body: find_the_bug, ..SOLUTION };
 // ANCHOR_END: find_the_bug
-
 
 /// What the find-the-bug answer shows: the simulated check of its kernel.
 pub fn find_the_bug_shown() -> String {
@@ -203,7 +206,11 @@ mod tests {
                 let want = spiral_position(start + offset, shape.rows, shape.cols);
                 assert_eq!(centre_from_top_left(offset, ring), want, "{shape}, offset {offset}");
                 let lone_row = ring[2] == ring[0] && ring[3] > ring[1];
-                assert_eq!(centre_from_top_right(offset, ring) == want, !lone_row || 2 * offset == ring[3] - ring[1], "{shape}, offset {offset}");
+                assert_eq!(
+                    centre_from_top_right(offset, ring) == want,
+                    !lone_row || 2 * offset == ring[3] - ring[1],
+                    "{shape}, offset {offset}"
+                );
             }
         }
     }
@@ -214,7 +221,8 @@ mod tests {
     fn find_the_bug_fails_some_shape_of_the_public_battery() {
         let battery = ktrav::lab::battery(&FIND_THE_BUG_EXERCISE, false);
         assert!(battery.iter().any(|c| find_the_bug_fails_on(c.shape)));
-        let once = ktrav::lab::simtrack::Schedule { blocks: ktrav::BlockOrder::Forward, threads: ktrav::ThreadOrder::Forward };
+        let once =
+            ktrav::lab::simtrack::Schedule { blocks: ktrav::BlockOrder::Forward, threads: ktrav::ThreadOrder::Forward };
         for c in battery.iter().filter(|c| c.shape.elements() <= 1 << 21) {
             let v = ktrav::lab::simtrack::run(&FIND_THE_BUG_EXERCISE, &FIND_THE_BUG, c.shape, &once);
             assert_eq!(!v.passed(), find_the_bug_fails_on(c.shape), "{}: {v:?}", c.label);
@@ -227,7 +235,9 @@ mod tests {
     /// chapter's sequential reference), on odd, thin and tall shapes.
     #[test]
     fn the_expected_gather_is_the_walked_spiral() {
-        for shape in [Shape::new(1, 1), Shape::new(4, 5), Shape::new(7, 5), Shape::new(6, 9), Shape::new(1, 7), Shape::new(9, 1)] {
+        for shape in
+            [Shape::new(1, 1), Shape::new(4, 5), Shape::new(7, 5), Shape::new(6, 9), Shape::new(1, 7), Shape::new(9, 1)]
+        {
             let input: Vec<f32> = (0..shape.elements()).map(|i| input_value(0, i)).collect();
             let walked = crate::reference(&input, shape);
             let expected = (SPIRAL_GATHER_EXERCISE.expected)(shape);

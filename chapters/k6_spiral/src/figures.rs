@@ -52,7 +52,13 @@ fn rings_and_ranks() -> String {
         let last = last_ring(rows, cols);
         let (lr, lc) = ring_shape(last, rows, cols);
         fig.bold(x, top - 46.0, 13.0, Anchor::Start, INK, &format!("{rows}x{cols}: {} rings", last + 1));
-        let kind = if lr == 1 { "a single row" } else if lc == 1 { "a single column" } else { "a full ring" };
+        let kind = if lr == 1 {
+            "a single row"
+        } else if lc == 1 {
+            "a single column"
+        } else {
+            "a full ring"
+        };
         fig.text(x, top - 28.0, 12.0, Anchor::Start, INK, &format!("ring {last} is {lr}x{lc}: {kind}"));
         x += cols as f64 * cell + gap;
     }

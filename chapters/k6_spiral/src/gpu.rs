@@ -9,10 +9,10 @@ use crate::{plan, simulate, spiral_position, Kernel, SOURCE_BLOCK, SOURCE_KERNEL
 use anyhow::{Context, Result};
 use ktrav::compare::{compare, compare_with, test_value};
 use ktrav::ladder;
+use ktrav::{BlockOrder, Dim2, LaunchConfig, Shape};
 use ktrav_gpu::ladder::{Expected, Io, Ladder, Row, Yardstick};
 use ktrav_gpu::section::{small_shapes, Role};
 use ktrav_gpu::{Args, DeviceBuffer, Gpu, GpuSection, PushKernelArg};
-use ktrav::{BlockOrder, Dim2, LaunchConfig, Shape};
 
 /// Both entry points of `kernels/k6_spiral.cu`.
 pub const KERNELS: [Kernel; 2] = [Kernel::Scatter, Kernel::Gather];
@@ -107,16 +107,23 @@ pub fn small(gpu: &Gpu, sec: &mut GpuSection) -> Result<()> {
 pub fn at_shape(shape: Shape) -> ktrav::SectionOutcome {
     let gathered = gathered();
     let ladder = ladder(&gathered, vec![shape]);
-    ktrav_gpu::section::section_at(&crate::CHAPTER, shape, |sms| ladder.device_bytes(shape, sms), |gpu, sec| {
-        let rows = match plan(shape, TEACHING_BLOCK) {
-            Ok(cfg) => teaching_rows(shape, cfg),
-            Err(why) => {
-                sec.line(format!("  the teaching kernels cannot cover {shape} with {TEACHING_BLOCK} blocks in one pass ({why})"));
-                vec![]
-            }
-        };
-        ladder.at_shape(gpu, sec, shape, Yardstick::Copy, rows)
-    })
+    ktrav_gpu::section::section_at(
+        &crate::CHAPTER,
+        shape,
+        |sms| ladder.device_bytes(shape, sms),
+        |gpu, sec| {
+            let rows = match plan(shape, TEACHING_BLOCK) {
+                Ok(cfg) => teaching_rows(shape, cfg),
+                Err(why) => {
+                    sec.line(format!(
+                        "  the teaching kernels cannot cover {shape} with {TEACHING_BLOCK} blocks in one pass ({why})"
+                    ));
+                    vec![]
+                }
+            };
+            ladder.at_shape(gpu, sec, shape, Yardstick::Copy, rows)
+        },
+    )
 }
 
 /// Both teaching kernels as rows of a ladder's table, launched on `cfg`.
@@ -124,7 +131,9 @@ fn teaching_rows<'f>(shape: Shape, cfg: LaunchConfig) -> Vec<Row<'f, f32>> {
     KERNELS
         .map(|kernel| {
             let label = format!("{} ({TEACHING_BLOCK} blocks)", kernel.name());
-            Row::new(label, move |gpu, io: &mut Io<f32>| launch_once(gpu, kernel, &mut io.out, &io.inputs[0], shape, &cfg))
+            Row::new(label, move |gpu, io: &mut Io<f32>| {
+                launch_once(gpu, kernel, &mut io.out, &io.inputs[0], shape, &cfg)
+            })
         })
         .into_iter()
         .collect()
@@ -152,9 +161,7 @@ fn ladder(gathered: &dyn Fn(Shape) -> Expected<f32>, shapes: Vec<Shape>) -> Ladd
 
 /// Every cross-check of the chapter on the GPU.
 pub fn checks(gpu: &Gpu, sec: &mut GpuSection) -> Result<()> {
-    sec.line(format!(
-        "the source's four cases ({SOURCE_BLOCK} blocks), each kernel against the simulator's output:"
-    ));
+    sec.line(format!("the source's four cases ({SOURCE_BLOCK} blocks), each kernel against the simulator's output:"));
     for shape in SOURCE_KERNEL_CASES {
         let input = test_input(shape.elements());
         let cfg = plan(shape, SOURCE_BLOCK).with_context(|| format!("the launch over {shape}"))?;
@@ -170,7 +177,9 @@ pub fn checks(gpu: &Gpu, sec: &mut GpuSection) -> Result<()> {
         }
     }
 
-    sec.line("larger and extreme shapes, each kernel against the inverse closed form (out[rank] = in[position(rank)]):");
+    sec.line(
+        "larger and extreme shapes, each kernel against the inverse closed form (out[rank] = in[position(rank)]):",
+    );
     for (shape, block) in LARGE_SHAPES {
         large_shape(gpu, sec, shape, block)?;
     }

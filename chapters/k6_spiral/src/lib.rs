@@ -19,8 +19,8 @@
 
 pub mod exercises;
 pub mod figures;
-pub mod values;
 pub mod gpu;
+pub mod values;
 
 use anyhow::{Context, Result};
 use ktrav::report::{self, Report};
@@ -325,9 +325,8 @@ pub fn coalescing(kernel: Kernel, shape: Shape, block: Dim2) -> Result<Coalescin
         }
     });
     let warps = reads.len() as u64;
-    let avg = |m: &BTreeMap<(u64, u32), HashSet<u64>>| {
-        m.values().map(|s| s.len() as u64).sum::<u64>() as f64 / warps as f64
-    };
+    let avg =
+        |m: &BTreeMap<(u64, u32), HashSet<u64>>| m.values().map(|s| s.len() as u64).sum::<u64>() as f64 / warps as f64;
     Ok(Coalescing { warps, read_sectors: avg(&reads), write_sectors: avg(&writes) })
 }
 

@@ -23,7 +23,9 @@ const MAX_WORK: u64 = 1 << 29;
 const QUICK_WORK: u64 = 1 << 25;
 
 #[derive(Parser, Debug)]
-#[command(args_conflicts_with_subcommands = true, disable_help_subcommand = true, 
+#[command(
+    args_conflicts_with_subcommands = true,
+    disable_help_subcommand = true,
     allow_negative_numbers = true,
     about = "Appendix K.6: spiral order's O(1) closed form, its inverse, and two CUDA kernels built on them",
     group(ArgGroup::new("shape").multiple(true).args(["rows", "cols"]))

@@ -33,7 +33,14 @@ pub const RANK_GRID: Shape = Shape::new(4, 5);
 /// cells, idle).
 fn launch_of(shape: Shape) -> (String, u64, u64, u64, u64, u64) {
     let cfg = plan(shape, SOURCE_BLOCK).expect("the source's launch shapes are valid");
-    (cfg.grid.to_string(), cfg.threads_x(), cfg.threads_y(), cfg.total_threads(), shape.elements(), cfg.waste(shape).total)
+    (
+        cfg.grid.to_string(),
+        cfg.threads_x(),
+        cfg.threads_y(),
+        cfg.total_threads(),
+        shape.elements(),
+        cfg.waste(shape).total,
+    )
 }
 
 pub fn values() -> Vec<(&'static str, String)> {

@@ -61,12 +61,12 @@ pub mod solution;
 
 pub const SOLUTION: Twin = solution::TWIN;
 
+#[path = "../../../exercises/k7_diagonal/find_the_bug.rs"]
+pub mod student_find_the_bug;
 /// The student's own files, beside the `.cu` starters: only `sim-check`
 /// runs them, never the crate's tests.
 #[path = "../../../exercises/k7_diagonal/wavefront.rs"]
 pub mod student_wavefront;
-#[path = "../../../exercises/k7_diagonal/find_the_bug.rs"]
-pub mod student_find_the_bug;
 
 /// The exercises on the simulator track, the `Chapter` value's
 /// `sim_exercises`.
@@ -191,7 +191,8 @@ mod tests {
     fn find_the_bug_fails_some_shape_of_the_public_battery() {
         let battery = ktrav::lab::battery(&FIND_THE_BUG_EXERCISE, false);
         assert!(battery.iter().any(|c| find_the_bug_fails_on(c.shape)));
-        let once = ktrav::lab::simtrack::Schedule { blocks: ktrav::BlockOrder::Forward, threads: ktrav::ThreadOrder::Forward };
+        let once =
+            ktrav::lab::simtrack::Schedule { blocks: ktrav::BlockOrder::Forward, threads: ktrav::ThreadOrder::Forward };
         for c in battery.iter().filter(|c| c.shape.elements() <= 1 << 18) {
             let v = ktrav::lab::simtrack::run(&FIND_THE_BUG_EXERCISE, &FIND_THE_BUG, c.shape, &once);
             assert_eq!(!v.passed(), find_the_bug_fails_on(c.shape), "{}: {v:?}", c.label);

@@ -85,7 +85,12 @@ fn single_launch_orders() -> String {
     );
     for (i, (name, position, wrong)) in runs.iter().enumerate() {
         let g = Grid::new(left + i as f64 * (panel + gap), top, cell, cell, rows, cols).with_rules(0.0);
-        g.draw(&mut fig, |r, c| Some(if wrong[(r * cols + c) as usize] { ORANGE } else { TINTS[0] }), |_, _| None, 10.0);
+        g.draw(
+            &mut fig,
+            |r, c| Some(if wrong[(r * cols + c) as usize] { ORANGE } else { TINTS[0] }),
+            |_, _| None,
+            10.0,
+        );
         let blocks_across = cols.div_ceil(bw);
         g.boundaries(&mut fig, |r, c| (r / bh) * blocks_across + c / bw, CELL_INK, 1.5);
         for (b, at) in position.iter().enumerate() {
@@ -129,9 +134,14 @@ pub fn wavefront_launches(rows: u64, cols: u64, block_x: u32) -> Vec<u64> {
     let mut launch_of = vec![u64::MAX; grid.len()];
     let mut stored = Vec::new();
     for (i, launch) in plan.iter().enumerate() {
-        run_plan(&mut grid, std::slice::from_ref(launch), 1, &BlockOrder::Forward, Interleaving::OneAtATime, |t, _, g, d| {
-            lattice_wavefront(t, &mut Tap { table: g, stored: &mut stored }, rows, cols, d)
-        });
+        run_plan(
+            &mut grid,
+            std::slice::from_ref(launch),
+            1,
+            &BlockOrder::Forward,
+            Interleaving::OneAtATime,
+            |t, _, g, d| lattice_wavefront(t, &mut Tap { table: g, stored: &mut stored }, rows, cols, d),
+        );
         for at in stored.drain(..) {
             launch_of[at as usize] = i as u64;
         }
@@ -149,10 +159,17 @@ pub fn tiled_steps_of(rows: u64, cols: u64, tile: u32) -> Vec<(u64, usize)> {
     let mut stored = Vec::new();
     for (i, launch) in plan.iter().enumerate() {
         let mut steps = Vec::new();
-        run_plan(&mut grid, std::slice::from_ref(launch), tiled_steps(tile), &BlockOrder::Forward, Interleaving::OneAtATime, |t, step, g, d| {
-            lattice_tiled(t, step, &mut Tap { table: g, stored: &mut stored }, rows, cols, d);
-            steps.extend(stored.drain(..).map(|at| (at, step)));
-        });
+        run_plan(
+            &mut grid,
+            std::slice::from_ref(launch),
+            tiled_steps(tile),
+            &BlockOrder::Forward,
+            Interleaving::OneAtATime,
+            |t, step, g, d| {
+                lattice_tiled(t, step, &mut Tap { table: g, stored: &mut stored }, rows, cols, d);
+                steps.extend(stored.drain(..).map(|at| (at, step)));
+            },
+        );
         for (at, step) in steps {
             when[at as usize] = (i as u64, step);
         }
@@ -190,10 +207,18 @@ fn diagonals_and_tiles() -> String {
     let tile = TILE as u64;
     g2.boundaries(&mut fig, |r, c| (r / tile) * COLS + c / tile, CELL_INK, 2.5);
     let tile_launches = tiled.iter().map(|w| w.0).max().map_or(0, |m| m + 1);
-    fig.bold(g2.x, top - 46.0, 13.0, Anchor::Start, INK, &format!("tiled, {TILE}x{TILE} tiles: {tile_launches} launches"));
+    fig.bold(
+        g2.x,
+        top - 46.0,
+        13.0,
+        Anchor::Start,
+        INK,
+        &format!("tiled, {TILE}x{TILE} tiles: {tile_launches} launches"),
+    );
     fig.text(g2.x, top - 28.0, 12.0, Anchor::Start, INK, "colour = launch, number = barrier step in the tile");
     let items: Vec<String> = (0..tile_launches).map(|k| k.to_string()).collect();
-    let items: Vec<(&str, &str)> = items.iter().enumerate().map(|(k, s)| (TINTS[k % TINTS.len()], s.as_str())).collect();
+    let items: Vec<(&str, &str)> =
+        items.iter().enumerate().map(|(k, s)| (TINTS[k % TINTS.len()], s.as_str())).collect();
     fig.text(g2.x, top + ROWS as f64 * cell + 22.0, 12.0, Anchor::Start, INK, "launch:");
     fig.legend(g2.x + 52.0, top + ROWS as f64 * cell + 22.0, &items);
     fig.text(g1.x, top + ROWS as f64 * cell + 22.0, 12.0, Anchor::Start, INK, &format!("{ROWS}x{COLS} table"));

@@ -12,12 +12,12 @@ use crate::{
 };
 use anyhow::{Context, Result};
 use ktrav::compare::{compare, Agreement};
-use ktrav_gpu::ladder::{Expected, Io, Ladder, Row, Yardstick};
-use ktrav_gpu::section::{small_shapes, Role};
-use ktrav_gpu::graph::Graph;
-use ktrav_gpu::{Args, DeviceBuffer, Gpu, GpuSection, Kernel, PushKernelArg};
 use ktrav::report;
 use ktrav::{BlockOrder, Dim2, Shape};
+use ktrav_gpu::graph::Graph;
+use ktrav_gpu::ladder::{Expected, Io, Ladder, Row, Yardstick};
+use ktrav_gpu::section::{small_shapes, Role};
+use ktrav_gpu::{Args, DeviceBuffer, Gpu, GpuSection, Kernel, PushKernelArg};
 use std::cell::RefCell;
 use std::time::Instant;
 
@@ -97,7 +97,14 @@ pub fn single_launch_on_gpu(gpu: &Gpu, shape: Shape, block: Dim2) -> Result<(Vec
 /// One fill's verdict: the table agrees cell by cell, the launch count is
 /// the one the chapter says, and (for the source's tables) the simulator
 /// whose table the GPU is compared with itself equals the scalar DP.
-fn verdict(sec: &mut GpuSection, label: &str, agreement: &Agreement, fill: &Fill, expected_launches: u64, sim_is_dp: bool) {
+fn verdict(
+    sec: &mut GpuSection,
+    label: &str,
+    agreement: &Agreement,
+    fill: &Fill,
+    expected_launches: u64,
+    sim_is_dp: bool,
+) {
     let launches_ok = fill.launches == expected_launches;
     let mut detail = format!("{} launches", fill.launches);
     if !launches_ok {
@@ -156,27 +163,32 @@ pub fn at_shape(shape: Shape) -> ktrav::SectionOutcome {
     let expected = dp();
     let ladder = ladder(&expected, vec![shape]);
     let (_, block_x, tile) = LARGE_TABLES[0];
-    ktrav_gpu::section::section_at(&crate::CHAPTER, shape, |sms| ladder.device_bytes(shape, sms), |gpu, sec| {
-        let reference = scalar_dp(shape);
-        let fill = wavefront_on_gpu(gpu, shape, block_x)?;
-        let label = format!("  {shape} lattice_wavefront, block_dim_x={block_x}");
-        verdict(sec, &label, &compare(&fill.table, &reference), &fill, diagonal_count(shape), true);
-        let tiles = Shape::new(shape.rows.div_ceil(tile as u64), shape.cols.div_ceil(tile as u64));
-        let fill = tiled_on_gpu(gpu, shape, tile)?;
-        let label = format!("  {shape} lattice_tiled, {tile}x{tile} tiles");
-        verdict(sec, &label, &compare(&fill.table, &reference), &fill, diagonal_count(tiles), true);
-        let block = SINGLE_LAUNCH_TABLES[1].1;
-        let (table, _) = single_launch_on_gpu(gpu, shape, block)?;
-        let a = compare(&table, &reference);
-        drop(reference);
-        sec.line(format!(
+    ktrav_gpu::section::section_at(
+        &crate::CHAPTER,
+        shape,
+        |sms| ladder.device_bytes(shape, sms),
+        |gpu, sec| {
+            let reference = scalar_dp(shape);
+            let fill = wavefront_on_gpu(gpu, shape, block_x)?;
+            let label = format!("  {shape} lattice_wavefront, block_dim_x={block_x}");
+            verdict(sec, &label, &compare(&fill.table, &reference), &fill, diagonal_count(shape), true);
+            let tiles = Shape::new(shape.rows.div_ceil(tile as u64), shape.cols.div_ceil(tile as u64));
+            let fill = tiled_on_gpu(gpu, shape, tile)?;
+            let label = format!("  {shape} lattice_tiled, {tile}x{tile} tiles");
+            verdict(sec, &label, &compare(&fill.table, &reference), &fill, diagonal_count(tiles), true);
+            let block = SINGLE_LAUNCH_TABLES[1].1;
+            let (table, _) = single_launch_on_gpu(gpu, shape, block)?;
+            let a = compare(&table, &reference);
+            drop(reference);
+            sec.line(format!(
             "  {shape} lattice_single_launch (wrong on purpose), {block} blocks: {} of {} cells wrong (shown, not judged)",
             a.unwritten + a.mismatched,
             shape.elements()
         ));
-        let (baseline, tiled) = back_to_back_rows(shape, block_x, tile)?;
-        ladder.at_shape(gpu, sec, shape, Yardstick::Named(baseline), vec![tiled])
-    })
+            let (baseline, tiled) = back_to_back_rows(shape, block_x, tile)?;
+            ladder.at_shape(gpu, sec, shape, Yardstick::Named(baseline), vec![tiled])
+        },
+    )
 }
 
 /// The scalar DP every version is checked against.
@@ -207,11 +219,13 @@ fn ladder(expected: &dyn Fn(Shape) -> Expected<u64>, shapes: Vec<Shape>) -> Ladd
 fn back_to_back_rows<'f>(shape: Shape, block_x: u32, tile: u32) -> Result<(Row<'f, u64>, Row<'f, u64>)> {
     let (per_diagonal, per_tile_diagonal) = (wavefront_plan(shape, block_x)?, tiled_plan(shape, tile)?);
     let label = format!("lattice_wavefront, {} launches back to back", per_diagonal.len());
-    let baseline =
-        Row::new(label, move |gpu, io: &mut Io<u64>| back_to_back(gpu, "lattice_wavefront", &per_diagonal, &mut io.out, shape));
+    let baseline = Row::new(label, move |gpu, io: &mut Io<u64>| {
+        back_to_back(gpu, "lattice_wavefront", &per_diagonal, &mut io.out, shape)
+    });
     let label = format!("lattice_tiled ({tile}x{tile} tiles), {} launches back to back", per_tile_diagonal.len());
-    let tiled =
-        Row::new(label, move |gpu, io: &mut Io<u64>| back_to_back(gpu, "lattice_tiled", &per_tile_diagonal, &mut io.out, shape));
+    let tiled = Row::new(label, move |gpu, io: &mut Io<u64>| {
+        back_to_back(gpu, "lattice_tiled", &per_tile_diagonal, &mut io.out, shape)
+    });
     Ok((baseline, tiled))
 }
 
@@ -397,7 +411,9 @@ fn how_fast(gpu: &Gpu, sec: &mut GpuSection) -> Result<()> {
         Ok(ms)
     });
     let label = format!("lattice_tiled ({tile}x{tile} tiles), {} {STREAM_BASELINE}", per_tile_diagonal.len());
-    let tiled = Row::new(label, |gpu, io: &mut Io<u64>| back_to_back(gpu, "lattice_tiled", &per_tile_diagonal, &mut io.out, shape));
+    let tiled = Row::new(label, |gpu, io: &mut Io<u64>| {
+        back_to_back(gpu, "lattice_tiled", &per_tile_diagonal, &mut io.out, shape)
+    });
     let title = format!("the {shape} table, how fast can it go");
     ladder.time(gpu, sec, shape, &title, Yardstick::Named(replayed), vec![streamed, tiled])?;
     if let (Some(graph), Some(stream)) = (report::median(graph_ms.take()), report::median(stream_ms.take())) {
@@ -510,7 +526,10 @@ mod tests {
     fn the_small_per_diagonal_shapes_are_few_diagonals_with_the_edges() {
         let diagonals: u64 = SMALL_PER_DIAGONAL.iter().map(|&s| diagonal_count(s)).sum();
         assert_eq!(diagonals, 231);
-        assert!(SMALL_PER_DIAGONAL.iter().any(|s| s.rows == 1 && s.cols > 1) && SMALL_PER_DIAGONAL.iter().any(|s| s.cols == 1 && s.rows > 1));
+        assert!(
+            SMALL_PER_DIAGONAL.iter().any(|s| s.rows == 1 && s.cols > 1)
+                && SMALL_PER_DIAGONAL.iter().any(|s| s.cols == 1 && s.rows > 1)
+        );
         let ragged = |n: u64| !n.is_multiple_of(SOURCE_TILE as u64) && !n.is_multiple_of(SOURCE_BLOCK_X as u64);
         assert!(SMALL_PER_DIAGONAL.iter().any(|s| ragged(s.rows) && ragged(s.cols)));
         assert!(SMALL_PER_DIAGONAL.contains(&Shape::new(1, 1)));

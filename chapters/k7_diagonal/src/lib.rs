@@ -25,8 +25,8 @@
 
 pub mod exercises;
 pub mod figures;
-pub mod values;
 pub mod gpu;
+pub mod values;
 
 use anyhow::{Context, Result};
 use ktrav::report::{self, Report};
@@ -260,9 +260,15 @@ pub fn run_plan(
 ) {
     for launch in plan {
         match interleaving {
-            Interleaving::OneAtATime => launch_phased(&launch.cfg, order, steps, || (), |t, step, _| {
-                kernel(t, step, grid, launch.diagonal);
-            }),
+            Interleaving::OneAtATime => launch_phased(
+                &launch.cfg,
+                order,
+                steps,
+                || (),
+                |t, step, _| {
+                    kernel(t, step, grid, launch.diagonal);
+                },
+            ),
             // Two phases per step: every thread loads and queues its store,
             // then the stores land, then the barrier.
             Interleaving::LockStep => {
@@ -644,12 +650,7 @@ fn single_launch_schedules(seeds: &[u64]) -> Vec<(String, BlockOrder, Interleavi
 
 /// The single-launch table for one shape: wrong cells per schedule.
 /// `progress` is told the work of each schedule (see [`ShapeWork`]).
-pub fn single_launch_table(
-    shape: Shape,
-    block: Dim2,
-    seeds: &[u64],
-    progress: &mut dyn FnMut(u64),
-) -> Result<String> {
+pub fn single_launch_table(shape: Shape, block: Dim2, seeds: &[u64], progress: &mut dyn FnMut(u64)) -> Result<String> {
     let mut out = Report::new();
     let cells = shape.elements();
     let schedules = single_launch_schedules(seeds);
@@ -760,13 +761,7 @@ impl ShapeWork {
 /// The report for any shape: membership, both correct kernels, the broken
 /// one. `progress` is told the work done after each part (see
 /// [`ShapeWork`]).
-pub fn shape_report(
-    shape: Shape,
-    block_x: u32,
-    tile: u32,
-    seed: u64,
-    progress: &mut dyn FnMut(u64),
-) -> Result<String> {
+pub fn shape_report(shape: Shape, block_x: u32, tile: u32, seed: u64, progress: &mut dyn FnMut(u64)) -> Result<String> {
     let work = ShapeWork::of(shape, block_x, tile, 1)?;
     let mut out = Report::new();
     let reference = scalar_dp(shape);

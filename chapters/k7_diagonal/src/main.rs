@@ -23,7 +23,9 @@ const MAX_WORK: u64 = 1 << 31;
 const QUICK_WORK: u64 = 1 << 28;
 
 #[derive(Parser, Debug)]
-#[command(args_conflicts_with_subcommands = true, disable_help_subcommand = true, 
+#[command(
+    args_conflicts_with_subcommands = true,
+    disable_help_subcommand = true,
     allow_negative_numbers = true,
     about = "Appendix K.7: diagonal order, the lattice-path wavefront, and why it needs one launch per diagonal",
     group(ArgGroup::new("shape").multiple(true).args(["rows", "cols"]))

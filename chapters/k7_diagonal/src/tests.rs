@@ -44,7 +44,13 @@ fn the_cu_files_state_the_modulus_of_the_rust_constant() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let mut files = vec![root.join("kernels/k7_diagonal.cu")];
     for dir in [root.join("exercises/k7_diagonal"), root.join("exercises/k7_diagonal/wrong")] {
-        files.extend(std::fs::read_dir(dir).unwrap().flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "cu")));
+        files.extend(
+            std::fs::read_dir(dir)
+                .unwrap()
+                .flatten()
+                .map(|e| e.path())
+                .filter(|p| p.extension().is_some_and(|x| x == "cu")),
+        );
     }
     assert!(files.len() >= 3, "{files:?}");
     let stated = format!("#define LATTICE_MODULUS ((1ull << {MODULUS_BITS}) - 1)");

@@ -22,7 +22,10 @@ fn a_closed_pipe_stops_it_quietly() {
 fn custom_table_runs() {
     let text = stdout_of(BIN, &["--rows", "37", "--cols", "53", "--block-x", "8", "--tile", "8", "--seed", "3"]);
     assert!(text.starts_with("37x53 table, 89 diagonals\n"), "{text}");
-    assert!(text.contains("lattice_wavefront, block_dim_x=8, 89 launches: the same table as scalar_dp: true"), "{text}");
+    assert!(
+        text.contains("lattice_wavefront, block_dim_x=8, 89 launches: the same table as scalar_dp: true"),
+        "{text}"
+    );
     assert!(text.contains("lattice_tiled, 8x8 tiles, 11 launches: the same table as scalar_dp: true"), "{text}");
     assert!(text.contains("paths to the far corner (mod 2^61-1): 2117105805114612737, binomial check: true"), "{text}");
     assert!(!text.contains("GPU"), "a custom run has no GPU section: {text}");

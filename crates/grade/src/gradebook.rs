@@ -194,17 +194,25 @@ impl Row {
             return match task {
                 Some(t) => {
                     let (outcome, what) = match t.state.as_deref() {
-                        Some("TIMEOUT") => (Outcome::TimedOut, "Slurm stopped the task at its time limit (TIMEOUT)".to_string()),
+                        Some("TIMEOUT") => {
+                            (Outcome::TimedOut, "Slurm stopped the task at its time limit (TIMEOUT)".to_string())
+                        }
                         Some(s @ ("PENDING" | "RUNNING" | "REQUEUED" | "SUSPENDED" | "CONFIGURING" | "COMPLETING")) => {
                             (Outcome::NotChecked, format!("the task had not finished ({s})"))
                         }
-                        Some(s) if s.starts_with("CANCELLED") => (Outcome::Killed, format!("the task was cancelled ({s})")),
+                        Some(s) if s.starts_with("CANCELLED") => {
+                            (Outcome::Killed, format!("the task was cancelled ({s})"))
+                        }
                         Some(s) => (Outcome::Killed, format!("the task ended without a result ({s})")),
                         None => (Outcome::NotChecked, "the task's state is unknown".to_string()),
                     };
                     Row::empty(job, outcome, format!("{what}; {}", t.source))
                 }
-                None => Row::empty(job, Outcome::NotChecked, "no result stored: the run, or this check, was stopped before it ended".into()),
+                None => Row::empty(
+                    job,
+                    Outcome::NotChecked,
+                    "no result stored: the run, or this check, was stopped before it ended".into(),
+                ),
             };
         };
         let mut row = Row::empty(job, Outcome::Crashed, stored.detail.clone().unwrap_or_default());
@@ -214,7 +222,8 @@ impl Row {
             Ended::Crashed => row.outcome = Outcome::Crashed,
             Ended::NotRun => row.outcome = Outcome::CouldNotCheck,
             Ended::Record => {
-                let Some(record) = stored.record.clone().and_then(|v| serde_json::from_value::<CheckRecord>(v).ok()) else {
+                let Some(record) = stored.record.clone().and_then(|v| serde_json::from_value::<CheckRecord>(v).ok())
+                else {
                     row.note = "the stored record cannot be read".into();
                     return row;
                 };
@@ -317,9 +326,11 @@ impl Row {
     /// GPU suite holds each hidden failure to its kind.
     pub fn meets(&self, expect: &str) -> bool {
         let public_failed = self.shapes.iter().any(|s| s.battery == Battery::Public && s.failed());
-        let private_failed = self.shapes.iter().any(|s| s.battery == Battery::Hidden && s.failed() && s.rows == 0 && s.cols == 0);
+        let private_failed =
+            self.shapes.iter().any(|s| s.battery == Battery::Hidden && s.failed() && s.rows == 0 && s.cols == 0);
         let failed_with = |kind: &str| {
-            self.outcome == Outcome::Fail && (self.failures.iter().any(|f| f == kind) || (private_failed && !public_failed))
+            self.outcome == Outcome::Fail
+                && (self.failures.iter().any(|f| f == kind) || (private_failed && !public_failed))
         };
         match expect {
             "pass" => self.outcome == Outcome::Pass,
@@ -402,8 +413,19 @@ impl Row {
     fn tests(&self) -> Vec<Test> {
         let w = self.worth;
         if self.shapes.is_empty() {
-            let text = if self.outcome == Outcome::CompileError { "the file does not compile".to_string() } else { self.note.clone() };
-            return vec![Test { name: format!("{}: the check", self.exercise), score: 0.0, max: w.total(), passed: false, text, visible: true }];
+            let text = if self.outcome == Outcome::CompileError {
+                "the file does not compile".to_string()
+            } else {
+                self.note.clone()
+            };
+            return vec![Test {
+                name: format!("{}: the check", self.exercise),
+                score: 0.0,
+                max: w.total(),
+                passed: false,
+                text,
+                visible: true,
+            }];
         }
         let mut tests = Vec::new();
         for battery in [Battery::Public, Battery::Hidden] {
@@ -421,7 +443,11 @@ impl Row {
                     score: earned,
                     max: points,
                     passed: passed == shapes.len(),
-                    text: if passed == shapes.len() { "Every hidden test passes.".into() } else { "Not every hidden test passes.".into() },
+                    text: if passed == shapes.len() {
+                        "Every hidden test passes.".into()
+                    } else {
+                        "Not every hidden test passes.".into()
+                    },
                     visible: false,
                 }),
                 (true, Scoring::PerShape) => {
@@ -442,7 +468,11 @@ impl Row {
                     score: earned,
                     max: points,
                     passed: passed == shapes.len(),
-                    text: shapes.iter().map(|s| format!("{}: {}", s.label, shape_text(s))).collect::<Vec<_>>().join("\n"),
+                    text: shapes
+                        .iter()
+                        .map(|s| format!("{}: {}", s.label, shape_text(s)))
+                        .collect::<Vec<_>>()
+                        .join("\n"),
                     visible: true,
                 }),
             }
@@ -486,20 +516,38 @@ pub fn rows(plan: &Plan, results: &Results, tasks: &BTreeMap<String, TaskState>)
                 None => points::default_worth(plan.options.seeded),
             };
             // A student's extension moves the deadline.
-            let late = plan.points.late.as_ref().map(|l| Late { deadline: l.deadline.saturating_add(j.extension), ..l.clone() });
-            let mut row = Row::unscored(j, results.stored(&j.key).as_ref(), tasks.get(&j.key)).scored(worth, late.as_ref(), j.modified);
+            let late = plan
+                .points
+                .late
+                .as_ref()
+                .map(|l| Late { deadline: l.deadline.saturating_add(j.extension), ..l.clone() });
+            let mut row = Row::unscored(j, results.stored(&j.key).as_ref(), tasks.get(&j.key)).scored(
+                worth,
+                late.as_ref(),
+                j.modified,
+            );
             row.publish_hidden = plan.publish_hidden;
             row
         })
         .collect();
     // With a roster, a student who submitted nothing gets a row scoring 0.
-    let exercise = plan.jobs.first().map(|j| j.exercise.to_string()).or_else(|| plan.points.exercises.keys().next().cloned()).unwrap_or_default();
+    let exercise = plan
+        .jobs
+        .first()
+        .map(|j| j.exercise.to_string())
+        .or_else(|| plan.points.exercises.keys().next().cloned())
+        .unwrap_or_default();
     for s in &plan.missing {
-        let worth = plan.points.exercises.get(&exercise).copied().unwrap_or_else(|| points::default_worth(plan.options.seeded));
+        let worth =
+            plan.points.exercises.get(&exercise).copied().unwrap_or_else(|| points::default_worth(plan.options.seeded));
         let job = Job {
             submission: s.id.clone(),
             file: Default::default(),
-            exercise: plan.jobs.first().map(|j| j.exercise.clone()).unwrap_or_else(|| crate::exercise::ExerciseRef::new("", "", &exercise)),
+            exercise: plan
+                .jobs
+                .first()
+                .map(|j| j.exercise.clone())
+                .unwrap_or_else(|| crate::exercise::ExerciseRef::new("", "", &exercise)),
             key: String::new(),
             expect: Default::default(),
             normalized: String::new(),
@@ -655,7 +703,10 @@ pub fn summary(plan: &Plan, rows: &[Row]) -> String {
     );
     let regrade = rows.iter().filter(|r| r.outcome.needs_regrade()).count();
     if regrade > 0 {
-        md.push_str(&format!("{regrade} need{} a regrade: the grader failed them, and they have no score.\n\n", if regrade == 1 { "s" } else { "" }));
+        md.push_str(&format!(
+            "{regrade} need{} a regrade: the grader failed them, and they have no score.\n\n",
+            if regrade == 1 { "s" } else { "" }
+        ));
     }
     let identical = rows.iter().filter(|r| !r.identical_to.is_empty()).count();
     if identical > 0 {
@@ -680,7 +731,11 @@ pub fn summary(plan: &Plan, rows: &[Row]) -> String {
         let mean = if scores.is_empty() {
             "-".to_string()
         } else {
-            format!("{} of {}", points::round(scores.iter().sum::<f64>() / scores.len() as f64), points::round(of[0].worth.total()))
+            format!(
+                "{} of {}",
+                points::round(scores.iter().sum::<f64>() / scores.len() as f64),
+                points::round(of[0].worth.total())
+            )
         };
         md.push_str(&format!(" {} | {mean} |\n", percent(passed, of.len())));
     }
@@ -748,8 +803,13 @@ pub fn canvas(plan: &Plan, rows: &[Row]) -> String {
     let max = rows.first().map_or(0.0, |r| r.worth.total());
     w.write_record(["Points Possible", "", "", "", "", &format!("{}", points::round(max))]).expect("writing to memory");
     for s in &plan.roster {
-        let score = rows.iter().find(|r| r.submission == s.id).and_then(|r| r.score.as_ref()).map_or(String::new(), |sc| format!("{}", points::round(sc.score)));
-        w.write_record([s.name.as_str(), "", s.id.as_str(), s.email.as_str(), "", score.as_str()]).expect("writing to memory");
+        let score = rows
+            .iter()
+            .find(|r| r.submission == s.id)
+            .and_then(|r| r.score.as_ref())
+            .map_or(String::new(), |sc| format!("{}", points::round(sc.score)));
+        w.write_record([s.name.as_str(), "", s.id.as_str(), s.email.as_str(), "", score.as_str()])
+            .expect("writing to memory");
     }
     String::from_utf8(w.into_inner().expect("writing to memory")).expect("the fields are text")
 }

@@ -146,7 +146,10 @@ fn slurm_time(s: &str) -> Result<String, String> {
         None => (None, s),
     };
     let parts: Vec<&str> = rest.split(':').collect();
-    let numbers = days.into_iter().chain(parts.iter().copied()).all(|p| !p.is_empty() && p.len() <= 6 && p.bytes().all(|b| b.is_ascii_digit()));
+    let numbers = days
+        .into_iter()
+        .chain(parts.iter().copied())
+        .all(|p| !p.is_empty() && p.len() <= 6 && p.bytes().all(|b| b.is_ascii_digit()));
     let shape = (1..=3).contains(&parts.len());
     if !numbers || !shape {
         return Err(format!("'{s}' is not a Slurm time (minutes, MIN:SEC, H:MIN:SEC or D-H:MIN)"));
@@ -241,7 +244,10 @@ fn regrade_of(values: Option<&[String]>, plan: &Plan) -> Outcome2<Regrade> {
             .iter()
             .filter(|j| {
                 let base = j.submission.split('@').next().unwrap_or("");
-                j.submission == name || base == name || path.as_ref() == Some(&j.file) || plan.submissions_dir.join(v) == j.file
+                j.submission == name
+                    || base == name
+                    || path.as_ref() == Some(&j.file)
+                    || plan.submissions_dir.join(v) == j.file
             })
             .collect();
         if found.is_empty() {
@@ -279,7 +285,8 @@ pub fn grade(args: &GradeArgs, catalogue: &[ExerciseRef]) -> Outcome2<i32> {
         }
         (a, e) => a.or(e),
     };
-    let results_dir = plan::absolute(args.results.as_deref().unwrap_or(Path::new(DEFAULT_RESULTS))).map_err(Failure::BadInput)?;
+    let results_dir =
+        plan::absolute(args.results.as_deref().unwrap_or(Path::new(DEFAULT_RESULTS))).map_err(Failure::BadInput)?;
     if results_dir.exists() && !results_dir.is_dir() {
         return bad(format!("the results folder {} is a file", results_dir.display()));
     }
@@ -334,7 +341,11 @@ pub fn grade(args: &GradeArgs, catalogue: &[ExerciseRef]) -> Outcome2<i32> {
     plan.refused = refused;
     if let (Some(students), Some(roster)) = (students, roster) {
         for job in &mut plan.jobs {
-            if let Some((s, at)) = students.iter().find(|(_, (f, _))| plan::absolute(f).ok().as_ref() == Some(&job.file)).map(|(s, (_, at))| (s, at)) {
+            if let Some((s, at)) = students
+                .iter()
+                .find(|(_, (f, _))| plan::absolute(f).ok().as_ref() == Some(&job.file))
+                .map(|(s, (_, at))| (s, at))
+            {
                 job.submission = s.id.clone();
                 job.modified = *at;
                 job.extension = s.extension_secs();
@@ -355,7 +366,9 @@ pub fn grade(args: &GradeArgs, catalogue: &[ExerciseRef]) -> Outcome2<i32> {
     results.write_plan(&plan).map_err(|e| Failure::CouldNot(format!("{e:#}")))?;
     let todo = to_check(&plan, &results, &regrade);
     let devices = run::devices();
-    check_locally(&plan, &results, &checker, todo, &devices, args.checks_per_gpu as usize, |d| d.unwrap_or("").to_string())?;
+    check_locally(&plan, &results, &checker, todo, &devices, args.checks_per_gpu as usize, |d| {
+        d.unwrap_or("").to_string()
+    })?;
     collect(&plan, &results, args.expect, true)
 }
 
@@ -364,7 +377,12 @@ pub fn grade(args: &GradeArgs, catalogue: &[ExerciseRef]) -> Outcome2<i32> {
 /// the deadline and their extension, else the latest. Files of no student
 /// are named on stderr and not graded.
 #[allow(clippy::type_complexity)]
-fn by_student(dir: &Path, rows: Vec<plan::Entry>, students: &[roster::Student], late: Option<&points::Late>) -> (Vec<plan::Entry>, Vec<(roster::Student, (PathBuf, Option<i64>))>) {
+fn by_student(
+    dir: &Path,
+    rows: Vec<plan::Entry>,
+    students: &[roster::Student],
+    late: Option<&points::Late>,
+) -> (Vec<plan::Entry>, Vec<(roster::Student, (PathBuf, Option<i64>))>) {
     let mut theirs: BTreeMap<String, Vec<(PathBuf, Option<i64>)>> = BTreeMap::new();
     let mut nobody = Vec::new();
     let exercise = rows.first().map(|r| r.1.clone());
@@ -376,7 +394,11 @@ fn by_student(dir: &Path, rows: Vec<plan::Entry>, students: &[roster::Student], 
         }
     }
     if !nobody.is_empty() {
-        eprintln!("{} file(s) belong to no student of the roster and are not graded: {}", nobody.len(), nobody.join(", "));
+        eprintln!(
+            "{} file(s) belong to no student of the roster and are not graded: {}",
+            nobody.len(),
+            nobody.join(", ")
+        );
     }
     let mut entries = Vec::new();
     let mut chosen = Vec::new();
@@ -436,7 +458,11 @@ fn check_locally(
             .progress_chars("=> "),
     );
     if !bar.is_hidden() {
-        let gpus = if devices.is_empty() { "no GPU found".to_string() } else { format!("{} GPU(s): {}", devices.len(), devices.join(", ")) };
+        let gpus = if devices.is_empty() {
+            "no GPU found".to_string()
+        } else {
+            format!("{} GPU(s): {}", devices.len(), devices.join(", "))
+        };
         bar.println(format!("{total} to check ({already} already stored), {} worker(s), {gpus}", workers.len()));
         // The clock keeps moving while a long check runs.
         bar.enable_steady_tick(std::time::Duration::from_millis(250));
@@ -453,7 +479,12 @@ fn check_locally(
         |stored| {
             if stored.stopped_from_outside() {
                 let detail = stored.detail.as_deref().unwrap_or("");
-                bar.suspend(|| eprintln!("{} {}: stopped from outside ({detail}); no result stored", stored.exercise, stored.submission));
+                bar.suspend(|| {
+                    eprintln!(
+                        "{} {}: stopped from outside ({detail}); no result stored",
+                        stored.exercise, stored.submission
+                    )
+                });
                 bar.inc(1);
                 return;
             }
@@ -474,7 +505,8 @@ fn check_locally(
 /// stored (asking Slurm about the tasks that stored nothing), prints where
 /// they are and what they say, and returns the exit code.
 pub fn collect(plan: &Plan, results: &Results, expect: bool, print: bool) -> Outcome2<i32> {
-    let missing: Vec<String> = plan.jobs.iter().filter(|j| results.stored(&j.key).is_none()).map(|j| j.key.clone()).collect();
+    let missing: Vec<String> =
+        plan.jobs.iter().filter(|j| results.stored(&j.key).is_none()).map(|j| j.key.clone()).collect();
     let tasks = if missing.is_empty() { BTreeMap::new() } else { slurm::states_of_missing(results, &missing) };
     let rows = gradebook::rows(plan, results, &tasks);
     gradebook::write_all(plan, results, &rows).map_err(|e| Failure::CouldNot(format!("{e:#}")))?;
@@ -510,13 +542,22 @@ pub fn collect(plan: &Plan, results: &Results, expect: bool, print: bool) -> Out
         }
         say!("gradebook: {}", results.dir.join("grades.csv").display());
         say!("summary: {}", results.dir.join("summary.md").display());
-        say!("Gradescope and PrairieLearn: {}/{{gradescope,prairielearn}}/SUBMISSION/results.json", results.dir.display());
+        say!(
+            "Gradescope and PrairieLearn: {}/{{gradescope,prairielearn}}/SUBMISSION/results.json",
+            results.dir.display()
+        );
     }
     if expect {
         let wrong = gradebook::unexpected(plan, &rows);
         let expected = plan.jobs.iter().filter(|j| j.expected(&plan.options).is_some()).count();
         for (row, e) in &wrong {
-            say!("unexpected: {} {}: expected {e}, got {}{}", row.exercise, row.submission, row.verdict(), if row.note.is_empty() { String::new() } else { format!(" ({})", row.note) });
+            say!(
+                "unexpected: {} {}: expected {e}, got {}{}",
+                row.exercise,
+                row.submission,
+                row.verdict(),
+                if row.note.is_empty() { String::new() } else { format!(" ({})", row.note) }
+            );
         }
         say!("{} of {expected} verdicts as the manifest expects", expected - wrong.len());
         if !wrong.is_empty() {
@@ -528,7 +569,11 @@ pub fn collect(plan: &Plan, results: &Results, expect: bool, print: bool) -> Out
 
 /// The summary's list of the `.cu` entries refused, not graded.
 fn refused_section(refused: &[plan::Refused]) -> String {
-    let mut md = format!("\n## Refused, not graded\n\n{} entr{} named `.cu` not graded:\n\n", refused.len(), if refused.len() == 1 { "y" } else { "ies" });
+    let mut md = format!(
+        "\n## Refused, not graded\n\n{} entr{} named `.cu` not graded:\n\n",
+        refused.len(),
+        if refused.len() == 1 { "y" } else { "ies" }
+    );
     for r in refused {
         md.push_str(&format!("- `{}`: {}\n", r.file, r.why));
     }
@@ -544,7 +589,11 @@ fn node_name() -> String {
     // SAFETY: gethostname writes at most buf.len() bytes into buf.
     let ok = unsafe { libc::gethostname(buf.as_mut_ptr().cast(), buf.len()) } == 0;
     let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
-    if ok { String::from_utf8_lossy(&buf[..end]).into_owned() } else { "node".into() }
+    if ok {
+        String::from_utf8_lossy(&buf[..end]).into_owned()
+    } else {
+        "node".into()
+    }
 }
 
 /// `grade --task N --round R --results DIR`: one array task's checks.
@@ -563,7 +612,9 @@ fn run_task(args: &GradeArgs, task: usize) -> Outcome2<i32> {
     for key in keys {
         match plan.jobs.iter().find(|j| &j.key == key) {
             Some(j) => jobs.push(j.clone()),
-            None => return bad(format!("{} no longer lists the submission of key {key}", results.plan_path().display())),
+            None => {
+                return bad(format!("{} no longer lists the submission of key {key}", results.plan_path().display()))
+            }
         }
     }
     let checker = run::Checker::from_env().map_err(Failure::CouldNot)?;
@@ -596,7 +647,12 @@ fn run_task(args: &GradeArgs, task: usize) -> Outcome2<i32> {
         |stored| {
             let job = plan.jobs.iter().find(|j| j.key == stored.key).expect("a job of this plan");
             if stored.stopped_from_outside() {
-                say!("{} {}: stopped from outside ({}); no result stored", job.exercise, job.submission, stored.detail.as_deref().unwrap_or(""));
+                say!(
+                    "{} {}: stopped from outside ({}); no result stored",
+                    job.exercise,
+                    job.submission,
+                    stored.detail.as_deref().unwrap_or("")
+                );
                 return;
             }
             say!("{} {}: {}", job.exercise, job.submission, Row::of(job, Some(&stored), None).verdict());
@@ -614,7 +670,14 @@ fn run_task(args: &GradeArgs, task: usize) -> Outcome2<i32> {
 /// `grade --slurm`: a round over what has no result yet (or what
 /// `--regrade` asks for) and that no queued or running task of an earlier
 /// round covers, its scripts, and (unless `--dry-run`) its submission.
-fn submit(args: &GradeArgs, plan: &Plan, results: &Results, gres: Option<String>, batch: Option<usize>, regrade: &Regrade) -> Outcome2<i32> {
+fn submit(
+    args: &GradeArgs,
+    plan: &Plan,
+    results: &Results,
+    gres: Option<String>,
+    batch: Option<usize>,
+    regrade: &Regrade,
+) -> Outcome2<i32> {
     let wanted = to_check(plan, results, regrade);
     let covered = slurm::covered(results).map_err(Failure::CouldNot)?;
     let todo: Vec<plan::Job> = wanted.iter().filter(|j| !covered.contains_key(&j.key)).cloned().collect();
@@ -643,9 +706,14 @@ fn submit(args: &GradeArgs, plan: &Plan, results: &Results, gres: Option<String>
     let batch = batch.unwrap_or_else(|| todo.len().div_ceil(slurm::MAX_TASKS)).max(1);
     let tasks = todo.len().div_ceil(batch);
     if tasks > slurm::MAX_TASKS {
-        return bad(format!("{tasks} array tasks are more than Slurm's usual limit of {}: use --batch {}", slurm::MAX_TASKS, todo.len().div_ceil(slurm::MAX_TASKS)));
+        return bad(format!(
+            "{tasks} array tasks are more than Slurm's usual limit of {}: use --batch {}",
+            slurm::MAX_TASKS,
+            todo.len().div_ceil(slurm::MAX_TASKS)
+        ));
     }
-    let time = args.time.clone().unwrap_or_else(|| ((batch as u64 * plan.options.timeout).div_ceil(60) + 2).to_string());
+    let time =
+        args.time.clone().unwrap_or_else(|| ((batch as u64 * plan.options.timeout).div_ceil(60) + 2).to_string());
     let largest = todo.iter().map(|j| j.exercise.bytes.of(plan.options.seeded, plan.options.large)).max().unwrap_or(0);
     let (mem_mb, cpus) = slurm::resources(largest);
     let o = slurm::SlurmOptions {
@@ -659,12 +727,19 @@ fn submit(args: &GradeArgs, plan: &Plan, results: &Results, gres: Option<String>
         cpus,
     };
     let number = slurm::rounds(results).last().map_or(1, |r| r.round + 1);
-    let mut round = slurm::Round { round: number, batch, keys: todo.iter().map(|j| j.key.clone()).collect(), job_id: None, collect_job_id: None };
+    let mut round = slurm::Round {
+        round: number,
+        batch,
+        keys: todo.iter().map(|j| j.key.clone()).collect(),
+        job_id: None,
+        collect_job_id: None,
+    };
     let array = slurm::array_script(&round, &o, &results.dir, &exe);
     let collect = slurm::collect_script(&round, &o, &results.dir, &exe);
     results.write_plan(plan).map_err(io)?;
     let slurm_dir = results.slurm_dir();
-    std::fs::create_dir_all(slurm_dir.join("logs")).map_err(|e| Failure::CouldNot(format!("cannot create {}: {e}", slurm_dir.display())))?;
+    std::fs::create_dir_all(slurm_dir.join("logs"))
+        .map_err(|e| Failure::CouldNot(format!("cannot create {}: {e}", slurm_dir.display())))?;
     let array_path = slurm_dir.join(format!("round-{number}.sbatch"));
     let collect_path = slurm_dir.join(format!("collect-{number}.sbatch"));
     store::write_atomic(&array_path, &array).map_err(io)?;
@@ -679,7 +754,8 @@ fn submit(args: &GradeArgs, plan: &Plan, results: &Results, gres: Option<String>
     let job = slurm::sbatch(&array_path, &[]).map_err(Failure::CouldNot)?;
     round.job_id = Some(job.clone());
     slurm::write_round(results, &round).map_err(io)?;
-    let collector = slurm::sbatch(&collect_path, &[format!("--dependency=afterany:{job}")]).map_err(Failure::CouldNot)?;
+    let collector =
+        slurm::sbatch(&collect_path, &[format!("--dependency=afterany:{job}")]).map_err(Failure::CouldNot)?;
     round.collect_job_id = Some(collector.clone());
     slurm::write_round(results, &round).map_err(io)?;
     say!("{job}");

@@ -249,7 +249,9 @@ pub fn discover(dir: &Path, skip: Option<&Path>) -> Result<Found, String> {
                 continue;
             }
             // The entry's own type: a symbolic link is a link, not its target.
-            let kind = std::fs::symlink_metadata(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?.file_type();
+            let kind = std::fs::symlink_metadata(&path)
+                .map_err(|e| format!("cannot read {}: {e}", path.display()))?
+                .file_type();
             let cu = path.extension().is_some_and(|e| e == "cu");
             match not_regular(&kind) {
                 None if cu => out.files.push(path),
@@ -301,12 +303,9 @@ struct ManifestRow {
 /// `exercise`, and optionally `expect`, `expect_large`, `expect_hidden` and
 /// `expect_hidden_large` (see [`Expect`]); lines starting with `#` are
 /// comments.
-pub fn read_manifest(
-    path: &Path,
-    dir: &Path,
-    catalogue: &[ExerciseRef],
-) -> Result<Vec<Entry>, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read the manifest {}: {e}", path.display()))?;
+pub fn read_manifest(path: &Path, dir: &Path, catalogue: &[ExerciseRef]) -> Result<Vec<Entry>, String> {
+    let text =
+        std::fs::read_to_string(path).map_err(|e| format!("cannot read the manifest {}: {e}", path.display()))?;
     let mut reader = csv::ReaderBuilder::new().comment(Some(b'#')).trim(csv::Trim::All).from_reader(text.as_bytes());
     let mut rows = Vec::new();
     for (n, row) in reader.deserialize::<ManifestRow>().enumerate() {
@@ -346,12 +345,7 @@ pub fn read_manifest(
 /// The plan for `rows` (file, exercise, expected verdicts): reads each
 /// file for its key and names each submission. `builds` holds the
 /// identity of every chapter's checker.
-pub fn plan(
-    dir: &Path,
-    rows: Vec<Entry>,
-    options: Options,
-    builds: BTreeMap<String, String>,
-) -> Result<Plan, String> {
+pub fn plan(dir: &Path, rows: Vec<Entry>, options: Options, builds: BTreeMap<String, String>) -> Result<Plan, String> {
     let dir = absolute(dir)?;
     let mut jobs = Vec::new();
     for (file, exercise, expect) in &rows {
@@ -370,13 +364,32 @@ pub fn plan(
             .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
             .map(|d| d.as_secs() as i64);
         let normalized = normalized_hash(&content);
-        jobs.push(Job { submission, file, exercise: exercise.clone(), key, expect: expect.clone(), normalized, modified, extension: 0 });
+        jobs.push(Job {
+            submission,
+            file,
+            exercise: exercise.clone(),
+            key,
+            expect: expect.clone(),
+            normalized,
+            modified,
+            extension: 0,
+        });
     }
     jobs.sort_by(|a, b| (&a.submission, &a.exercise).cmp(&(&b.submission, &b.exercise)));
     if let Some(w) = jobs.windows(2).find(|w| w[0].submission == w[1].submission) {
         return Err(format!("the submission {} is listed twice for {}", w[0].submission, w[0].exercise));
     }
-    Ok(Plan { submissions_dir: dir, options, builds, points: Points::default(), publish_hidden: false, jobs, roster: Vec::new(), missing: Vec::new(), refused: Vec::new() })
+    Ok(Plan {
+        submissions_dir: dir,
+        options,
+        builds,
+        points: Points::default(),
+        publish_hidden: false,
+        jobs,
+        roster: Vec::new(),
+        missing: Vec::new(),
+        refused: Vec::new(),
+    })
 }
 
 /// `path` made absolute against the current folder, without resolving links.
@@ -402,7 +415,10 @@ mod tests {
         assert_ne!(base, key(b"kernel2", &c[0], &options(), "build 1"));
         assert_ne!(base, key(b"kernel", &c[1], &options(), "build 1"));
         assert_ne!(base, key(b"kernel", &c[0], &Options::new(Some(1), false, 60), "build 1"));
-        assert_ne!(key(b"kernel", &c[0], &Options::new(Some(1), false, 60), "build 1"), key(b"kernel", &c[0], &Options::new(Some(2), false, 60), "build 1"));
+        assert_ne!(
+            key(b"kernel", &c[0], &Options::new(Some(1), false, 60), "build 1"),
+            key(b"kernel", &c[0], &Options::new(Some(2), false, 60), "build 1")
+        );
         assert_ne!(base, key(b"kernel", &c[0], &Options { large: true, ..options() }, "build 1"));
         assert_ne!(base, key(b"kernel", &c[0], &Options { timeout: 5, ..options() }, "build 1"));
         assert_ne!(base, key(b"kernel", &c[0], &options(), "build 2"), "a rebuilt checker checks again");
@@ -497,20 +513,34 @@ mod tests {
             std::fs::write(&m, text).unwrap();
             read_manifest(&m, d.path(), &c)
         };
-        let rows = write("# a comment\nfile,exercise,expect\na.cu, K.2:transpose ,pass\na.cu,K.2:find-the-bug,\n").unwrap();
+        let rows =
+            write("# a comment\nfile,exercise,expect\na.cu, K.2:transpose ,pass\na.cu,K.2:find-the-bug,\n").unwrap();
         assert_eq!(rows.len(), 2);
         assert_eq!((rows[0].2.public.as_deref(), rows[1].2.public.as_deref()), (Some("pass"), None));
-        let hidden = write("file,exercise,expect,expect_large,expect_hidden,expect_hidden_large\na.cu,K.2:transpose,pass,,fail,\n").unwrap();
-        assert_eq!(hidden[0].2, Expect { public: Some("pass".into()), large: None, hidden: Some("fail".into()), hidden_large: None });
+        let hidden = write(
+            "file,exercise,expect,expect_large,expect_hidden,expect_hidden_large\na.cu,K.2:transpose,pass,,fail,\n",
+        )
+        .unwrap();
+        assert_eq!(
+            hidden[0].2,
+            Expect { public: Some("pass".into()), large: None, hidden: Some("fail".into()), hidden_large: None }
+        );
         let every = write("file,exercise,expect,expect_large,expect_hidden,expect_hidden_large\na.cu,K.2:transpose,pass,wrong,unwritten,fail\n").unwrap();
         let v = |s: &str| Some(s.to_string());
-        assert_eq!(every[0].2, Expect { public: v("pass"), large: v("wrong"), hidden: v("unwritten"), hidden_large: v("fail") });
-        assert!(write("file,exercise,expect_hidden\na.cu,K.2:transpose,hmm\n").unwrap_err().contains("'hmm' is not a verdict"));
+        assert_eq!(
+            every[0].2,
+            Expect { public: v("pass"), large: v("wrong"), hidden: v("unwritten"), hidden_large: v("fail") }
+        );
+        assert!(write("file,exercise,expect_hidden\na.cu,K.2:transpose,hmm\n")
+            .unwrap_err()
+            .contains("'hmm' is not a verdict"));
         let p = plan(d.path(), rows, options(), BTreeMap::new()).unwrap();
         assert_eq!(p.jobs[0].submission, "a@find-the-bug");
         assert!(write("file,exercise\nb.cu,K.2:transpose\n").unwrap_err().contains("row 1: no file b.cu"));
         assert!(write("file,exercise\na.cu,K.9:x\n").unwrap_err().contains("no chapter 'K.9'"));
-        assert!(write("file,exercise,expect\na.cu,K.2:transpose,great\n").unwrap_err().contains("'great' is not a verdict"));
+        assert!(write("file,exercise,expect\na.cu,K.2:transpose,great\n")
+            .unwrap_err()
+            .contains("'great' is not a verdict"));
         assert!(write("file\na.cu\n").unwrap_err().contains("row 1"));
         assert!(write("file,exercise\n").unwrap_err().contains("lists no submission"));
         let twice = write("file,exercise\na.cu,K.2:transpose\na.cu,K.2:transpose\n").unwrap();
@@ -520,18 +550,36 @@ mod tests {
     #[test]
     fn each_battery_reads_its_own_expectation_or_the_next_that_asks_less() {
         let v = |s: &str| Some(s.to_string());
-        let job = |expect: Expect| Job { submission: "a".into(), file: "/a.cu".into(), exercise: sample()[0].clone(), key: String::new(), expect, normalized: String::new(), modified: None, extension: 0 };
+        let job = |expect: Expect| Job {
+            submission: "a".into(),
+            file: "/a.cu".into(),
+            exercise: sample()[0].clone(),
+            key: String::new(),
+            expect,
+            normalized: String::new(),
+            modified: None,
+            extension: 0,
+        };
         let (public, large) = (options(), Options { large: true, ..options() });
         let (hidden, both) = (Options::new(Some(7), false, 60), Options::new(Some(7), true, 60));
         // A 32-bit index: wrong only past 2^31 elements, public or hidden.
         let int32 = job(Expect { public: v("pass"), large: v("fail"), ..Expect::default() });
-        assert_eq!([&public, &large, &hidden, &both].map(|o| int32.expected(o)), [Some("pass"), Some("fail"), Some("pass"), Some("fail")]);
+        assert_eq!(
+            [&public, &large, &hidden, &both].map(|o| int32.expected(o)),
+            [Some("pass"), Some("fail"), Some("pass"), Some("fail")]
+        );
         // Wrong on a shape only the hidden battery has.
         let stale = job(Expect { public: v("pass"), hidden: v("wrong"), ..Expect::default() });
-        assert_eq!([&public, &large, &hidden, &both].map(|o| stale.expected(o)), [Some("pass"), Some("pass"), Some("wrong"), Some("wrong")]);
+        assert_eq!(
+            [&public, &large, &hidden, &both].map(|o| stale.expected(o)),
+            [Some("pass"), Some("pass"), Some("wrong"), Some("wrong")]
+        );
         // Wrong only past 2^32 elements, which only the hidden large battery has.
         let uint32 = job(Expect { public: v("pass"), hidden_large: v("fail"), ..Expect::default() });
-        assert_eq!([&public, &large, &hidden, &both].map(|o| uint32.expected(o)), [Some("pass"), Some("pass"), Some("pass"), Some("fail")]);
+        assert_eq!(
+            [&public, &large, &hidden, &both].map(|o| uint32.expected(o)),
+            [Some("pass"), Some("pass"), Some("pass"), Some("fail")]
+        );
         assert_eq!(job(Expect::default()).expected(&both), None);
     }
 }

@@ -149,7 +149,8 @@ struct LateFile {
 /// file gives no points (and no `[default]`), hidden points without a
 /// seed, a deadline that is no UTC time.
 pub fn read(path: &Path, catalogue: &[ExerciseRef], graded: &[&ExerciseRef], seeded: bool) -> Result<Points, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read the points file {}: {e}", path.display()))?;
+    let text =
+        std::fs::read_to_string(path).map_err(|e| format!("cannot read the points file {}: {e}", path.display()))?;
     let at = |what: String| format!("{}: {what}", path.display());
     let file: File = toml::from_str(&text).map_err(|e| at(e.message().to_string()))?;
     let check = |name: &str, w: &Worth| -> Result<(), String> {
@@ -189,7 +190,9 @@ pub fn read(path: &Path, catalogue: &[ExerciseRef], graded: &[&ExerciseRef], see
         None => None,
         Some(l) => {
             let deadline = humantime::parse_rfc3339_weak(l.deadline.trim())
-                .map_err(|e| at(format!("[late] deadline '{}' is not a UTC time such as 2026-12-10T23:59:00Z ({e})", l.deadline)))?
+                .map_err(|e| {
+                    at(format!("[late] deadline '{}' is not a UTC time such as 2026-12-10T23:59:00Z ({e})", l.deadline))
+                })?
                 .duration_since(std::time::UNIX_EPOCH)
                 .map_err(|_| at(format!("[late] deadline '{}' is before 1970", l.deadline)))?
                 .as_secs() as i64;
@@ -230,8 +233,15 @@ pub fn battery(points: f64, scoring: Scoring, passed: usize, total: usize) -> f6
 }
 
 /// The score of a checked submission.
-pub fn score(w: &Worth, public: (usize, usize), hidden: (usize, usize), late: Option<&Late>, modified: Option<i64>) -> Score {
-    let earned = round(battery(w.public, w.scoring, public.0, public.1) + battery(w.hidden, w.scoring, hidden.0, hidden.1));
+pub fn score(
+    w: &Worth,
+    public: (usize, usize),
+    hidden: (usize, usize),
+    late: Option<&Late>,
+    modified: Option<i64>,
+) -> Score {
+    let earned =
+        round(battery(w.public, w.scoring, public.0, public.1) + battery(w.hidden, w.scoring, hidden.0, hidden.1));
     let days_late = late.map_or(0, |l| l.days_late(modified));
     let factor = late.map_or(1.0, |l| l.factor(days_late));
     Score { earned, max: round(w.total()), days_late, score: round(earned * factor) }
@@ -259,7 +269,14 @@ mod tests {
         assert_eq!(points.of("K.3:copy"), Worth { public: 2.0, hidden: 0.0, scoring: Scoring::PerShape });
         let late = points.late.clone().unwrap();
         assert_eq!(late.deadline, 1_796_947_140);
-        assert_eq!([late.days_late(Some(late.deadline)), late.days_late(Some(late.deadline + 1)), late.days_late(Some(late.deadline + 86_401))], [0, 1, 2]);
+        assert_eq!(
+            [
+                late.days_late(Some(late.deadline)),
+                late.days_late(Some(late.deadline + 1)),
+                late.days_late(Some(late.deadline + 86_401))
+            ],
+            [0, 1, 2]
+        );
         assert_eq!([late.factor(0), late.factor(1), late.factor(2), late.factor(3)], [1.0, 0.75, 0.5, 0.0]);
         let refused = |text: &str, seeded: bool, says: &str| {
             let (_d, p) = write(text);
@@ -274,7 +291,11 @@ mod tests {
         refused("[default]\npublic = 1\nscoring = \"most\"\n", false, "unknown variant");
         refused("[default]\npublic = 1\npoints = 3\n", false, "unknown field");
         refused("[default]\npublic = 1\n[late]\ndeadline = \"friday\"\nper_day = 0.1\n", false, "is not a UTC time");
-        refused("[default]\npublic = 1\n[late]\ndeadline = \"2026-12-10T23:59:00Z\"\nper_day = 2\n", false, "not a share");
+        refused(
+            "[default]\npublic = 1\n[late]\ndeadline = \"2026-12-10T23:59:00Z\"\nper_day = 2\n",
+            false,
+            "not a share",
+        );
         refused("[default]\npublic = 1\n[exercise.\"K.3:copy\"]\npublic = 1\n[exercise.\"k3_grid_mapping:copy\"]\npublic = 2\n", false, "given points twice");
     }
 
@@ -284,7 +305,10 @@ mod tests {
         assert_eq!(score(&per, (9, 10), (1, 2), None, None).earned, 7.4);
         let all = Worth { scoring: Scoring::AllOrNothing, ..per };
         assert_eq!(score(&all, (9, 10), (2, 2), None, None).earned, 4.0);
-        assert_eq!(score(&all, (10, 10), (2, 2), None, None), Score { earned: 10.0, max: 10.0, days_late: 0, score: 10.0 });
+        assert_eq!(
+            score(&all, (10, 10), (2, 2), None, None),
+            Score { earned: 10.0, max: 10.0, days_late: 0, score: 10.0 }
+        );
         let late = Late { deadline: 1000, per_day: 0.1, max_days: None };
         let s = score(&all, (10, 10), (2, 2), Some(&late), Some(1000 + 86_400 * 2));
         assert_eq!((s.days_late, s.score), (2, 8.0));

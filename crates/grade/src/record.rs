@@ -117,7 +117,14 @@ impl ShapeRecord {
     /// private shape says only whether it passed.
     pub fn describe(&self) -> String {
         match &self.verdict {
-            _ if self.private() => if self.passed() { "pass" } else if self.skipped() { "skipped" } else { "failed" }.into(),
+            _ if self.private() => if self.passed() {
+                "pass"
+            } else if self.skipped() {
+                "skipped"
+            } else {
+                "failed"
+            }
+            .into(),
             ShapeVerdict::Known(v) => v.describe(self.rows * self.cols),
             ShapeVerdict::Other { verdict } => verdict.replace('_', " "),
         }
@@ -169,7 +176,10 @@ mod tests {
         assert_eq!(r.shapes[0].battery, Battery::Hidden);
         assert_eq!(r.shapes[1].kinds(), ["some new verdict"]);
         let private: ShapeRecord = serde_json::from_str(r#"{"label":"hidden shape 2","rows":0,"cols":0,"verdict":"fail","wrong":0,"unwritten":0,"first_bad":null,"out_of_bounds_before":0,"out_of_bounds_after":0,"battery":"hidden"}"#).unwrap();
-        assert_eq!((private.describe().as_str(), private.passed(), private.failed(), private.kinds().len()), ("failed", false, true, 0));
+        assert_eq!(
+            (private.describe().as_str(), private.passed(), private.failed(), private.kinds().len()),
+            ("failed", false, true, 0)
+        );
         // The checker's own type reads what the checker's own type wrote.
         let written = ktrav::lab::ShapeResult {
             label: "1000x33".into(),
@@ -180,7 +190,10 @@ mod tests {
         };
         let read: ShapeRecord = serde_json::from_str(&serde_json::to_string(&written).unwrap()).unwrap();
         assert_eq!(read.verdict, ShapeVerdict::Known(written.verdict.clone()));
-        assert_eq!((read.kinds(), read.describe()), (vec!["input changed".to_string()], written.verdict.describe(33_000)));
+        assert_eq!(
+            (read.kinds(), read.describe()),
+            (vec!["input changed".to_string()], written.verdict.describe(33_000))
+        );
         assert_eq!(r.timing.unwrap().share_of_copy, Some(0.5));
     }
 

@@ -124,7 +124,15 @@ mod tests {
     use super::*;
 
     fn students() -> Vec<Student> {
-        ["alice", "bob", "1234"].iter().map(|id| Student { id: id.to_string(), name: format!("{id} name"), email: format!("{id}@uni"), extension: None }).collect()
+        ["alice", "bob", "1234"]
+            .iter()
+            .map(|id| Student {
+                id: id.to_string(),
+                name: format!("{id} name"),
+                email: format!("{id}@uni"),
+                extension: None,
+            })
+            .collect()
     }
 
     #[test]

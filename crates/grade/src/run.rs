@@ -89,7 +89,13 @@ impl Checker {
 /// `KTRAV_LAB_SEED` is removed from the check's environment: only the
 /// plan says which battery is graded. Every check is made through this
 /// one function.
-pub fn checker_command(checker: &Checker, job: &Job, options: &Options, seed_file: &Path, device: Option<&str>) -> Command {
+pub fn checker_command(
+    checker: &Checker,
+    job: &Job,
+    options: &Options,
+    seed_file: &Path,
+    device: Option<&str>,
+) -> Command {
     let mut cmd = Command::new(checker.program(&job.exercise.chapter));
     cmd.arg("check").arg(&job.file).arg("--json").arg("--exercise").arg(&job.exercise.id);
     if options.seed.is_some() {
@@ -193,7 +199,14 @@ fn signal_name(sig: i32) -> String {
 
 /// Checks one submission in a child process and says how it ended. The
 /// child is killed with its whole process group past `options.timeout`.
-pub fn check_one(checker: &Checker, job: &Job, options: &Options, seed_file: &Path, device: Option<&str>, shown_device: &str) -> Stored {
+pub fn check_one(
+    checker: &Checker,
+    job: &Job,
+    options: &Options,
+    seed_file: &Path,
+    device: Option<&str>,
+    shown_device: &str,
+) -> Stored {
     let mut stored = Stored {
         key: job.key.clone(),
         submission: job.submission.clone(),
@@ -290,7 +303,11 @@ pub fn devices_from(visible: Option<&str>, smi: Option<&str>, proc_gpus: usize) 
             let t = line.trim_start();
             if let Some(rest) = t.strip_prefix("GPU ") {
                 if let Some((index, migs)) = gpu.take() {
-                    if migs.is_empty() { out.push(index) } else { out.extend(migs) }
+                    if migs.is_empty() {
+                        out.push(index)
+                    } else {
+                        out.extend(migs)
+                    }
                 }
                 let index = rest.split(':').next().unwrap_or("").trim().to_string();
                 gpu = Some((index, Vec::new()));
@@ -301,7 +318,11 @@ pub fn devices_from(visible: Option<&str>, smi: Option<&str>, proc_gpus: usize) 
             }
         }
         if let Some((index, migs)) = gpu.take() {
-            if migs.is_empty() { out.push(index) } else { out.extend(migs) }
+            if migs.is_empty() {
+                out.push(index)
+            } else {
+                out.extend(migs)
+            }
         }
         return out;
     }
@@ -452,9 +473,25 @@ mod tests {
         let cmd = checker_command(&checker, &job, &options, Path::new("/r/seed"), Some("1"));
         assert_eq!(cmd.get_program(), "/opt/bin/k2_transpose");
         let args: Vec<_> = cmd.get_args().map(|a| a.to_string_lossy().into_owned()).collect();
-        assert_eq!(args, ["check", "/room/a.cu", "--json", "--exercise", "transpose", "--seed-file", "/r/seed", "--private", "--large"]);
+        assert_eq!(
+            args,
+            [
+                "check",
+                "/room/a.cu",
+                "--json",
+                "--exercise",
+                "transpose",
+                "--seed-file",
+                "/r/seed",
+                "--private",
+                "--large"
+            ]
+        );
         assert!(!args.iter().any(|a| a.contains("7777777")), "the seed is on the command line");
-        let envs: Vec<_> = cmd.get_envs().map(|(k, v)| (k.to_string_lossy().into_owned(), v.map(|v| v.to_string_lossy().into_owned()))).collect();
+        let envs: Vec<_> = cmd
+            .get_envs()
+            .map(|(k, v)| (k.to_string_lossy().into_owned(), v.map(|v| v.to_string_lossy().into_owned())))
+            .collect();
         assert!(envs.contains(&("CUDA_VISIBLE_DEVICES".into(), Some("1".into()))));
         assert!(envs.contains(&(ktrav::lab::SEED_ENV.into(), None)), "the seed variable is not removed: {envs:?}");
         let plain = checker_command(&checker, &job, &Options::new(None, false, 60), Path::new("/r/seed"), None);

@@ -94,7 +94,8 @@ pub fn rounds(results: &Results) -> Vec<Round> {
 
 pub fn read_round(results: &Results, round: u32) -> Result<Round, String> {
     let path = round_path(results, round);
-    let text = std::fs::read_to_string(&path).map_err(|e| format!("no round {round} in {} ({e})", results.dir.display()))?;
+    let text =
+        std::fs::read_to_string(&path).map_err(|e| format!("no round {round} in {} ({e})", results.dir.display()))?;
     serde_json::from_str(&text).map_err(|e| format!("{} is not a round: {e}", path.display()))
 }
 
@@ -256,9 +257,8 @@ fn task_list(spec: &str) -> Vec<usize> {
 
 /// What Slurm says of each of `job`'s tasks, and where that came from.
 pub fn task_states(job: &str) -> (BTreeMap<usize, String>, String) {
-    let first_line = |b: &[u8]| {
-        String::from_utf8_lossy(b).lines().find(|l| !l.trim().is_empty()).unwrap_or("").trim().to_string()
-    };
+    let first_line =
+        |b: &[u8]| String::from_utf8_lossy(b).lines().find(|l| !l.trim().is_empty()).unwrap_or("").trim().to_string();
     let sacct = Command::new("sacct").args(["-P", "-n", "-X", "-j", job, "-o", "JobID,State"]).output();
     let sacct_failure = match sacct {
         Ok(o) if o.status.success() => {
@@ -281,11 +281,19 @@ pub fn task_states(job: &str) -> (BTreeMap<usize, String>, String) {
             if !states.is_empty() {
                 return (states, format!("state from scontrol, as sacct is unavailable ({sacct_failure})"));
             }
-            (states, format!("Slurm no longer knows the job: sacct is unavailable ({sacct_failure}) and scontrol lists no task"))
+            (
+                states,
+                format!(
+                    "Slurm no longer knows the job: sacct is unavailable ({sacct_failure}) and scontrol lists no task"
+                ),
+            )
         }
         Ok(o) => (
             BTreeMap::new(),
-            format!("Slurm no longer knows the job: sacct is unavailable ({sacct_failure}), scontrol: {}", first_line(&o.stderr)),
+            format!(
+                "Slurm no longer knows the job: sacct is unavailable ({sacct_failure}), scontrol: {}",
+                first_line(&o.stderr)
+            ),
         ),
         Err(e) => (BTreeMap::new(), format!("sacct is unavailable ({sacct_failure}) and scontrol cannot run: {e}")),
     }
@@ -348,12 +356,17 @@ pub fn states_of_missing(results: &Results, missing: &[String]) -> BTreeMap<Stri
     let mut asked: BTreeMap<String, (BTreeMap<usize, String>, String)> = BTreeMap::new();
     let mut out = BTreeMap::new();
     for key in missing {
-        let Some((round, at)) = rounds.iter().rev().find_map(|r| r.keys.iter().position(|k| k == key).map(|at| (r, at))) else {
+        let Some((round, at)) =
+            rounds.iter().rev().find_map(|r| r.keys.iter().position(|k| k == key).map(|at| (r, at)))
+        else {
             continue;
         };
         let task = at / round.batch;
         let Some(job) = &round.job_id else {
-            out.insert(key.clone(), TaskState { state: None, source: format!("round {} was never submitted", round.round) });
+            out.insert(
+                key.clone(),
+                TaskState { state: None, source: format!("round {} was never submitted", round.round) },
+            );
             continue;
         };
         let (states, source) = asked.entry(job.clone()).or_insert_with(|| task_states(job));
@@ -385,7 +398,13 @@ mod tests {
 
     #[test]
     fn a_round_splits_into_batches() {
-        let round = Round { round: 1, batch: 3, keys: (0..7).map(|i| i.to_string()).collect(), job_id: None, collect_job_id: None };
+        let round = Round {
+            round: 1,
+            batch: 3,
+            keys: (0..7).map(|i| i.to_string()).collect(),
+            job_id: None,
+            collect_job_id: None,
+        };
         assert_eq!(round.tasks(), 3);
         assert_eq!(round.of_task(2), ["6"]);
         assert!(round.of_task(3).is_empty());
@@ -393,7 +412,8 @@ mod tests {
 
     #[test]
     fn the_script_says_what_it_runs() {
-        let round = Round { round: 2, batch: 1, keys: vec!["a".into(), "b".into()], job_id: None, collect_job_id: None };
+        let round =
+            Round { round: 2, batch: 1, keys: vec!["a".into(), "b".into()], job_id: None, collect_job_id: None };
         let o = SlurmOptions {
             partition: Some("gpu".into()),
             collect_partition: Some("cpu".into()),
@@ -405,16 +425,39 @@ mod tests {
             cpus: 3,
         };
         let s = array_script(&round, &o, Path::new("/r/grading"), Path::new("/bin/it's"));
-        for line in ["#SBATCH --array=0-1%4", "#SBATCH --time=12", "#SBATCH --gres=gpu:1", "#SBATCH --partition=gpu", "#SBATCH --mem=2560M", "#SBATCH --cpus-per-task=3", "#SBATCH --output=/r/grading/slurm/logs/round-2-%A_%a.out", "unset KTRAV_LAB_SEED"] {
+        for line in [
+            "#SBATCH --array=0-1%4",
+            "#SBATCH --time=12",
+            "#SBATCH --gres=gpu:1",
+            "#SBATCH --partition=gpu",
+            "#SBATCH --mem=2560M",
+            "#SBATCH --cpus-per-task=3",
+            "#SBATCH --output=/r/grading/slurm/logs/round-2-%A_%a.out",
+            "unset KTRAV_LAB_SEED",
+        ] {
             assert!(s.lines().any(|l| l == line), "no {line} in:\n{s}");
         }
-        assert!(s.ends_with("exec '/bin/it'\\''s' grade --task \"$SLURM_ARRAY_TASK_ID\" --round 2 --results '/r/grading'\n"), "{s}");
-        let no_gres = array_script(&round, &SlurmOptions { gres: None, partition: None, ..o.clone() }, Path::new("/r"), Path::new("/b"));
+        assert!(
+            s.ends_with(
+                "exec '/bin/it'\\''s' grade --task \"$SLURM_ARRAY_TASK_ID\" --round 2 --results '/r/grading'\n"
+            ),
+            "{s}"
+        );
+        let no_gres = array_script(
+            &round,
+            &SlurmOptions { gres: None, partition: None, ..o.clone() },
+            Path::new("/r"),
+            Path::new("/b"),
+        );
         assert!(!no_gres.contains("--gres") && !no_gres.contains("--partition"));
         let c = collect_script(&round, &o, Path::new("/r/grading"), Path::new("/b"));
         assert!(c.ends_with("exec '/b' grade --collect '/r/grading'\n"));
-        assert!(c.lines().any(|l| l == "#SBATCH --partition=cpu") && !c.contains("--partition=gpu"), "the collect job asks for the GPU partition:\n{c}");
-        let c = collect_script(&round, &SlurmOptions { collect_partition: None, ..o }, Path::new("/r"), Path::new("/b"));
+        assert!(
+            c.lines().any(|l| l == "#SBATCH --partition=cpu") && !c.contains("--partition=gpu"),
+            "the collect job asks for the GPU partition:\n{c}"
+        );
+        let c =
+            collect_script(&round, &SlurmOptions { collect_partition: None, ..o }, Path::new("/r"), Path::new("/b"));
         assert!(!c.contains("--partition"));
     }
 

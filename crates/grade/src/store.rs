@@ -101,9 +101,14 @@ impl Results {
         use anyhow::Context;
         use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
         if !self.dir.is_dir() {
-            std::fs::DirBuilder::new().recursive(true).mode(0o700).create(&self.dir).with_context(|| format!("cannot create {}", self.dir.display()))?;
+            std::fs::DirBuilder::new()
+                .recursive(true)
+                .mode(0o700)
+                .create(&self.dir)
+                .with_context(|| format!("cannot create {}", self.dir.display()))?;
         }
-        std::fs::set_permissions(&self.dir, std::fs::Permissions::from_mode(0o700)).with_context(|| format!("cannot make {} private", self.dir.display()))
+        std::fs::set_permissions(&self.dir, std::fs::Permissions::from_mode(0o700))
+            .with_context(|| format!("cannot make {} private", self.dir.display()))
     }
 
     /// Writes `plan.json`, and the seed, when there is one, to [`Self::seed_path`]
@@ -118,7 +123,12 @@ impl Results {
             Some(s) => {
                 let tmp = self.dir.join(format!(".seed.{}.tmp", std::process::id()));
                 let _ = std::fs::remove_file(&tmp);
-                let mut f = std::fs::OpenOptions::new().write(true).create_new(true).mode(0o600).open(&tmp).with_context(|| format!("cannot write {}", tmp.display()))?;
+                let mut f = std::fs::OpenOptions::new()
+                    .write(true)
+                    .create_new(true)
+                    .mode(0o600)
+                    .open(&tmp)
+                    .with_context(|| format!("cannot write {}", tmp.display()))?;
                 writeln!(f, "{s}").with_context(|| format!("cannot write {}", tmp.display()))?;
                 std::fs::rename(&tmp, &seed).with_context(|| format!("cannot write {}", seed.display()))?;
             }
@@ -134,9 +144,11 @@ impl Results {
         let path = self.plan_path();
         let text = std::fs::read_to_string(&path)
             .map_err(|e| format!("{} holds no grading run ({}: {e})", self.dir.display(), path.display()))?;
-        let mut plan: Plan = serde_json::from_str(&text).map_err(|e| format!("{} is not a grading plan: {e}", path.display()))?;
+        let mut plan: Plan =
+            serde_json::from_str(&text).map_err(|e| format!("{} is not a grading plan: {e}", path.display()))?;
         if plan.options.seeded {
-            let seed = ktrav::lab::seed_from_file(&self.seed_path()).map_err(|e| format!("{} was graded with a seed, but {e:#}", self.dir.display()))?;
+            let seed = ktrav::lab::seed_from_file(&self.seed_path())
+                .map_err(|e| format!("{} was graded with a seed, but {e:#}", self.dir.display()))?;
             plan.options.seed = Some(seed);
         }
         Ok(plan)

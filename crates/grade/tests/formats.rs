@@ -203,23 +203,68 @@ fn shape(label: &str, verdict: &str, battery: &str, extra: Value) -> Value {
 /// A row of every outcome, built as grading builds them.
 fn rows() -> Vec<Row> {
     let j = job();
-    let record = |outcome: &str, reason: Value, log: &str, shapes: Vec<Value>, timing: Value| {
-        json!({ "outcome": outcome, "exit_code": 1, "reason": reason, "compile_log": log, "shapes": shapes, "timing": timing })
-    };
+    let record = |outcome: &str, reason: Value, log: &str, shapes: Vec<Value>, timing: Value| json!({ "outcome": outcome, "exit_code": 1, "reason": reason, "compile_log": log, "shapes": shapes, "timing": timing });
     let passing = vec![shape("1x1", "pass", "public", json!({})), shape("hidden 1", "pass", "hidden", json!({}))];
     let failing = vec![
         shape("1x1", "pass", "public", json!({})),
-        shape("ragged edges 97x131", "fail", "public", json!({"wrong": 3, "unwritten": 0, "first_bad": 4, "out_of_bounds_before": 0, "out_of_bounds_after": 1})),
+        shape(
+            "ragged edges 97x131",
+            "fail",
+            "public",
+            json!({"wrong": 3, "unwritten": 0, "first_bad": 4, "out_of_bounds_before": 0, "out_of_bounds_after": 1}),
+        ),
         shape("hidden 2", "crashed", "hidden", json!({"error": "CUDA_ERROR_ILLEGAL_ADDRESS"})),
         shape("hidden 3", "not_run", "hidden", json!({})),
     ];
     let huge_log = "error: expected a \";\"\n".repeat(100_000);
     let rows = vec![
-        Row::of(&j, Some(&stored(Ended::Record, Some(record("pass", Value::Null, "", passing, json!({"share_of_copy": 0.72}))), None)), None),
-        Row::of(&j, Some(&stored(Ended::Record, Some(record("fail", Value::Null, "", failing, Value::Null)), None)), None),
-        Row::of(&j, Some(&stored(Ended::Record, Some(record("fail", json!("the file does not compile (the compiler's log is above)"), &huge_log, vec![], Value::Null)), None)), None),
-        Row::of(&j, Some(&stored(Ended::Record, Some(record("fail", json!("the file has no kernel"), "", vec![], Value::Null)), None)), None),
-        Row::of(&j, Some(&stored(Ended::Record, Some(record("could not check", json!("no GPU"), "", vec![], Value::Null)), None)), None),
+        Row::of(
+            &j,
+            Some(&stored(
+                Ended::Record,
+                Some(record("pass", Value::Null, "", passing, json!({"share_of_copy": 0.72}))),
+                None,
+            )),
+            None,
+        ),
+        Row::of(
+            &j,
+            Some(&stored(Ended::Record, Some(record("fail", Value::Null, "", failing, Value::Null)), None)),
+            None,
+        ),
+        Row::of(
+            &j,
+            Some(&stored(
+                Ended::Record,
+                Some(record(
+                    "fail",
+                    json!("the file does not compile (the compiler's log is above)"),
+                    &huge_log,
+                    vec![],
+                    Value::Null,
+                )),
+                None,
+            )),
+            None,
+        ),
+        Row::of(
+            &j,
+            Some(&stored(
+                Ended::Record,
+                Some(record("fail", json!("the file has no kernel"), "", vec![], Value::Null)),
+                None,
+            )),
+            None,
+        ),
+        Row::of(
+            &j,
+            Some(&stored(
+                Ended::Record,
+                Some(record("could not check", json!("no GPU"), "", vec![], Value::Null)),
+                None,
+            )),
+            None,
+        ),
         Row::of(&j, Some(&stored(Ended::TimedOut, None, Some("stopped after 60 s"))), None),
         Row::of(&j, Some(&stored(Ended::Crashed, None, Some("the checker died of signal 11 (SIGSEGV)"))), None),
         Row::of(&j, None, Some(&TaskState { state: Some("NODE_FAIL".into()), source: "state from sacct".into() })),
@@ -243,7 +288,11 @@ fn gradescope_results_have_the_documented_fields() {
             // No score at all, so that Gradescope reports a failed
             // autograder, never a 0; and nothing of the machine is said.
             assert!(doc.get("score").is_none() && doc.get("tests").is_none(), "{:?}:\n{doc:#}", row.outcome);
-            assert!(gradescope_ok(&doc).is_err(), "{:?}: a file without a score must not pass as a result", row.outcome);
+            assert!(
+                gradescope_ok(&doc).is_err(),
+                "{:?}: a file without a score must not pass as a result",
+                row.outcome
+            );
             assert_eq!(doc["output"], json!(NOT_GRADED));
             assert_eq!(doc["extra_data"]["status"], json!("needs regrade"));
             continue;
@@ -251,7 +300,12 @@ fn gradescope_results_have_the_documented_fields() {
         assert_eq!(gradescope_ok(&doc), Ok(()), "{:?}:\n{doc:#}", row.outcome);
         let tests = doc["tests"].as_array().unwrap();
         let max: f64 = tests.iter().map(|t| t["max_score"].as_f64().unwrap()).sum();
-        assert!((max - row.worth.total()).abs() < 1e-9, "{:?}: the tests are worth {max}, not {}", row.outcome, row.worth.total());
+        assert!(
+            (max - row.worth.total()).abs() < 1e-9,
+            "{:?}: the tests are worth {max}, not {}",
+            row.outcome,
+            row.worth.total()
+        );
     }
     let pass = gradescope(&rows()[0]);
     assert_eq!(pass["leaderboard"][0]["value"], json!(0.72));
@@ -273,7 +327,12 @@ fn prairielearn_results_have_the_documented_fields() {
         let gradable = doc["gradable"].as_bool().unwrap();
         assert_eq!(gradable, !row.outcome.needs_regrade() && row.outcome != Outcome::CompileError, "{:?}", row.outcome);
         if row.outcome.needs_regrade() {
-            assert_eq!(doc["format_errors"], json!([NOT_GRADED]), "{:?}: the grader's detail reached the student", row.outcome);
+            assert_eq!(
+                doc["format_errors"],
+                json!([NOT_GRADED]),
+                "{:?}: the grader's detail reached the student",
+                row.outcome
+            );
         }
     }
     let fail = prairielearn(&rows()[1]);
@@ -287,7 +346,10 @@ fn prairielearn_results_have_the_documented_fields() {
 #[test]
 fn a_skipped_shape_earns_nothing() {
     let j = job();
-    let shapes = vec![shape("1x1", "pass", "public", json!({})), shape("46341x46341", "skipped", "public", json!({"reason": "needs 17.2 GB"}))];
+    let shapes = vec![
+        shape("1x1", "pass", "public", json!({})),
+        shape("46341x46341", "skipped", "public", json!({"reason": "needs 17.2 GB"})),
+    ];
     let record = json!({ "outcome": "pass", "exit_code": 0, "shapes": shapes });
     let row = Row::of(&j, Some(&stored(Ended::Record, Some(record), None)), None);
     assert_eq!((row.outcome, row.public, row.skipped), (Outcome::Pass, (1, 1), 1));
@@ -343,7 +405,11 @@ fn the_readers_refuse_missing_mistyped_and_unknown_fields() {
     .is_err());
     assert!(prairielearn_ok(&json!({ "gradable": false, "format_errors": 3 })).is_err());
     assert_eq!(prairielearn_ok(&json!({ "gradable": false, "format_errors": "does not compile" })), Ok(()));
-    assert_eq!(prairielearn_ok(&json!({ "score": 0.5, "course_data": {"any": "thing"} })), Ok(()), "other data is allowed");
+    assert_eq!(
+        prairielearn_ok(&json!({ "score": 0.5, "course_data": {"any": "thing"} })),
+        Ok(()),
+        "other data is allowed"
+    );
 }
 
 /// A private hidden failure shows no kind: a manifest's kind is met by it
@@ -351,15 +417,26 @@ fn the_readers_refuse_missing_mistyped_and_unknown_fields() {
 #[test]
 fn a_private_hidden_failure_meets_a_kind_only_alone() {
     let j = job();
-    let private = shape("hidden shape 1", "fail", "hidden", json!({"wrong": 0, "unwritten": 0, "out_of_bounds_before": 0, "out_of_bounds_after": 0}));
-    let private = { let mut p = private; p["rows"] = json!(0); p["cols"] = json!(0); p };
+    let private = shape(
+        "hidden shape 1",
+        "fail",
+        "hidden",
+        json!({"wrong": 0, "unwritten": 0, "out_of_bounds_before": 0, "out_of_bounds_after": 0}),
+    );
+    let private = {
+        let mut p = private;
+        p["rows"] = json!(0);
+        p["cols"] = json!(0);
+        p
+    };
     let row = |shapes: Vec<Value>| {
         let record = json!({ "outcome": "fail", "exit_code": 1, "shapes": shapes });
         Row::of(&j, Some(&stored(Ended::Record, Some(record), None)), None)
     };
     let alone = row(vec![shape("1x1", "pass", "public", json!({})), private.clone()]);
     assert!(alone.meets("unwritten") && alone.meets("fail") && !alone.meets("pass"));
-    let wrong = json!({"wrong": 2, "unwritten": 0, "first_bad": 0, "out_of_bounds_before": 0, "out_of_bounds_after": 0});
+    let wrong =
+        json!({"wrong": 2, "unwritten": 0, "first_bad": 0, "out_of_bounds_before": 0, "out_of_bounds_after": 0});
     let with_public = row(vec![shape("1x1", "fail", "public", wrong.clone()), private]);
     assert!(with_public.meets("wrong") && !with_public.meets("unwritten"));
     let sized = row(vec![shape("1x1", "pass", "public", json!({})), shape("hidden: 7x9", "fail", "hidden", wrong)]);

@@ -38,10 +38,10 @@ pub struct Chapter {
     pub versions: &'static [Version],
 }
 
-/// A lab exercise (see [`crate::lab`]).
-pub use crate::lab::Exercise;
 /// An exercise on the simulator track (see [`crate::lab::simcheck`]).
 pub use crate::lab::simcheck::SimExercise;
+/// A lab exercise (see [`crate::lab`]).
+pub use crate::lab::Exercise;
 /// A numbered fast version (see [`crate::ladder`]).
 pub use crate::ladder::Version;
 

@@ -76,7 +76,8 @@ fn one_line(err: &clap::Error) -> String {
 
 /// `<--rows <ROWS>|--cols <COLS>>` as `--rows or --cols`.
 fn companion_names(spec: &str) -> String {
-    let names: Vec<&str> = spec.split(|c: char| c == '|' || c.is_whitespace() || c == '<' || c == '>')
+    let names: Vec<&str> = spec
+        .split(|c: char| c == '|' || c.is_whitespace() || c == '<' || c == '>')
         .filter(|w| w.starts_with("--"))
         .collect();
     match names.split_last() {

@@ -98,16 +98,13 @@ pub fn compare_with<T: Copy + Send + Sync>(gpu: &[T], expected: impl Fn(usize) -
             .collect();
         handles.into_iter().map(|h| h.join().expect("comparison thread panicked")).collect()
     });
-    parts.into_iter().fold(
-        Agreement { elements: 0, unwritten: 0, mismatched: 0, first_bad: None },
-        |mut acc, p| {
-            acc.elements += p.elements;
-            acc.unwritten += p.unwritten;
-            acc.mismatched += p.mismatched;
-            acc.first_bad = acc.first_bad.or(p.first_bad);
-            acc
-        },
-    )
+    parts.into_iter().fold(Agreement { elements: 0, unwritten: 0, mismatched: 0, first_bad: None }, |mut acc, p| {
+        acc.elements += p.elements;
+        acc.unwritten += p.unwritten;
+        acc.mismatched += p.mismatched;
+        acc.first_bad = acc.first_bad.or(p.first_bad);
+        acc
+    })
 }
 
 /// A value for element `i` of a test input: 24 well-mixed bits, exact as

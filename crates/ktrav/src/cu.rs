@@ -42,14 +42,10 @@ pub fn version_comment(source: &str, number: usize, function: &str) -> Option<St
     let (at, _) = entry(source, function)?;
     let before: Vec<&str> = source[..at].lines().collect();
     let label = format!("// v{number}");
-    let start = before.iter().rposition(|l| {
-        l.strip_prefix(&label).is_some_and(|rest| rest.starts_with([':', ' ', '(']))
-    })?;
-    let words: Vec<&str> = before[start..]
-        .iter()
-        .take_while(|l| l.starts_with("//"))
-        .map(|l| l.trim_start_matches('/').trim())
-        .collect();
+    let start =
+        before.iter().rposition(|l| l.strip_prefix(&label).is_some_and(|rest| rest.starts_with([':', ' ', '('])))?;
+    let words: Vec<&str> =
+        before[start..].iter().take_while(|l| l.starts_with("//")).map(|l| l.trim_start_matches('/').trim()).collect();
     Some(words.join(" "))
 }
 
@@ -94,10 +90,14 @@ extern \"C\" __global__ void plain(float* o) { }
 
     #[test]
     fn entry_points_are_found_with_or_without_launch_bounds() {
-        let src = "extern \"C\" __global__ void a(int x)\nextern \"C\" __global__ void __launch_bounds__(256, 4) b_v1(int)";
+        let src =
+            "extern \"C\" __global__ void a(int x)\nextern \"C\" __global__ void __launch_bounds__(256, 4) b_v1(int)";
         assert!(declares(src, "a") && declares(src, "b_v1"));
         assert!(!declares(src, "b") && !declares(src, "c"));
-        assert_eq!((launch_bounds(src, "b_v1"), launch_bounds(src, "a"), launch_bounds(src, "c")), (Some(256), None, None));
+        assert_eq!(
+            (launch_bounds(src, "b_v1"), launch_bounds(src, "a"), launch_bounds(src, "c")),
+            (Some(256), None, None)
+        );
         assert_eq!((launch_bounds(SOURCE, "k_v1"), launch_bounds(SOURCE, "k_v2")), (Some(256), Some(1024)));
     }
 

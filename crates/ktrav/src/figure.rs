@@ -94,7 +94,9 @@ impl Figure {
 
     /// A filled rectangle with no outline.
     pub fn rect(&mut self, x: f64, y: f64, w: f64, h: f64, fill: &str) {
-        self.add(Rectangle::new().set("x", n(x)).set("y", n(y)).set("width", n(w)).set("height", n(h)).set("fill", fill));
+        self.add(
+            Rectangle::new().set("x", n(x)).set("y", n(y)).set("width", n(w)).set("height", n(h)).set("fill", fill),
+        );
     }
 
     /// An unfilled rectangle, solid or dashed. (Geometry, then style, as
@@ -150,11 +152,21 @@ impl Figure {
 
     /// A quadratic curve from `from` to `to` bending through `control`,
     /// with an arrowhead at `to`.
-    pub fn curved_arrow(&mut self, from: (f64, f64), control: (f64, f64), to: (f64, f64), stroke: &str, stroke_width: f64) {
+    pub fn curved_arrow(
+        &mut self,
+        from: (f64, f64),
+        control: (f64, f64),
+        to: (f64, f64),
+        stroke: &str,
+        stroke_width: f64,
+    ) {
         let id = self.arrowhead(stroke);
         self.add(
             Path::new()
-                .set("d", format!("M{} {} Q{} {} {} {}", n(from.0), n(from.1), n(control.0), n(control.1), n(to.0), n(to.1)))
+                .set(
+                    "d",
+                    format!("M{} {} Q{} {} {} {}", n(from.0), n(from.1), n(control.0), n(control.1), n(to.0), n(to.1)),
+                )
                 .set("fill", "none")
                 .set("stroke", stroke)
                 .set("stroke-width", n(stroke_width))
@@ -346,20 +358,20 @@ impl Grid {
             let x = n(self.x + c as f64 * self.cell_w);
             d.push(format!("M{x} {}V{}", n(self.y), n(self.bottom())));
         }
-        fig.add(Path::new().set("d", d.join("")).set("fill", "none").set("stroke", stroke).set("stroke-width", n(stroke_width)));
+        fig.add(
+            Path::new()
+                .set("d", d.join(""))
+                .set("fill", "none")
+                .set("stroke", stroke)
+                .set("stroke-width", n(stroke_width)),
+        );
     }
 
     /// Lines between neighbouring cells whose `key` differs, and around
     /// the grid: the outlines of regions such as cache lines, rings or tiles.
     pub fn boundaries(&self, fig: &mut Figure, key: impl Fn(u64, u64) -> u64, stroke: &str, stroke_width: f64) {
-        let mut d = vec![format!(
-            "M{} {}H{}V{}H{}Z",
-            n(self.x),
-            n(self.y),
-            n(self.right()),
-            n(self.bottom()),
-            n(self.x)
-        )];
+        let mut d =
+            vec![format!("M{} {}H{}V{}H{}Z", n(self.x), n(self.y), n(self.right()), n(self.bottom()), n(self.x))];
         for r in 0..self.rows {
             for c in 0..self.cols {
                 let (x, y) = self.corner(r, c);
@@ -382,7 +394,15 @@ impl Grid {
     }
 
     /// A thick outline around the cells `rows x cols` from `(row, col)`.
-    pub fn frame(&self, fig: &mut Figure, (row, col): (u64, u64), (rows, cols): (u64, u64), stroke: &str, stroke_width: f64, dashed: bool) {
+    pub fn frame(
+        &self,
+        fig: &mut Figure,
+        (row, col): (u64, u64),
+        (rows, cols): (u64, u64),
+        stroke: &str,
+        stroke_width: f64,
+        dashed: bool,
+    ) {
         let (x, y) = self.corner(row, col);
         fig.outline(x, y, cols as f64 * self.cell_w, rows as f64 * self.cell_h, stroke, stroke_width, dashed);
     }
@@ -427,7 +447,12 @@ mod tests {
     fn a_figure_is_the_same_text_every_time() {
         let draw = || {
             let mut f = Figure::new(100.0, 50.0, "two cells & a title");
-            Grid::new(10.0, 10.0, 20.0, 20.0, 1, 2).draw(&mut f, |_, c| (c == 0).then_some(BLUE), |r, c| Some(format!("{r},{c}")), 9.0);
+            Grid::new(10.0, 10.0, 20.0, 20.0, 1, 2).draw(
+                &mut f,
+                |_, c| (c == 0).then_some(BLUE),
+                |r, c| Some(format!("{r},{c}")),
+                9.0,
+            );
             f.path(&[(0.0, 0.0), (1.0 / 3.0, 2.0)], INK, 1.0, true);
             f.finish()
         };

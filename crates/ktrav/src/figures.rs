@@ -21,7 +21,9 @@ fn ragged_grid() -> String {
     let cfg = LaunchConfig::covering(crate::Shape::new(ROWS, COLS), BLOCK).expect("the page's launch is valid");
     let (ty, tx) = (cfg.threads_y(), cfg.threads_x());
     let mut block_of = vec![None; (ty * tx) as usize];
-    launch(&cfg, &BlockOrder::Forward, |t| block_of[(t.global_y() * tx + t.global_x()) as usize] = Some(t.linear_block()));
+    launch(&cfg, &BlockOrder::Forward, |t| {
+        block_of[(t.global_y() * tx + t.global_x()) as usize] = Some(t.linear_block())
+    });
     let inside = |r: u64, c: u64| r < ROWS && c < COLS;
     let guarded = (0..ty).flat_map(|r| (0..tx).map(move |c| (r, c))).filter(|&(r, c)| !inside(r, c)).count();
 
@@ -46,17 +48,49 @@ fn ragged_grid() -> String {
     grid.frame(&mut fig, (0, 0), (ROWS, COLS), RED, 3.0, true);
     for bx in 0..cfg.grid.x as u64 {
         let (x, _) = grid.corner(0, bx * BLOCK.x as u64);
-        fig.text(x + grid.cell_w * BLOCK.x as f64 / 2.0, grid.y - 14.0, 13.0, Anchor::Middle, INK, &format!("blockIdx.x = {bx}"));
+        fig.text(
+            x + grid.cell_w * BLOCK.x as f64 / 2.0,
+            grid.y - 14.0,
+            13.0,
+            Anchor::Middle,
+            INK,
+            &format!("blockIdx.x = {bx}"),
+        );
     }
     for by in 0..cfg.grid.y as u64 {
         let (_, y) = grid.corner(by * BLOCK.y as u64, 0);
-        fig.text(grid.x - 10.0, y + grid.cell_h * BLOCK.y as f64 / 2.0, 13.0, Anchor::End, INK, &format!("blockIdx.y = {by}"));
+        fig.text(
+            grid.x - 10.0,
+            y + grid.cell_h * BLOCK.y as f64 / 2.0,
+            13.0,
+            Anchor::End,
+            INK,
+            &format!("blockIdx.y = {by}"),
+        );
     }
-    fig.text(grid.x, 18.0, 13.0, Anchor::Start, INK, &format!(
-        "{ROWS}x{COLS} matrix (dashed), {}x{} blocks of {}x{}: {} threads, {guarded} guarded",
-        cfg.grid.x, cfg.grid.y, BLOCK.x, BLOCK.y, cfg.total_threads()
-    ));
-    fig.text(grid.x, grid.bottom() + 24.0, 12.0, Anchor::Start, INK, "each in-bounds thread is labelled (row, col) = (global y, global x);");
+    fig.text(
+        grid.x,
+        18.0,
+        13.0,
+        Anchor::Start,
+        INK,
+        &format!(
+            "{ROWS}x{COLS} matrix (dashed), {}x{} blocks of {}x{}: {} threads, {guarded} guarded",
+            cfg.grid.x,
+            cfg.grid.y,
+            BLOCK.x,
+            BLOCK.y,
+            cfg.total_threads()
+        ),
+    );
+    fig.text(
+        grid.x,
+        grid.bottom() + 24.0,
+        12.0,
+        Anchor::Start,
+        INK,
+        "each in-bounds thread is labelled (row, col) = (global y, global x);",
+    );
     fig.text(grid.x, grid.bottom() + 44.0, 12.0, Anchor::Start, INK, "the fill colour is its block");
     fig.finish()
 }

@@ -58,14 +58,12 @@ impl fmt::Display for GeometryError {
         match self {
             GeometryError::ZeroExtent => write!(f, "a matrix dimension is zero"),
             GeometryError::ZeroBlock => write!(f, "a block dimension is zero"),
-            GeometryError::BlockTooLarge { threads } => write!(
-                f,
-                "a block of {threads} threads exceeds CUDA's limit of {MAX_THREADS_PER_BLOCK}"
-            ),
-            GeometryError::GridTooLarge { axis, blocks, limit } => write!(
-                f,
-                "the grid needs {blocks} blocks along {axis}, more than CUDA's limit of {limit}"
-            ),
+            GeometryError::BlockTooLarge { threads } => {
+                write!(f, "a block of {threads} threads exceeds CUDA's limit of {MAX_THREADS_PER_BLOCK}")
+            }
+            GeometryError::GridTooLarge { axis, blocks, limit } => {
+                write!(f, "the grid needs {blocks} blocks along {axis}, more than CUDA's limit of {limit}")
+            }
         }
     }
 }

@@ -99,7 +99,11 @@ impl Version {
 pub enum PlanError {
     Geometry(GeometryError),
     /// The plan's block breaks the kernel's rule.
-    Block { kernel: &'static str, block: Dim2, rule: BlockRule },
+    Block {
+        kernel: &'static str,
+        block: Dim2,
+        rule: BlockRule,
+    },
 }
 
 impl std::fmt::Display for PlanError {
@@ -188,7 +192,10 @@ mod tests {
             plan: |shape, sms| grid_stride(shape.elements(), 48, 1, sms).map(plain),
         };
         let refused = v.checked_plan(Shape::new(10, 10), 132).unwrap_err();
-        assert_eq!(refused.to_string(), "k_v1's plan launches 48x1 blocks, but its kernel needs a 1D block of whole warps");
+        assert_eq!(
+            refused.to_string(),
+            "k_v1's plan launches 48x1 blocks, but its kernel needs a 1D block of whole warps"
+        );
         assert_eq!(v.checked_plan(Shape::new(0, 10), 132).unwrap_err(), PlanError::Geometry(GeometryError::ZeroExtent));
     }
 

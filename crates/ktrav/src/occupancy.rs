@@ -108,7 +108,8 @@ mod tests {
 
     #[test]
     fn each_limit_can_decide() {
-        let needs = |threads, registers_per_thread, shared_bytes| BlockNeeds { threads, registers_per_thread, shared_bytes };
+        let needs =
+            |threads, registers_per_thread, shared_bytes| BlockNeeds { threads, registers_per_thread, shared_bytes };
         // 1024 threads of few registers: two blocks fill the thread limit.
         assert_eq!(SM_90.blocks_per_sm(needs(1024, 16, 4224)), (2, Limiter::Threads));
         // 32-thread blocks: the block limit comes first.

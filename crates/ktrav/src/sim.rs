@@ -239,19 +239,22 @@ mod tests {
     fn barrier_separates_phases_within_a_block() {
         let cfg = LaunchConfig { grid: Dim2::new(2, 1), block: Dim2::new(3, 2) };
         let mut log = Vec::new();
-        launch_phased(&cfg, &BlockOrder::Forward, 2, || 0u32, |t, phase, writes: &mut u32| {
-            if phase == 0 {
-                *writes += 1;
-            } else {
-                // Every thread of this block wrote before any thread reads.
-                assert_eq!(*writes, 6);
-            }
-            log.push((t.block_idx.x, phase));
-        });
-        let expect: Vec<_> = [(0, 0), (0, 1), (1, 0), (1, 1)]
-            .iter()
-            .flat_map(|&p| std::iter::repeat_n(p, 6))
-            .collect();
+        launch_phased(
+            &cfg,
+            &BlockOrder::Forward,
+            2,
+            || 0u32,
+            |t, phase, writes: &mut u32| {
+                if phase == 0 {
+                    *writes += 1;
+                } else {
+                    // Every thread of this block wrote before any thread reads.
+                    assert_eq!(*writes, 6);
+                }
+                log.push((t.block_idx.x, phase));
+            },
+        );
+        let expect: Vec<_> = [(0, 0), (0, 1), (1, 0), (1, 1)].iter().flat_map(|&p| std::iter::repeat_n(p, 6)).collect();
         assert_eq!(log, expect);
     }
 
@@ -275,9 +278,15 @@ mod tests {
         let cfg = LaunchConfig { grid: Dim2::new(1, 1), block: Dim2::new(2, 1) };
         let run = |threads, barrier: bool| {
             let mut log = Vec::new();
-            launch_stepped(&cfg, &BlockOrder::Forward, threads, 2, |_| barrier, || (), |t, s, _: &mut ()| {
-                log.push((t.thread_idx.x, s))
-            });
+            launch_stepped(
+                &cfg,
+                &BlockOrder::Forward,
+                threads,
+                2,
+                |_| barrier,
+                || (),
+                |t, s, _: &mut ()| log.push((t.thread_idx.x, s)),
+            );
             log
         };
         assert_eq!(run(ThreadOrder::Forward, false), [(0, 0), (0, 1), (1, 0), (1, 1)]);

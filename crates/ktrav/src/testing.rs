@@ -181,7 +181,12 @@ pub fn assert_check_usage_errors(path: &str, chapter: &crate::Chapter) {
         ],
     );
     // A malformed seed in the instructor's variable is bad input too.
-    let out = Command::new(path).args(["check", &starter]).env(crate::section::DISABLE_ENV, "1").env(crate::lab::SEED_ENV, "twelve").output().unwrap();
+    let out = Command::new(path)
+        .args(["check", &starter])
+        .env(crate::section::DISABLE_ENV, "1")
+        .env(crate::lab::SEED_ENV, "twelve")
+        .output()
+        .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.starts_with(&format!("error: {}", crate::lab::SEED_ENV)) && err.lines().count() == 1, "{err}");

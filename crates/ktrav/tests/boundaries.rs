@@ -24,7 +24,10 @@ fn refusals_say_which_limit_in_one_line() {
     assert_eq!(e.to_string(), "the grid needs 2147483648 blocks along x, more than CUDA's limit of 2147483647");
     let e = LaunchConfig::covering(Shape::new(MAX_GRID_Y + 1, 1), Dim2::new(1, 1)).unwrap_err();
     assert_eq!(e.to_string(), "the grid needs 65536 blocks along y, more than CUDA's limit of 65535");
-    assert_eq!(GeometryError::BlockTooLarge { threads: 2048 }.to_string(), "a block of 2048 threads exceeds CUDA's limit of 1024");
+    assert_eq!(
+        GeometryError::BlockTooLarge { threads: 2048 }.to_string(),
+        "a block of 2048 threads exceeds CUDA's limit of 1024"
+    );
     assert_eq!(GeometryError::ZeroExtent.to_string(), "a matrix dimension is zero");
     assert_eq!(GeometryError::ZeroBlock.to_string(), "a block dimension is zero");
     assert_eq!((Dim2::new(32, 8).to_string(), Shape::new(3, 5).to_string()), ("32x8".into(), "3x5".into()));
@@ -117,7 +120,10 @@ fn tiles_need_both_sides() {
     for tile in [Dim2::new(0, 4), Dim2::new(4, 0)] {
         assert_eq!(LaunchConfig::tiles_strided(s, tile, Dim2::new(4, 4)), Err(GeometryError::ZeroBlock), "{tile}");
     }
-    assert_eq!(LaunchConfig::tiles_strided(Shape::new(0, 4), Dim2::new(4, 4), Dim2::new(4, 4)), Err(GeometryError::ZeroExtent));
+    assert_eq!(
+        LaunchConfig::tiles_strided(Shape::new(0, 4), Dim2::new(4, 4), Dim2::new(4, 4)),
+        Err(GeometryError::ZeroExtent)
+    );
     assert_eq!(
         LaunchConfig::tiles_strided(s, Dim2::new(4, 4), Dim2::new(64, 32)),
         Err(GeometryError::BlockTooLarge { threads: 2048 })
@@ -220,9 +226,9 @@ fn the_judge_places_a_single_stray_word_on_its_side() {
     let body = [10, 11, 12];
     let n = GUARD_WORDS + body.len();
     let cases = [
-        (0, out_of_bounds(1, 0)),                  // far before the start
-        (GUARD_WORDS - 1, out_of_bounds(1, 0)),    // just before the start
-        (n, out_of_bounds(0, 1)),                  // just after the end
+        (0, out_of_bounds(1, 0)),                   // far before the start
+        (GUARD_WORDS - 1, out_of_bounds(1, 0)),     // just before the start
+        (n, out_of_bounds(0, 1)),                   // just after the end
         (n + GUARD_WORDS - 1, out_of_bounds(0, 1)), // far after the end
     ];
     for (at, verdict) in cases {

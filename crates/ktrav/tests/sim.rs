@@ -60,7 +60,15 @@ fn every_launch_function_places_blocks_alike() {
     }
     // Reverse runs the same blocks last to first.
     let mut log = Vec::new();
-    launch_stepped(&cfg, &BlockOrder::Reverse, ThreadOrder::Forward, 1, |_| false, || (), |t, _, _: &mut ()| log.push(t));
+    launch_stepped(
+        &cfg,
+        &BlockOrder::Reverse,
+        ThreadOrder::Forward,
+        1,
+        |_| false,
+        || (),
+        |t, _, _: &mut ()| log.push(t),
+    );
     assert_eq!(firsts(log), expect.iter().rev().copied().collect::<Vec<_>>());
 }
 
@@ -70,8 +78,14 @@ fn every_launch_function_places_blocks_alike() {
 fn barriers_split_steps_into_segments() {
     let cfg = LaunchConfig { grid: Dim2::new(1, 1), block: Dim2::new(2, 1) };
     let mut log = Vec::new();
-    launch_stepped(&cfg, &BlockOrder::Forward, ThreadOrder::Forward, 4, |s| s == 0 || s == 2, || (), |t, s, _: &mut ()| {
-        log.push((t.thread_idx.x, s))
-    });
+    launch_stepped(
+        &cfg,
+        &BlockOrder::Forward,
+        ThreadOrder::Forward,
+        4,
+        |s| s == 0 || s == 2,
+        || (),
+        |t, s, _: &mut ()| log.push((t.thread_idx.x, s)),
+    );
     assert_eq!(log, [(0, 0), (1, 0), (0, 1), (0, 2), (1, 1), (1, 2), (0, 3), (1, 3)]);
 }

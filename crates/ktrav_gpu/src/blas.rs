@@ -54,7 +54,11 @@ impl Gpu {
         }
         // SAFETY: only tries to dlopen the library by its usual names.
         if !unsafe { cudarc::cublas::sys::is_culib_present() } {
-            return Err(Unavailable(format!("libcublas found as {} but did not load ({})", found.describe(), lt.describe())));
+            return Err(Unavailable(format!(
+                "libcublas found as {} but did not load ({})",
+                found.describe(),
+                lt.describe()
+            )));
         }
         match catch_unwind(AssertUnwindSafe(|| CudaBlas::new(self.stream().clone()))) {
             Ok(Ok(handle)) => Ok(Blas { handle, found }),
@@ -77,9 +81,11 @@ impl Blas {
     ) -> Result<()> {
         let (ra, ca) = if call.transa == Transpose::No { (call.m, call.k) } else { (call.k, call.m) };
         let (rb, cb) = if call.transb == Transpose::No { (call.k, call.n) } else { (call.n, call.k) };
-        for (name, rows, cols, ld, len) in
-            [("A", ra, ca, call.lda, a.len()), ("B", rb, cb, call.ldb, b.len()), ("C", call.m, call.n, call.ldc, c.len())]
-        {
+        for (name, rows, cols, ld, len) in [
+            ("A", ra, ca, call.lda, a.len()),
+            ("B", rb, cb, call.ldb, b.len()),
+            ("C", call.m, call.n, call.ldc, c.len()),
+        ] {
             if ld < rows.max(1) || (cols > 0 && (cols - 1) * ld + rows > len) {
                 bail!("sgemm would read or write past {name} ({rows}x{cols}, ld {ld}, {len} elements); not called");
             }

@@ -36,7 +36,11 @@ pub fn report() -> String {
         }
     }
     out.line(format!("NVRTC: {nvrtc_line}"));
-    out.line(format!("lab compilations: {} in-memory headers, no include folder; file access {}", nvrtc::in_memory().len(), crate::sandbox::probe().describe()));
+    out.line(format!(
+        "lab compilations: {} in-memory headers, no include folder; file access {}",
+        nvrtc::in_memory().len(),
+        crate::sandbox::probe().describe()
+    ));
     out.line(format!("cuBLAS: {}", libs::load("libcublas.so.13").describe()));
     let Ok(g) = gpu else {
         out.line("will run: every chapter's simulated report; lab checks compile the student's file and stop with \"could not check\" (exit 3).");
@@ -57,7 +61,10 @@ pub fn report() -> String {
         Ok(_) => "lab checks: no, NVRTC cannot compile for this GPU".to_string(),
         Err(_) => format!("lab checks: no, {}", "NVRTC is missing (see above)"),
     };
-    out.line(format!("will run: the chapters' GPU sections ({}), {lab}", if loads.contains("yes") { "yes" } else { "no" }));
+    out.line(format!(
+        "will run: the chapters' GPU sections ({}), {lab}",
+        if loads.contains("yes") { "yes" } else { "no" }
+    ));
     out.into_string()
 }
 

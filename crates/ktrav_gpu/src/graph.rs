@@ -142,8 +142,9 @@ mod tests {
             let ms = graph.replay_ms(&gpu).unwrap();
             assert!(ms >= 0.0);
             let got = gpu.download(&out).unwrap();
-            let want: Vec<i32> =
-                (0..shape.elements()).map(|i| ((i % half.elements()) / shape.cols * 1000 + i % shape.cols) as i32).collect();
+            let want: Vec<i32> = (0..shape.elements())
+                .map(|i| ((i % half.elements()) / shape.cols * 1000 + i % shape.cols) as i32)
+                .collect();
             assert_eq!(got, want);
         }
     }

@@ -74,7 +74,9 @@ fn param(text: &str) -> Param {
         .split_whitespace()
         .find(|t| {
             let t = t.trim_start_matches('.');
-            matches!(t.chars().next(), Some('u' | 's' | 'b' | 'f')) && t[1..].chars().all(|c| c.is_ascii_digit()) && t.len() > 1
+            matches!(t.chars().next(), Some('u' | 's' | 'b' | 'f'))
+                && t[1..].chars().all(|c| c.is_ascii_digit())
+                && t.len() > 1
         })
         .unwrap_or(".b64")
         .trim_start_matches('.');
@@ -162,7 +164,9 @@ pub fn find_entry(ptx: &str, kernel: &str) -> std::result::Result<Entry, String>
     }
     let others: Vec<&str> = all.iter().map(|e| e.name.as_str()).collect();
     Err(match others.as_slice() {
-        [] => format!("the file has no kernel `extern \"C\" __global__ void {kernel}(...)` (it defines no __global__ function)"),
+        [] => format!(
+            "the file has no kernel `extern \"C\" __global__ void {kernel}(...)` (it defines no __global__ function)"
+        ),
         _ => format!(
             "the file has no kernel `extern \"C\" __global__ void {kernel}(...)`; it defines {}",
             others.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ")
@@ -308,7 +312,10 @@ pub fn function_limits(gpu: &Gpu, f: &Kernel, entry: Option<&Entry>) -> Result<F
         Ok(v.max(0) as u32)
     };
     Ok(FunctionLimits {
-        max_threads_per_block: func(CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, "threads per block")?,
+        max_threads_per_block: func(
+            CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
+            "threads per block",
+        )?,
         launch_bounds: entry.and_then(|e| e.max_threads),
         registers_per_thread: func(CUfunction_attribute::CU_FUNC_ATTRIBUTE_NUM_REGS, "registers")?,
         static_shared_bytes: func(CUfunction_attribute::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, "shared memory")?,
@@ -317,8 +324,14 @@ pub fn function_limits(gpu: &Gpu, f: &Kernel, entry: Option<&Entry>) -> Result<F
             CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
             "dynamic shared memory limit",
         )?,
-        device_max_threads_per_block: device(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK, "threads per block")?,
-        device_registers_per_block: device(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK, "registers per block")?,
+        device_max_threads_per_block: device(
+            CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
+            "threads per block",
+        )?,
+        device_registers_per_block: device(
+            CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK,
+            "registers per block",
+        )?,
         device_shared_per_block: device(
             CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK,
             "shared memory per block",
@@ -333,7 +346,8 @@ mod tests {
     use ktrav::lab::{input_value, Launch};
     use ktrav::{Dim2, Shape};
 
-    const NOTHING: Twin = Twin { name: "nothing", steps: 1, barriers_after: &[], shared_words: 0, body: |_, _, _, _| {} };
+    const NOTHING: Twin =
+        Twin { name: "nothing", steps: 1, barriers_after: &[], shared_words: 0, body: |_, _, _, _| {} };
 
     const GATHER: Exercise = Exercise {
         id: "test-gather",
@@ -403,19 +417,32 @@ mod tests {
             why.starts_with("parameter 3 (rows) is 64-bit in your kernel; the exercise passes an int (32-bit): "),
             "{why}"
         );
-        assert!(why.ends_with("extern \"C\" __global__ void spiral_gather(float* out, const float* in, int rows, int cols)"), "{why}");
+        assert!(
+            why.ends_with(
+                "extern \"C\" __global__ void spiral_gather(float* out, const float* in, int rows, int cols)"
+            ),
+            "{why}"
+        );
         assert_eq!(check_entry(RIGHT, &GATHER).map(|e| e.name), Ok("spiral_gather".to_string()));
         // The other way round: an int where the exercise passes 64 bits.
         let wide_ex = Exercise { args: &[Arg::Out, Arg::Input(0), Arg::Rows64, Arg::Cols64], ..GATHER };
         let why = check_entry(RIGHT, &wide_ex).unwrap_err();
-        assert!(why.starts_with("parameter 3 (rows) is 32-bit in your kernel; the exercise passes a 64-bit integer"), "{why}");
+        assert!(
+            why.starts_with("parameter 3 (rows) is 32-bit in your kernel; the exercise passes a 64-bit integer"),
+            "{why}"
+        );
         // A missing parameter, and a float where a count is passed.
         let three = ".visible .entry spiral_gather(\n.param .u64 a,\n.param .u64 b,\n.param .u32 c\n)\n{\n}";
         let why = check_entry(three, &GATHER).unwrap_err();
-        assert!(why.starts_with("your kernel takes 3 parameters; the exercise passes 4 (out, in, rows, cols)"), "{why}");
-        let float = ".visible .entry spiral_gather(\n.param .u64 a,\n.param .u64 b,\n.param .f32 c,\n.param .u32 d\n)\n{\n}";
+        assert!(
+            why.starts_with("your kernel takes 3 parameters; the exercise passes 4 (out, in, rows, cols)"),
+            "{why}"
+        );
+        let float =
+            ".visible .entry spiral_gather(\n.param .u64 a,\n.param .u64 b,\n.param .f32 c,\n.param .u32 d\n)\n{\n}";
         assert!(check_entry(float, &GATHER).unwrap_err().starts_with("parameter 3 (rows) is a floating-point number"));
-        let two_inputs = Exercise { args: &[Arg::Out, Arg::Input(0), Arg::Input(1), Arg::Rows64, Arg::Cols64], ..GATHER };
+        let two_inputs =
+            Exercise { args: &[Arg::Out, Arg::Input(0), Arg::Input(1), Arg::Rows64, Arg::Cols64], ..GATHER };
         assert_eq!(arg_names(&two_inputs), ["out", "a", "b", "rows", "cols"]);
     }
 
@@ -427,7 +454,10 @@ mod tests {
         // A longer name that merely contains the kernel's is not it.
         let other = ".visible .entry _Z18spiral_gather_fastPfPKfii(\n.param .u64 a\n)\n{\n}";
         let why = find_entry(other, "spiral_gather").unwrap_err();
-        assert!(why.contains("it defines `_Z18spiral_gather_fastPfPKfii`") && !why.contains("extern \"C\"` is missing"), "{why}");
+        assert!(
+            why.contains("it defines `_Z18spiral_gather_fastPfPKfii`") && !why.contains("extern \"C\"` is missing"),
+            "{why}"
+        );
         assert!(find_entry("// no kernels\n", "k").unwrap_err().contains("defines no __global__ function"));
     }
 
@@ -448,19 +478,33 @@ mod tests {
     #[test]
     fn a_refused_launch_names_the_limit_it_passed() {
         let bounds = explain_launch_failure(&h200(256, Some(256), 30, 0), 1024, 0).unwrap();
-        assert_eq!(bounds, "your kernel's __launch_bounds__(256) allows 256 threads per block; the exercise launches 1024");
+        assert_eq!(
+            bounds,
+            "your kernel's __launch_bounds__(256) allows 256 threads per block; the exercise launches 1024"
+        );
         let regs = explain_launch_failure(&h200(512, None, 128, 0), 1024, 0).unwrap();
-        assert!(regs.starts_with("your kernel uses 128 registers per thread, so a block of 1024 threads needs 131072 of the 65536"), "{regs}");
+        assert!(
+            regs.starts_with(
+                "your kernel uses 128 registers per thread, so a block of 1024 threads needs 131072 of the 65536"
+            ),
+            "{regs}"
+        );
         assert!(regs.contains("registers allow 512 threads per block; the exercise launches 1024"), "{regs}");
         let either = explain_launch_failure(&h200(768, None, 40, 0), 1024, 0).unwrap();
         assert_eq!(either, "__launch_bounds__ or registers allow 768 threads per block; the exercise launches 1024");
         let shared = explain_launch_failure(&h200(1024, None, 16, 40_000), 256, 10_000).unwrap();
-        assert!(shared.contains("40000 bytes of static shared memory and the launch's 10000 bytes") && shared.contains("more than the 49152"), "{shared}");
+        assert!(
+            shared.contains("40000 bytes of static shared memory and the launch's 10000 bytes")
+                && shared.contains("more than the 49152"),
+            "{shared}"
+        );
         let device = explain_launch_failure(&h200(1024, None, 16, 0), 2048, 0).unwrap();
         assert!(device.starts_with("this GPU runs blocks of at most 1024 threads"));
         assert_eq!(explain_launch_failure(&h200(1024, None, 16, 4224), 1024, 0), None, "within every limit");
         assert_eq!(explain_launch_failure(&h200(256, Some(256), 16, 0), 256, 0), None, "exactly at the bound");
-        assert!(h200(256, Some(256), 30, 4224).describe().ends_with("at most 256 threads per block (__launch_bounds__(256))"));
+        assert!(h200(256, Some(256), 30, 4224)
+            .describe()
+            .ends_with("at most 256 threads per block (__launch_bounds__(256))"));
     }
 
     /// NVRTC's own PTX, read by the same functions: the widths C++ gives
@@ -476,8 +520,17 @@ mod tests {
         assert_eq!(e.max_threads, Some(128));
         let why = parameter_mismatch(&e, &GATHER).unwrap();
         assert!(why.starts_with("parameter 3 (rows) is 64-bit in your kernel; the exercise passes an int"), "{why}");
-        let mangled = nvrtc.compile("__global__ void spiral_gather(float* o, const float* i, int r, int c) {}", "m.cu", crate::nvrtc::DEFAULT_ARCH);
+        let mangled = nvrtc.compile(
+            "__global__ void spiral_gather(float* o, const float* i, int r, int c) {}",
+            "m.cu",
+            crate::nvrtc::DEFAULT_ARCH,
+        );
         let why = find_entry(&mangled.unwrap().ptx, "spiral_gather").unwrap_err();
-        assert!(why.starts_with("`extern \"C\"` is missing: your kernel spiral_gather was compiled with the C++ name _Z13spiral_gather"), "{why}");
+        assert!(
+            why.starts_with(
+                "`extern \"C\"` is missing: your kernel spiral_gather was compiled with the C++ name _Z13spiral_gather"
+            ),
+            "{why}"
+        );
     }
 }

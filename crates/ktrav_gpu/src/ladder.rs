@@ -137,7 +137,8 @@ impl<T: DeviceRepr + ValidAsZeroBits + Copy + Send + Sync> Ladder<'_, T> {
         let f = gpu.function(self.chapter.id, v.kernel)?;
         let mut args = gpu.args(&f);
         (self.push)(&mut args, io);
-        let launched = gpu.launch(args, &plan.cfg, plan.shared_bytes).with_context(|| format!("{} on {shape}", v.kernel));
+        let launched =
+            gpu.launch(args, &plan.cfg, plan.shared_bytes).with_context(|| format!("{} on {shape}", v.kernel));
         if launched.is_err() && plan.work_words > 0 {
             // Best effort: after a fault the context may refuse this too, and
             // the launch's own error is the one worth reporting.
@@ -154,10 +155,12 @@ impl<T: DeviceRepr + ValidAsZeroBits + Copy + Send + Sync> Ladder<'_, T> {
         let n = shape.checked_elements()?;
         let out = n.checked_mul(std::mem::size_of::<T>() as u64)?;
         let inputs = n.checked_mul(4 * self.inputs as u64)?;
-        let work = self.chapter.versions.iter().map(|v| (v.plan)(shape, sms).ok().map(|p| p.work_words.max(1) * 8)).try_fold(
-            8u64,
-            |m, w| w.map(|w| m.max(w)),
-        )?;
+        let work = self
+            .chapter
+            .versions
+            .iter()
+            .map(|v| (v.plan)(shape, sms).ok().map(|p| p.work_words.max(1) * 8))
+            .try_fold(8u64, |m, w| w.map(|w| m.max(w)))?;
         out.checked_mul(3)?.checked_add(inputs)?.checked_add(work)
     }
 
@@ -181,7 +184,11 @@ impl<T: DeviceRepr + ValidAsZeroBits + Copy + Send + Sync> Ladder<'_, T> {
             for row in &mut rows {
                 gpu.poison(&mut io.out)?;
                 let ms = (row.time)(gpu, &mut io)?;
-                sec.check(&format!("  {shape} {}", row.label), &compare_with(&gpu.download(&io.out)?, &expected), Some(ms));
+                sec.check(
+                    &format!("  {shape} {}", row.label),
+                    &compare_with(&gpu.download(&io.out)?, &expected),
+                    Some(ms),
+                );
             }
             for v in self.chapter.versions {
                 let plan = v.checked_plan(shape, sms)?;
@@ -233,7 +240,11 @@ impl<T: DeviceRepr + ValidAsZeroBits + Copy + Send + Sync> Ladder<'_, T> {
                         let pass = if self.runs.len() > 1 { format!(" run={}", i + 1) } else { String::new() };
                         sec.run_with(v.kernel, Role::Version, shape, &plan.cfg, &agreement, &pass);
                     } else {
-                        sec.check(&format!("  {shape} {}, grid {}{run}", v.kernel, plan.cfg.grid), &agreement, Some(ms));
+                        sec.check(
+                            &format!("  {shape} {}, grid {}{run}", v.kernel, plan.cfg.grid),
+                            &agreement,
+                            Some(ms),
+                        );
                     }
                 }
             }
@@ -267,7 +278,9 @@ impl<T: DeviceRepr + ValidAsZeroBits + Copy + Send + Sync> Ladder<'_, T> {
             Ok(())
         };
         let table = match yardstick {
-            Yardstick::Copy => sec.bandwidth(gpu, title, (shape.elements() as usize) * std::mem::size_of::<T>(), self.repeats)?,
+            Yardstick::Copy => {
+                sec.bandwidth(gpu, title, (shape.elements() as usize) * std::mem::size_of::<T>(), self.repeats)?
+            }
             Yardstick::Named(mut row) => {
                 gpu.poison(&mut io.out)?;
                 let ms = median_ms(self.repeats, || (row.time)(gpu, &mut io))?;
@@ -391,7 +404,9 @@ mod tests {
             eprintln!("skipped: no GPU ({reason})");
             return;
         }
-        let fill = |shape: Shape| -> Expected<i32> { Box::new(move |i| ((i as u64 / shape.cols) * 1000 + i as u64 % shape.cols) as i32) };
+        let fill = |shape: Shape| -> Expected<i32> {
+            Box::new(move |i| ((i as u64 / shape.cols) * 1000 + i as u64 % shape.cols) as i32)
+        };
         let run = |expected: &dyn Fn(Shape) -> Expected<i32>| {
             section_named("K.0", |gpu, sec| {
                 let l = ladder(expected);

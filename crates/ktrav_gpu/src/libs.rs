@@ -94,7 +94,10 @@ pub fn load_from_loader_path(file: &str) -> Lookup {
     if open(Path::new(file)) {
         return Lookup::LoaderPath(file.to_string());
     }
-    Lookup::Missing { name: file.to_string(), searched: vec!["the loader's path (LD_LIBRARY_PATH and the ldconfig cache)".into()] }
+    Lookup::Missing {
+        name: file.to_string(),
+        searched: vec!["the loader's path (LD_LIBRARY_PATH and the ldconfig cache)".into()],
+    }
 }
 
 fn loader_path() -> String {

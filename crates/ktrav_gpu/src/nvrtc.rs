@@ -25,8 +25,8 @@
 //! compiling (`ktrav::lab::includes`).
 
 use crate::libs::{self, Lookup};
-use crate::sandbox;
 use crate::probe::Unavailable;
+use crate::sandbox;
 use cudarc::nvrtc::{result, sys};
 use std::ffi::CString;
 use std::path::PathBuf;
@@ -143,7 +143,8 @@ impl Compiled {
 impl Resources {
     /// `10 registers per thread, 4224 bytes of static shared memory`.
     pub fn describe(&self) -> String {
-        let mut s = format!("{} registers per thread, {} bytes of static shared memory", self.registers, self.shared_bytes);
+        let mut s =
+            format!("{} registers per thread, {} bytes of static shared memory", self.registers, self.shared_bytes);
         if self.spill_store_bytes + self.spill_load_bytes > 0 {
             s.push_str(&format!(
                 ", {} bytes spilled to local memory ({} stored, {} loaded)",
@@ -366,7 +367,11 @@ impl Nvrtc {
     /// of where a finding happened; it does not change the machine code.
     pub fn options(&self, arch: Arch, machine_code: bool) -> Vec<String> {
         let mut options = vec![
-            if machine_code { format!("-arch=sm_{}", arch.number()) } else { format!("--gpu-architecture={}", arch.virtual_name()) },
+            if machine_code {
+                format!("-arch=sm_{}", arch.number())
+            } else {
+                format!("--gpu-architecture={}", arch.virtual_name())
+            },
             "-std=c++17".to_string(),
             "--generate-line-info".to_string(),
         ];
@@ -391,15 +396,31 @@ impl Nvrtc {
     /// One compilation, in a thread of its own that can read only NVRTC's
     /// own folders and write nothing, where the kernel offers Landlock
     /// ([`sandbox`]).
-    fn run_once(&self, source: &str, name: &str, arch: Arch, machine_code: bool, report: bool) -> Result<Compiled, CompileFailure> {
+    fn run_once(
+        &self,
+        source: &str,
+        name: &str,
+        arch: Arch,
+        machine_code: bool,
+        report: bool,
+    ) -> Result<Compiled, CompileFailure> {
         static READABLE: OnceLock<Vec<PathBuf>> = OnceLock::new();
         let readable = READABLE.get_or_init(sandbox::readable);
         sandbox::run_restricted(readable, || self.run_unsealed(source, name, arch, machine_code, report))
             .map(|(compiled, _)| compiled)
-            .unwrap_or_else(|| Err(CompileFailure::Failed("NVRTC failed (its thread could not start, or panicked)".into())))
+            .unwrap_or_else(|| {
+                Err(CompileFailure::Failed("NVRTC failed (its thread could not start, or panicked)".into()))
+            })
     }
 
-    fn run_unsealed(&self, source: &str, name: &str, arch: Arch, machine_code: bool, report: bool) -> Result<Compiled, CompileFailure> {
+    fn run_unsealed(
+        &self,
+        source: &str,
+        name: &str,
+        arch: Arch,
+        machine_code: bool,
+        report: bool,
+    ) -> Result<Compiled, CompileFailure> {
         let src = CString::new(source)
             .map_err(|_| CompileFailure::Failed(format!("{name} holds a NUL byte: it is not CUDA source")))?;
         let cname = CString::new(name.replace('\0', "?")).expect("NULs were replaced");
@@ -408,8 +429,10 @@ impl Nvrtc {
             options.retain(|o| o != "-Xptxas=-v");
         }
         let in_memory = in_memory();
-        let header_text: Vec<CString> = in_memory.iter().map(|(_, t)| CString::new(*t).expect("no NUL in a header")).collect();
-        let header_names: Vec<CString> = in_memory.iter().map(|(n, _)| CString::new(*n).expect("no NUL in a name")).collect();
+        let header_text: Vec<CString> =
+            in_memory.iter().map(|(_, t)| CString::new(*t).expect("no NUL in a header")).collect();
+        let header_names: Vec<CString> =
+            in_memory.iter().map(|(n, _)| CString::new(*n).expect("no NUL in a name")).collect();
         let run = catch_unwind(AssertUnwindSafe(|| -> Result<Compiled, CompileFailure> {
             let texts: Vec<*const std::ffi::c_char> = header_text.iter().map(|c| c.as_ptr()).collect();
             let names: Vec<*const std::ffi::c_char> = header_names.iter().map(|c| c.as_ptr()).collect();
@@ -517,7 +540,8 @@ mod tests {
         // A T4 (7.5) is served at run time; a V100 (7.0) is below CUDA 13.0's floor.
         assert!(nvrtc.supports(Arch::of((7, 5))) && nvrtc.supports(Arch::of((9, 0))));
         assert!(!nvrtc.supports(Arch::of((7, 0))));
-        let ok = nvrtc.compile("extern \"C\" __global__ void k(float* o) { o[threadIdx.x] = 1.0f; }", "ok.cu", DEFAULT_ARCH);
+        let ok =
+            nvrtc.compile("extern \"C\" __global__ void k(float* o) { o[threadIdx.x] = 1.0f; }", "ok.cu", DEFAULT_ARCH);
         let ok = ok.expect("a valid kernel compiles");
         assert!(ok.ptx.contains(".target sm_80") && ok.ptx.contains(".entry k("), "{}", ok.ptx);
         assert!(ok.ptx.contains(".version 9.0"), "NVRTC 13.0 emits PTX ISA 9.0");
@@ -526,12 +550,17 @@ mod tests {
         assert_eq!(&cubin[..4], b"\x7fELF", "a cubin is an ELF file");
         assert_eq!(ok.code(), "sm_80 machine code");
         assert!(ok.log.is_empty(), "ptxas's report is taken out of the log: {:?}", ok.log);
-        let ptx_only = nvrtc.compile_ptx("extern \"C\" __global__ void k(float* o) { o[0] = 1.0f; }", "p.cu", DEFAULT_ARCH).unwrap();
+        let ptx_only = nvrtc
+            .compile_ptx("extern \"C\" __global__ void k(float* o) { o[0] = 1.0f; }", "p.cu", DEFAULT_ARCH)
+            .unwrap();
         assert!(ptx_only.cubin.is_none() && ptx_only.resources.is_empty() && ptx_only.ptx.contains(".entry k("));
         assert_eq!(ptx_only.code(), "compute_80 PTX, compiled by the driver");
-        let bad = nvrtc.compile("extern \"C\" __global__ void k(float* o) { o[0] = undeclared; }", "bad.cu", DEFAULT_ARCH);
+        let bad =
+            nvrtc.compile("extern \"C\" __global__ void k(float* o) { o[0] = undeclared; }", "bad.cu", DEFAULT_ARCH);
         match bad {
-            Err(CompileFailure::Rejected { log }) => assert!(log.contains("bad.cu") && log.contains("undeclared"), "{log}"),
+            Err(CompileFailure::Rejected { log }) => {
+                assert!(log.contains("bad.cu") && log.contains("undeclared"), "{log}")
+            }
             other => panic!("a compile error gave {other:?}"),
         }
         let nul = nvrtc.compile("a\0b", "nul.cu", DEFAULT_ARCH).unwrap_err();
@@ -540,7 +569,8 @@ mod tests {
         assert!(old.to_string().contains("cannot compile for compute_70") && old.to_string().contains("7.5"), "{old}");
         // A device newer than any architecture NVRTC knows gets PTX for the newest it knows.
         let newest = *nvrtc.supported.iter().max().unwrap();
-        let future = nvrtc.compile_for("extern \"C\" __global__ void k() {}", "f.cu", Arch::of((newest / 10 + 1, 0))).unwrap();
+        let future =
+            nvrtc.compile_for("extern \"C\" __global__ void k() {}", "f.cu", Arch::of((newest / 10 + 1, 0))).unwrap();
         assert!(future.cubin.is_none() && future.arch.number() == newest, "{:?}", future.arch);
         let own = nvrtc.compile_for("extern \"C\" __global__ void k() {}", "f.cu", Arch::of((9, 0))).unwrap();
         assert_eq!(own.code(), "sm_90 machine code");
@@ -561,7 +591,9 @@ mod tests {
         let r = c.resources_of("tiled").expect("ptxas reports the kernel");
         assert_eq!(r.shared_bytes, 32 * 33 * 4);
         assert!(r.registers > 0 && r.registers < 255, "{r:?}");
-        assert!(r.describe().starts_with(&format!("{} registers per thread, 4224 bytes of static shared memory", r.registers)));
+        assert!(r
+            .describe()
+            .starts_with(&format!("{} registers per thread, 4224 bytes of static shared memory", r.registers)));
         let huge = "extern \"C\" __global__ void huge(float* o) {
             __shared__ float s[13000];
             s[threadIdx.x] = 1.0f; __syncthreads(); o[threadIdx.x] = s[12999 - threadIdx.x];
@@ -589,7 +621,14 @@ ptxas info    : Compile time = 3.119 ms\n";
         assert_eq!(found.len(), 2);
         assert_eq!(
             found[0],
-            Resources { kernel: "first".into(), registers: 40, shared_bytes: 4224, stack_bytes: 16, spill_store_bytes: 8, spill_load_bytes: 4 }
+            Resources {
+                kernel: "first".into(),
+                registers: 40,
+                shared_bytes: 4224,
+                stack_bytes: 16,
+                spill_store_bytes: 8,
+                spill_load_bytes: 4
+            }
         );
         assert_eq!((found[1].kernel.as_str(), found[1].registers, found[1].shared_bytes), ("_Z6secondPf", 8, 0));
         assert!(found[0].describe().contains("8 bytes spilled to local memory"));

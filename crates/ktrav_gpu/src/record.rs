@@ -45,9 +45,13 @@ mod tests {
 
     #[test]
     fn the_driver_release_is_read_from_either_module_line() {
-        let open = "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.159.04  Release Build  (dvs-builder@U16)";
+        let open =
+            "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.159.04  Release Build  (dvs-builder@U16)";
         assert_eq!(release_of(open).as_deref(), Some("580.159.04"));
-        assert_eq!(release_of("NVRM version: NVIDIA UNIX x86_64 Kernel Module  535.54.03  Tue").as_deref(), Some("535.54.03"));
+        assert_eq!(
+            release_of("NVRM version: NVIDIA UNIX x86_64 Kernel Module  535.54.03  Tue").as_deref(),
+            Some("535.54.03")
+        );
         assert_eq!(release_of("no module here"), None);
         let now = now_utc();
         assert!(now.ends_with('Z') && now.len() == "2026-11-30T04:10:00Z".len(), "{now}");

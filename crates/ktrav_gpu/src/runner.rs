@@ -17,12 +17,12 @@
 use crate::kernels;
 use crate::nvrtc::{self, Arch};
 use crate::probe::{probe, DeviceInfo, Probe, Unavailable};
-use ktrav::compare::POISON_WORD;
-use ktrav::LaunchConfig;
 use anyhow::{anyhow, bail, Context, Result};
 use cudarc::driver::{sys, CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtrMut, DeviceRepr};
 use cudarc::driver::{LaunchArgs, ValidAsZeroBits};
 use cudarc::nvrtc::Ptx;
+use ktrav::compare::POISON_WORD;
+use ktrav::LaunchConfig;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -115,7 +115,11 @@ pub fn open() -> std::result::Result<Gpu, Unavailable> {
 /// throughput): 64 up to 8.0 (V100, T4, A100), 128 from 8.6 on (RTX 30xx
 /// and later, H100/H200).
 pub fn fp32_lanes_per_sm(compute_capability: (i32, i32)) -> u32 {
-    if compute_capability <= (8, 0) { 64 } else { 128 }
+    if compute_capability <= (8, 0) {
+        64
+    } else {
+        128
+    }
 }
 
 impl Gpu {
@@ -139,10 +143,12 @@ impl Gpu {
             return Ok(m.clone());
         }
         let module = match (&self.path, kernel.fatbin) {
-            (KernelPath::Embedded { .. }, Some(fatbin)) => match self.ctx.load_module(Ptx::from_binary(fatbin.to_vec())) {
-                Err(e) if e.0 == sys::CUresult::CUDA_ERROR_NO_BINARY_FOR_GPU => self.compile_embedded(kernel),
-                loaded => loaded.with_context(|| format!("loading kernels/{file}.cu failed")),
-            },
+            (KernelPath::Embedded { .. }, Some(fatbin)) => {
+                match self.ctx.load_module(Ptx::from_binary(fatbin.to_vec())) {
+                    Err(e) if e.0 == sys::CUresult::CUDA_ERROR_NO_BINARY_FOR_GPU => self.compile_embedded(kernel),
+                    loaded => loaded.with_context(|| format!("loading kernels/{file}.cu failed")),
+                }
+            }
             (KernelPath::Embedded { .. }, None) => Err(anyhow!(
                 "kernels not embedded: this binary was built without nvcc (run scripts/install-nvcc, then rebuild)"
             )),
@@ -433,7 +439,8 @@ mod tests {
 
     #[test]
     fn fp32_lanes_follow_the_capability_table() {
-        let lanes: Vec<u32> = [(7, 5), (8, 0), (8, 6), (8, 9), (9, 0), (12, 0)].into_iter().map(fp32_lanes_per_sm).collect();
+        let lanes: Vec<u32> =
+            [(7, 5), (8, 0), (8, 6), (8, 9), (9, 0), (12, 0)].into_iter().map(fp32_lanes_per_sm).collect();
         assert_eq!(lanes, [64, 64, 128, 128, 128, 128]);
     }
     use ktrav::compare::{compare, Agreement};
@@ -474,9 +481,13 @@ mod tests {
         let embedded = |code: &str| KernelPath::Embedded { code: code.to_string() };
         assert_eq!(KernelPath::for_device((9, 0), false), embedded("sm_90 machine code"));
         assert_eq!(KernelPath::for_device((8, 6), false), embedded("sm_80 machine code"));
-        assert!(matches!(KernelPath::for_device((12, 0), false), KernelPath::Embedded { code } if code.contains("compute_80 PTX")));
+        assert!(
+            matches!(KernelPath::for_device((12, 0), false), KernelPath::Embedded { code } if code.contains("compute_80 PTX"))
+        );
         for old in [(7, 5), (7, 0)] {
-            let KernelPath::RunTime { reason } = KernelPath::for_device(old, false) else { panic!("{old:?} took the embedded path") };
+            let KernelPath::RunTime { reason } = KernelPath::for_device(old, false) else {
+                panic!("{old:?} took the embedded path")
+            };
             assert!(reason.contains("below the embedded code's 8.0"), "{reason}");
         }
         let forced = KernelPath::for_device((9, 0), true);

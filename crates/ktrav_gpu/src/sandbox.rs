@@ -80,7 +80,9 @@ pub fn restrict_this_thread(dirs: &[PathBuf]) -> Status {
     match attempt() {
         Ok(RulesetStatus::FullyEnforced) => Status::Enforced,
         Ok(RulesetStatus::PartiallyEnforced) => Status::Partial,
-        Ok(RulesetStatus::NotEnforced) => Status::Unavailable("this kernel has no Landlock, or it is not enabled".into()),
+        Ok(RulesetStatus::NotEnforced) => {
+            Status::Unavailable("this kernel has no Landlock, or it is not enabled".into())
+        }
         Err(e) => Status::Unavailable(format!("Landlock refused the restriction: {e}")),
     }
 }
@@ -128,7 +130,7 @@ mod tests {
         std::fs::create_dir_all(&denied).unwrap();
         std::fs::write(allowed.join("a.txt"), "a").unwrap();
         std::fs::write(denied.join("b.txt"), "b").unwrap();
-        let (seen, status) = run_restricted(&[allowed.clone()], || {
+        let (seen, status) = run_restricted(std::slice::from_ref(&allowed), || {
             (
                 std::fs::read_to_string(allowed.join("a.txt")).ok(),
                 std::fs::read_to_string(denied.join("b.txt")).ok(),

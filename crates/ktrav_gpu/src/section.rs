@@ -146,7 +146,15 @@ impl GpuSection {
 
     /// [`GpuSection::run`] with more `key=value` fields at the end of the
     /// line (`extra` starts with a space, or is empty).
-    pub fn run_with(&mut self, kernel: &str, role: Role, shape: Shape, cfg: &LaunchConfig, agreement: &Agreement, extra: &str) {
+    pub fn run_with(
+        &mut self,
+        kernel: &str,
+        role: Role,
+        shape: Shape,
+        cfg: &LaunchConfig,
+        agreement: &Agreement,
+        extra: &str,
+    ) {
         let ok = agreement.ok();
         self.runs += 1;
         if !ok {
@@ -232,7 +240,10 @@ impl GpuSection {
         let mut dst = gpu.poisoned::<u32>(copy_bytes / 4)?;
         let copy_ms = median_ms(repeats, || gpu.copy_ms(&src, &mut dst))?;
         self.line(format!("bandwidth on {title}, median of {repeats} (timings vary run to run; never asserted):"));
-        self.report.line(format!("  device-to-device copy: {copy_ms:.3} ms, {:.0} GB/s", gbps(2 * copy_bytes as u64, copy_ms)));
+        self.report.line(format!(
+            "  device-to-device copy: {copy_ms:.3} ms, {:.0} GB/s",
+            gbps(2 * copy_bytes as u64, copy_ms)
+        ));
         self.record.tables.push(measured::Table {
             title: report::plain(title),
             copy_bytes: 2 * copy_bytes as u64,
@@ -249,7 +260,14 @@ impl GpuSection {
     /// this run) is printed first, and each row added with
     /// [`Bandwidth::row`] is printed and recorded as a speed-up over it.
     /// `bytes` is what the yardstick writes, kept with the table.
-    pub fn timings(&mut self, title: &str, yardstick: &str, yardstick_ms: f32, bytes: u64, repeats: usize) -> Bandwidth {
+    pub fn timings(
+        &mut self,
+        title: &str,
+        yardstick: &str,
+        yardstick_ms: f32,
+        bytes: u64,
+        repeats: usize,
+    ) -> Bandwidth {
         let repeats = self::repeats(repeats);
         self.line(format!("times on {title}, median of {repeats} (timings vary run to run; never asserted):"));
         self.report.line(format!("  {yardstick} (yardstick): {yardstick_ms:.3} ms"));
@@ -278,12 +296,22 @@ impl Bandwidth {
     /// Runs `launch` (which returns one launch's time in ms) as many times
     /// as the copy was timed and prints the median, the effective bandwidth
     /// for `bytes` moved per launch, and the ratio to the copy's time.
-    pub fn row(&self, sec: &mut GpuSection, label: &str, bytes: u64, launch: impl FnMut() -> Result<f32>) -> Result<f32> {
+    pub fn row(
+        &self,
+        sec: &mut GpuSection,
+        label: &str,
+        bytes: u64,
+        launch: impl FnMut() -> Result<f32>,
+    ) -> Result<f32> {
         let ms = median_ms(self.repeats, launch)?;
         if self.speedup {
             sec.report.line(format!("  {label}: {ms:.3} ms, {:.2}x faster than the yardstick", self.copy_ms / ms));
         } else {
-            sec.report.line(format!("  {label}: {ms:.3} ms, {:.0} GB/s, {:.2}x the copy's time", gbps(bytes, ms), ms / self.copy_ms));
+            sec.report.line(format!(
+                "  {label}: {ms:.3} ms, {:.0} GB/s, {:.2}x the copy's time",
+                gbps(bytes, ms),
+                ms / self.copy_ms
+            ));
         }
         let row = measured::Timing { label: report::plain(label), bytes, ms: ms as f64 };
         sec.record.tables[self.table].rows.push(row);
@@ -443,7 +471,10 @@ mod tests {
         let free = gpu.free_memory().unwrap() as u64;
         assert_eq!(fits(&gpu, shape, Some(1 << 20)), Ok(()));
         let e = fits(&gpu, shape, Some(2 * free)).unwrap_err();
-        assert!(e.starts_with(&format!("the 5000x3000 run needs {} bytes", 2 * free)) && e.ends_with("are free"), "{e}");
+        assert!(
+            e.starts_with(&format!("the 5000x3000 run needs {} bytes", 2 * free)) && e.ends_with("are free"),
+            "{e}"
+        );
         assert!(fits(&gpu, shape, None).unwrap_err().contains("64 bits"));
     }
 

@@ -264,8 +264,16 @@ mod tests {
         );
         let k = parse_ncu_csv(raw).unwrap();
         assert_eq!((k[0].kernel.as_str(), k[0].sectors_per_global_request()), ("copy", Some(32.0)));
-        let pred = [Prediction { kernel: "copy".into(), wavefronts_per_shared_load: None, sectors_per_global_request: Some(32.0) }];
-        assert!(render_counters(&k, &pred).contains("| `copy` |  | 1 | —, — | 32.00, 32.00 |"), "{}", render_counters(&k, &pred));
+        let pred = [Prediction {
+            kernel: "copy".into(),
+            wavefronts_per_shared_load: None,
+            sectors_per_global_request: Some(32.0),
+        }];
+        assert!(
+            render_counters(&k, &pred).contains("| `copy` |  | 1 | —, — | 32.00, 32.00 |"),
+            "{}",
+            render_counters(&k, &pred)
+        );
         assert!(parse_ncu_csv("no csv here").is_err());
     }
 }

@@ -45,7 +45,9 @@ fn section<'r>(record: &'r Record, chapter: &Chapter) -> Option<&'r Section> {
 /// size their grid by the shape alone, never by the SM count).
 fn counters_at<'c>(counters: &'c [KernelCounters], v: &Version, shape: Shape) -> Option<&'c KernelCounters> {
     let grid = (v.plan)(shape, 1).ok()?.cfg.grid;
-    counters.iter().find(|k| k.kernel == v.kernel && k.grid_dims().get(..2) == Some(&[grid.x as u64, grid.y as u64][..]))
+    counters
+        .iter()
+        .find(|k| k.kernel == v.kernel && k.grid_dims().get(..2) == Some(&[grid.x as u64, grid.y as u64][..]))
 }
 
 fn pct(v: Option<f64>) -> String {
@@ -59,7 +61,10 @@ fn num(v: Option<f64>) -> String {
 /// The table of `section` timed on `shape` against a copy.
 fn copy_table(section: Option<&Section>, shape: Shape) -> Option<&Table> {
     let title = format!("{shape} floats");
-    section?.tables.iter().find(|t| t.yardstick.is_none() && t.title.starts_with(&title) && t.title.contains("how fast"))
+    section?
+        .tables
+        .iter()
+        .find(|t| t.yardstick.is_none() && t.title.starts_with(&title) && t.title.contains("how fast"))
 }
 
 /// The version of `chapter` with the largest share of the copy in `table`.
@@ -88,7 +93,13 @@ pub fn render_spiral(record: &Record, counters: Option<&[KernelCounters]>) -> St
     let spiral = &k6_spiral::CHAPTER;
     let sec = section(record, spiral);
     let mut md = String::new();
-    let _ = writeln!(md, "**{}**: goal, at least {SPIRAL_GOAL_PERCENT:.0}% of a copy of the same bytes at {} and {}.\n", spiral.heading(), SPIRAL_SHAPES[0], SPIRAL_SHAPES[1]);
+    let _ = writeln!(
+        md,
+        "**{}**: goal, at least {SPIRAL_GOAL_PERCENT:.0}% of a copy of the same bytes at {} and {}.\n",
+        spiral.heading(),
+        SPIRAL_SHAPES[0],
+        SPIRAL_SHAPES[1]
+    );
     let _ = writeln!(md, "| Shape | Best version | Share of the copy | Against the goal |");
     let _ = writeln!(md, "| --- | --- | ---: | --- |");
     for shape in SPIRAL_SHAPES {
@@ -115,7 +126,10 @@ pub fn render_spiral(record: &Record, counters: Option<&[KernelCounters]>) -> St
         "\nWhat Nsight Compute counted for the profiled versions (one launch each, at the card's own clocks), \
          beside K.2's best transpose at {reference_shape}:\n"
     );
-    let _ = writeln!(md, "| Kernel | Shape | L2 throughput | DRAM throughput | L2 over DRAM | Store sectors over the output's |");
+    let _ = writeln!(
+        md,
+        "| Kernel | Shape | L2 throughput | DRAM throughput | L2 over DRAM | Store sectors over the output's |"
+    );
     let _ = writeln!(md, "| --- | --- | ---: | ---: | ---: | ---: |");
     let mut rows: Vec<(&Version, Shape)> = Vec::new();
     for shape in SPIRAL_SHAPES {
@@ -127,10 +141,19 @@ pub fn render_spiral(record: &Record, counters: Option<&[KernelCounters]>) -> St
     let mut figures = Vec::new();
     for (v, shape) in rows {
         let k = counters_at(counters, v, shape);
-        let (l2, dram) = (k.and_then(|k| k.mean(metric::L2_THROUGHPUT)), k.and_then(|k| k.mean(metric::DRAM_THROUGHPUT)));
+        let (l2, dram) =
+            (k.and_then(|k| k.mean(metric::L2_THROUGHPUT)), k.and_then(|k| k.mean(metric::DRAM_THROUGHPUT)));
         let ratio = l2.zip(dram).filter(|(_, d)| *d > 0.0).map(|(l, d)| l / d);
         let stores = k.and_then(|k| store_sectors_over_output(k, shape));
-        let _ = writeln!(md, "| `{}` | {shape} | {} | {} | {} | {} |", v.kernel, pct(l2), pct(dram), num(ratio), num(stores));
+        let _ = writeln!(
+            md,
+            "| `{}` | {shape} | {} | {} | {} | {} |",
+            v.kernel,
+            pct(l2),
+            pct(dram),
+            num(ratio),
+            num(stores)
+        );
         figures.push((v.kernel, shape, l2, dram, ratio, stores));
     }
     let reference_figures = figures.last().filter(|_| reference.is_some()).copied();
@@ -183,7 +206,10 @@ pub fn render_spiral(record: &Record, counters: Option<&[KernelCounters]>) -> St
             );
         }
         _ => {
-            let _ = writeln!(md, "\nWhat the counters show: {NOT_MEASURED} (the record or its counters lack a figure above).");
+            let _ = writeln!(
+                md,
+                "\nWhat the counters show: {NOT_MEASURED} (the record or its counters lack a figure above)."
+            );
         }
     }
     md
@@ -205,7 +231,8 @@ fn baselines(t: &Table) -> (Option<f64>, Option<f64>) {
 /// The table of K.7's record that times the versions against the graph.
 pub fn wavefront_table(record: &Record) -> Option<&Table> {
     let shape = k7_diagonal::gpu::LARGE_TABLES[0].0;
-    section(record, &k7_diagonal::CHAPTER).and_then(|s| s.tables.iter().find(|t| t.yardstick.is_some() && t.title.contains(&shape.to_string())))
+    section(record, &k7_diagonal::CHAPTER)
+        .and_then(|s| s.tables.iter().find(|t| t.yardstick.is_some() && t.title.contains(&shape.to_string())))
 }
 
 /// The fastest of `table`'s versions that keep the recurrence: its kernel
@@ -241,8 +268,18 @@ pub fn render_wavefront(record: &Record, counters: Option<&[KernelCounters]>) ->
     let ms = |v: Option<f64>| v.map_or(NOT_MEASURED.to_string(), |v| format!("{v:.3} ms"));
     let _ = writeln!(md, "| Version | Time | Over the graph | Over the stream |");
     let _ = writeln!(md, "| --- | ---: | ---: | ---: |");
-    let _ = writeln!(md, "| per-diagonal launches, one CUDA graph | {} | 1.0x | {} |", ms(graph), graph.map_or(NOT_MEASURED.to_string(), |g| over(stream, g)));
-    let _ = writeln!(md, "| per-diagonal launches, back to back on the stream | {} | {} | 1.0x |", ms(stream), stream.map_or(NOT_MEASURED.to_string(), |s| over(graph, s)));
+    let _ = writeln!(
+        md,
+        "| per-diagonal launches, one CUDA graph | {} | 1.0x | {} |",
+        ms(graph),
+        graph.map_or(NOT_MEASURED.to_string(), |g| over(stream, g))
+    );
+    let _ = writeln!(
+        md,
+        "| per-diagonal launches, back to back on the stream | {} | {} | 1.0x |",
+        ms(stream),
+        stream.map_or(NOT_MEASURED.to_string(), |s| over(graph, s))
+    );
     let wavefront = wavefront_versions();
     for v in ch.versions {
         let Some(row) = t.rows.iter().find(|r| r.label == v.kernel) else {
@@ -251,7 +288,14 @@ pub fn render_wavefront(record: &Record, counters: Option<&[KernelCounters]>) ->
         };
         let keeps = wavefront.iter().any(|w| w.kernel == v.kernel);
         let note = if keeps { "" } else { " (closed form: no recurrence)" };
-        let _ = writeln!(md, "| `{}`{note} | {:.3} ms | {} | {} |", v.kernel, row.ms, over(graph, row.ms), over(stream, row.ms));
+        let _ = writeln!(
+            md,
+            "| `{}`{note} | {:.3} ms | {} | {} |",
+            v.kernel,
+            row.ms,
+            over(graph, row.ms),
+            over(stream, row.ms)
+        );
     }
     match (best_wavefront(t), graph) {
         (Some((kernel, best_ms)), Some(graph)) => {
@@ -300,7 +344,8 @@ fn render_bound(counters: &[KernelCounters], shape: Shape, graph_ms: Option<f64>
         let k = counters_at(counters, v, shape);
         let bands = (v.plan)(shape, 1).ok().map(|p| p.cfg.grid.x as f64);
         let figures = k.and_then(|k| {
-            let (elapsed, active, ns) = (k.mean(metric::ELAPSED_CYCLES)?, k.mean(metric::SM_ACTIVE_CYCLES)?, k.mean(metric::DURATION)?);
+            let (elapsed, active, ns) =
+                (k.mean(metric::ELAPSED_CYCLES)?, k.mean(metric::SM_ACTIVE_CYCLES)?, k.mean(metric::DURATION)?);
             let b = bands.filter(|b| *b > 1.0)?;
             let mean_life = active / b;
             let handoff = (elapsed - mean_life) / ((b - 1.0) / 2.0);
@@ -322,7 +367,12 @@ fn render_bound(counters: &[KernelCounters], shape: Shape, graph_ms: Option<f64>
                 );
             }
             None => {
-                let _ = writeln!(md, "| `{}` | {} | {NOT_MEASURED} | | | | | | |", v.kernel, bands.map_or("—".into(), |b| format!("{b:.0}")));
+                let _ = writeln!(
+                    md,
+                    "| `{}` | {} | {NOT_MEASURED} | | | | | | |",
+                    v.kernel,
+                    bands.map_or("—".into(), |b| format!("{b:.0}"))
+                );
             }
         }
     }
@@ -337,8 +387,10 @@ fn render_bound(counters: &[KernelCounters], shape: Shape, graph_ms: Option<f64>
         Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
         _ => v.join(""),
     };
-    let tied: Vec<String> = in_columns.iter().filter(|c| c.1 <= TIED_COLUMNS).map(|(k, c)| format!("`{k}` ({c:.0})")).collect();
-    let waiting: Vec<String> = in_columns.iter().filter(|c| c.1 > TIED_COLUMNS).map(|(k, c)| format!("`{k}` ({c:.0})")).collect();
+    let tied: Vec<String> =
+        in_columns.iter().filter(|c| c.1 <= TIED_COLUMNS).map(|(k, c)| format!("`{k}` ({c:.0})")).collect();
+    let waiting: Vec<String> =
+        in_columns.iter().filter(|c| c.1 > TIED_COLUMNS).map(|(k, c)| format!("`{k}` ({c:.0})")).collect();
     if !tied.is_empty() {
         let _ = writeln!(
             md,
@@ -391,7 +443,12 @@ mod tests {
 
     #[test]
     fn the_spiral_says_by_how_much_it_misses_or_that_it_is_not_measured() {
-        let t = table("4096x4096 floats, how fast can it go", None, 1.0, &[("spiral_v3_tile64", 1.25), ("spiral_v4_mixed_bases", 1.2)]);
+        let t = table(
+            "4096x4096 floats, how fast can it go",
+            None,
+            1.0,
+            &[("spiral_v3_tile64", 1.25), ("spiral_v4_mixed_bases", 1.2)],
+        );
         let r = record(vec![section_of(&k6_spiral::CHAPTER, vec![t])]);
         let md = render_spiral(&r, None);
         assert!(md.contains("| 4096x4096 | `spiral_v4_mixed_bases` | 83.3% | misses it by 1.7 points |"), "{md}");
@@ -408,25 +465,53 @@ mod tests {
             "the 4096x4096 table, how fast can it go",
             Some(&graph),
             12.0,
-            &[(&stream, 30.0), ("lattice_v2_systolic_2rows", 1.2), ("lattice_v3_binomial", 0.12), ("lattice_v5_skewed_staged", 1.0)],
+            &[
+                (&stream, 30.0),
+                ("lattice_v2_systolic_2rows", 1.2),
+                ("lattice_v3_binomial", 0.12),
+                ("lattice_v5_skewed_staged", 1.0),
+            ],
         );
         let r = record(vec![section_of(&k7_diagonal::CHAPTER, vec![t])]);
         // 64 bands: elapsed 63 h + S, mean life 31.5 h + S, with h = 30 000 and S = 400 000.
         let (h, s, b) = (30_000.0, 400_000.0, 64.0);
-        let mut k = KernelCounters { kernel: "lattice_v5_skewed_staged".into(), grid: "(64, 1, 1)".into(), launches: 1, ..Default::default() };
+        let mut k = KernelCounters {
+            kernel: "lattice_v5_skewed_staged".into(),
+            grid: "(64, 1, 1)".into(),
+            launches: 1,
+            ..Default::default()
+        };
         k.metrics.insert(metric::ELAPSED_CYCLES.into(), 63.0 * h + s);
         k.metrics.insert(metric::SM_ACTIVE_CYCLES.into(), b * (31.5 * h + s));
         k.metrics.insert(metric::DURATION.into(), 1.0e6);
         let md = render_wavefront(&r, Some(&[k]));
         assert!(md.contains("| `lattice_v5_skewed_staged` | 1.000 ms | 12.0x | 30.0x |"), "{md}");
-        assert!(md.contains("| `lattice_v3_binomial` (closed form: no recurrence) | 0.120 ms | 100.0x | 250.0x |"), "{md}");
-        assert!(md.contains("`lattice_v5_skewed_staged`, runs 12.0x faster than the graph: it misses the goal by a factor of 4.2"), "{md}");
-        assert!(md.contains("| `lattice_v5_skewed_staged` | 64 | 2290000 | 30000 cycles | 63 | 83% | 400000 cycles | 307 | 15x |"), "{md}");
+        assert!(
+            md.contains("| `lattice_v3_binomial` (closed form: no recurrence) | 0.120 ms | 100.0x | 250.0x |"),
+            "{md}"
+        );
+        assert!(
+            md.contains(
+                "`lattice_v5_skewed_staged`, runs 12.0x faster than the graph: it misses the goal by a factor of 4.2"
+            ),
+            "{md}"
+        );
+        assert!(
+            md.contains(
+                "| `lattice_v5_skewed_staged` | 64 | 2290000 | 30000 cycles | 63 | 83% | 400000 cycles | 307 | 15x |"
+            ),
+            "{md}"
+        );
         // 307 columns of sweep is more than four 32-column chunks: latency.
         assert!(md.contains("For `lattice_v5_skewed_staged` (307), a hand-off lasts longer than that"), "{md}");
         assert!(md.contains("| `lattice_v1_systolic` | 128 | not measured yet |"), "{md}");
         // An older record: the stream is the yardstick, the graph is missing.
-        let t = table("the 4096x4096 table, how fast can it go", Some("lattice_wavefront, 8191 launches back to back"), 30.0, &[("lattice_v2_systolic_2rows", 1.2)]);
+        let t = table(
+            "the 4096x4096 table, how fast can it go",
+            Some("lattice_wavefront, 8191 launches back to back"),
+            30.0,
+            &[("lattice_v2_systolic_2rows", 1.2)],
+        );
         let md = render_wavefront(&record(vec![section_of(&k7_diagonal::CHAPTER, vec![t])]), None);
         assert!(md.contains("`lattice_v2_systolic_2rows`, against the graph: not measured yet (this record times the launches on the stream only, 25.0x faster"), "{md}");
     }

@@ -72,8 +72,10 @@ pub fn measured_name(file: &str, name: &str) -> Option<String> {
 pub fn import(dir: &Path, name: &str) -> Result<Vec<(PathBuf, PathBuf)>> {
     let target = measured_dir();
     let mut copied = Vec::new();
-    let mut entries: Vec<PathBuf> =
-        std::fs::read_dir(dir).with_context(|| format!("reading {}", dir.display()))?.filter_map(|e| e.ok().map(|e| e.path())).collect();
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+        .with_context(|| format!("reading {}", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .collect();
     entries.sort();
     for from in entries {
         let file = from.file_name().expect("a file name").to_string_lossy().to_string();
@@ -160,7 +162,9 @@ pub fn measured_pages() -> Result<Vec<(PathBuf, String)>> {
             None
         };
         pages.extend(record_pages(&dir, &stem, &record, counters.as_deref()));
-        let goals = goals::render_spiral(&record, counters.as_deref()) + "\n" + &goals::render_wavefront(&record, counters.as_deref());
+        let goals = goals::render_spiral(&record, counters.as_deref())
+            + "\n"
+            + &goals::render_wavefront(&record, counters.as_deref());
         pages.push((dir.join(format!("{stem}-goals.md")), goals));
     }
     let mut small = Vec::new();
@@ -168,7 +172,11 @@ pub fn measured_pages() -> Result<Vec<(PathBuf, String)>> {
     for path in files(&dir, "log")? {
         let name = path.file_name().expect("a file name").to_string_lossy().to_string();
         if let Some(summary) = sanitizer::parse(&name, &read(&path)?) {
-            if name.contains("-small-") { small.push((name, summary)) } else { other.push((name, summary)) }
+            if name.contains("-small-") {
+                small.push((name, summary))
+            } else {
+                other.push((name, summary))
+            }
         }
     }
     let gpu_chapters: Vec<&str> = CHAPTERS.iter().filter(|ch| ch.gpu_section.is_some()).map(|ch| ch.id).collect();
@@ -184,7 +192,12 @@ pub fn measured_pages() -> Result<Vec<(PathBuf, String)>> {
 
 /// The pages of one record named `stem`; K.6's and K.7's sections end
 /// with their goal, read from the record and its `counters`.
-fn record_pages(dir: &Path, stem: &str, record: &Record, counters: Option<&[counters::KernelCounters]>) -> Vec<(PathBuf, String)> {
+fn record_pages(
+    dir: &Path,
+    stem: &str,
+    record: &Record,
+    counters: Option<&[counters::KernelCounters]>,
+) -> Vec<(PathBuf, String)> {
     let mut pages = Vec::new();
     let charts: Vec<Vec<Option<String>>> = record
         .sections
@@ -224,8 +237,12 @@ fn record_pages(dir: &Path, stem: &str, record: &Record, counters: Option<&[coun
         if let Some(key) = records::section_key(&section.chapter).filter(|_| !section.tables.is_empty()) {
             let mut md = records::render_section(section, &unmeasured(section), |table| charts[i][table].clone());
             match chapter_of(section).map(|ch| ch.id) {
-                Some(id) if id == k6_spiral::CHAPTER.id => md += &format!("\n{}", goals::render_spiral(record, counters)),
-                Some(id) if id == k7_diagonal::CHAPTER.id => md += &format!("\n{}", goals::render_wavefront(record, counters)),
+                Some(id) if id == k6_spiral::CHAPTER.id => {
+                    md += &format!("\n{}", goals::render_spiral(record, counters))
+                }
+                Some(id) if id == k7_diagonal::CHAPTER.id => {
+                    md += &format!("\n{}", goals::render_wavefront(record, counters))
+                }
                 _ => {}
             }
             pages.push((dir.join(format!("{stem}-{key}.md")), md));
@@ -313,7 +330,12 @@ mod tests {
 
     #[test]
     fn a_record_joins_its_chapter_by_section_label_whatever_title_it_kept() {
-        let old = Section { chapter: "K.5 a title the chapter no longer has".into(), checks: vec![], lines: vec![], tables: vec![] };
+        let old = Section {
+            chapter: "K.5 a title the chapter no longer has".into(),
+            checks: vec![],
+            lines: vec![],
+            tables: vec![],
+        };
         assert_eq!(chapter_of(&old).map(|ch| ch.id), Some("k5_layout_interop"));
         let k5 = CHAPTERS.iter().find(|ch| ch.section == "K.5").unwrap();
         assert_eq!(current_heading(&old.chapter), k5.heading());

@@ -76,7 +76,11 @@ pub fn render_section(s: &Section, unmeasured: &[&str], mut chart: impl FnMut(us
             Some(y) => render_speedup_table(&mut md, t, y),
         }
         if let Some(file) = chart(i) {
-            let what = if t.yardstick.is_some() { "each version's speed-up over the yardstick" } else { "each kernel's bandwidth as a share of the copy's" };
+            let what = if t.yardstick.is_some() {
+                "each version's speed-up over the yardstick"
+            } else {
+                "each kernel's bandwidth as a share of the copy's"
+            };
             let _ = writeln!(md, "\n![Bar chart: {what}, {}]({file})", report::plain(&t.title));
         }
     }
@@ -96,7 +100,10 @@ pub fn shape_and_kernel(label: &str) -> Option<(String, String, String)> {
     let (first, rest) = label.split_once(' ')?;
     let shape = first.trim_end_matches(',');
     let is_shape = shape.split_once('x').is_some_and(|(r, c)| {
-        !r.is_empty() && !c.is_empty() && r.chars().all(|ch| ch.is_ascii_digit()) && c.chars().all(|ch| ch.is_ascii_digit())
+        !r.is_empty()
+            && !c.is_empty()
+            && r.chars().all(|ch| ch.is_ascii_digit())
+            && c.chars().all(|ch| ch.is_ascii_digit())
     });
     if !is_shape {
         return None;
@@ -118,14 +125,16 @@ pub fn shape_and_kernel(label: &str) -> Option<(String, String, String)> {
 /// shape and kernel (the element count when it is the shape's, and "all
 /// match", say nothing more and are left out).
 fn cell(shape: &str, extra: &str, c: &Check) -> String {
-    let elements: Option<u64> = shape.split_once('x').and_then(|(r, col)| Some(r.parse::<u64>().ok()? * col.parse::<u64>().ok()?));
+    let elements: Option<u64> =
+        shape.split_once('x').and_then(|(r, col)| Some(r.parse::<u64>().ok()? * col.parse::<u64>().ok()?));
     let detail: Vec<&str> = c
         .detail
         .split(", ")
         .filter(|part| *part != "all match" && Some(*part) != elements.map(|n| format!("{n} elements")).as_deref())
         .collect();
     // A label's parenthesised remark alone needs no second pair of brackets.
-    let extra = extra.strip_prefix('(').and_then(|e| e.strip_suffix(')')).filter(|e| !e.contains(['(', ')'])).unwrap_or(extra);
+    let extra =
+        extra.strip_prefix('(').and_then(|e| e.strip_suffix(')')).filter(|e| !e.contains(['(', ')'])).unwrap_or(extra);
     let mut notes: Vec<String> = Vec::new();
     if !extra.is_empty() {
         notes.push(extra.to_string());
@@ -199,7 +208,11 @@ pub fn render_checks(checks: &[Check], lines: &[String]) -> String {
     let mut md = String::new();
     if !cells.is_empty() {
         let agreed = checks.iter().filter(|c| c.ok).count();
-        let _ = writeln!(md, "{agreed} of {} checks agree; each shape (rows x columns) against each kernel:\n", checks.len());
+        let _ = writeln!(
+            md,
+            "{agreed} of {} checks agree; each shape (rows x columns) against each kernel:\n",
+            checks.len()
+        );
         // The kernels' names are too long to head a column each: the columns
         // are numbered, and the key below the table names them.
         let heads: Vec<String> = (1..=kernels.len()).map(|i| i.to_string()).collect();
@@ -209,8 +222,13 @@ pub fn render_checks(checks: &[Check], lines: &[String]) -> String {
             let row: Vec<String> = kernels
                 .iter()
                 .map(|k| {
-                    let here: Vec<&str> = cells.iter().filter(|(s, kk, _)| s == shape && kk == k).map(|(_, _, t)| t.as_str()).collect();
-                    if here.is_empty() { "—".to_string() } else { here.join("; ") }
+                    let here: Vec<&str> =
+                        cells.iter().filter(|(s, kk, _)| s == shape && kk == k).map(|(_, _, t)| t.as_str()).collect();
+                    if here.is_empty() {
+                        "—".to_string()
+                    } else {
+                        here.join("; ")
+                    }
                 })
                 .collect();
             let _ = writeln!(md, "| {shape} | {} |", row.join(" | "));
@@ -343,8 +361,10 @@ pub fn render_chart(table: &Table) -> String {
                 // A segmented axis of 0..rows-1 has one slot per row (a
                 // lone row gets an empty slot above it); a margin keeps
                 // neighbouring bars apart.
-                let mut rect =
-                    Rectangle::new([(0.0, SegmentValue::Exact(i)), (p, SegmentValue::Exact(i + 1))], bar.mix(0.8).filled());
+                let mut rect = Rectangle::new(
+                    [(0.0, SegmentValue::Exact(i)), (p, SegmentValue::Exact(i + 1))],
+                    bar.mix(0.8).filled(),
+                );
                 rect.set_margin(5, 5, 0, 0);
                 rect
             }))

@@ -58,7 +58,9 @@ pub fn tallies(section: &Section) -> Vec<Tally> {
                 simulated_runs: 0,
             });
         } else if let (Some(tally), Some((k, _))) = (current.as_mut(), t.split_once(" wrong: GPU")) {
-            if let (Ok(k), Some((g, gt)), Some((s, st))) = (k.trim().parse(), of_after(t, "GPU"), of_after(t, "simulated")) {
+            if let (Ok(k), Some((g, gt)), Some((s, st))) =
+                (k.trim().parse(), of_after(t, "GPU"), of_after(t, "simulated"))
+            {
                 tally.counts.push((k, g, s));
                 (tally.gpu_runs, tally.simulated_runs) = (gt, st);
             }
@@ -95,7 +97,11 @@ pub fn render(section: &Section, card: &str) -> Option<String> {
             summary.join("; ")
         ),
     );
-    fig.legend(left, 16.0, &[(BLUE, &format!("{card}, share of its runs")), (ORANGE, "simulator, share of its orders")]);
+    fig.legend(
+        left,
+        16.0,
+        &[(BLUE, &format!("{card}, share of its runs")), (ORANGE, "simulator, share of its orders")],
+    );
     let mut x = left;
     for (t, &panel) in tallies.iter().zip(&panels) {
         let slot = (panel / t.counts.len().max(1) as f64).min(3.0 * slot);
@@ -109,9 +115,10 @@ pub fn render(section: &Section, card: &str) -> Option<String> {
         fig.line((x, top + h), (x + w, top + h), INK, 1.0);
         for (i, &(k, g, s)) in t.counts.iter().enumerate() {
             let bx = x + i as f64 * slot;
-            for (j, (share, fill)) in [(g as f64 / t.gpu_runs as f64, BLUE), (s as f64 / t.simulated_runs as f64, ORANGE)]
-                .into_iter()
-                .enumerate()
+            for (j, (share, fill)) in
+                [(g as f64 / t.gpu_runs as f64, BLUE), (s as f64 / t.simulated_runs as f64, ORANGE)]
+                    .into_iter()
+                    .enumerate()
             {
                 let bh = share / max * h;
                 fig.rect(bx + 2.0 + j as f64 * (slot - 4.0) / 2.0, top + h - bh, (slot - 4.0) / 2.0, bh, fill);
@@ -120,9 +127,23 @@ pub fn render(section: &Section, card: &str) -> Option<String> {
         }
         let (gpu, sim) = t.clean();
         fig.bold(x, 44.0, 13.0, Anchor::Start, INK, &t.case);
-        fig.text(x, 64.0, 12.0, Anchor::Start, INK, &format!("{} GPU runs, {} simulated", t.gpu_runs, t.simulated_runs));
+        fig.text(
+            x,
+            64.0,
+            12.0,
+            Anchor::Start,
+            INK,
+            &format!("{} GPU runs, {} simulated", t.gpu_runs, t.simulated_runs),
+        );
         fig.text(x, 82.0, 12.0, Anchor::Start, INK, &format!("clean: GPU {gpu:.1}%, simulator {sim:.1}%"));
-        fig.text(x, top + h + 30.0, 12.0, Anchor::Start, INK, &format!("rows wrong, of the {} below row 0", t.rows_below));
+        fig.text(
+            x,
+            top + h + 30.0,
+            12.0,
+            Anchor::Start,
+            INK,
+            &format!("rows wrong, of the {} below row 0", t.rows_below),
+        );
         x += panel + gap;
     }
     Some(fig.finish())

@@ -241,7 +241,9 @@ pub fn render_wrong(summaries: &[(String, Summary)], chapters: &[&str]) -> Strin
     let mut md = String::new();
     for chapter in chapters {
         for tool in SMALL_TOOLS {
-            let Some((file, s)) = summaries.iter().find(|(file, _)| is_small_log(file, tool, chapter)) else { continue };
+            let Some((file, s)) = summaries.iter().find(|(file, _)| is_small_log(file, tool, chapter)) else {
+                continue;
+            };
             if s.wrong_on_purpose.is_empty() {
                 continue;
             }
@@ -279,7 +281,8 @@ pub fn render_wrong(summaries: &[(String, Summary)], chapters: &[&str]) -> Strin
 
 /// A finding's kind: its opening line up to any address, thread or block.
 fn finding_kind(what: &str) -> String {
-    let cut = [" at ", " by thread", " in block", " Address"].iter().filter_map(|m| what.find(m)).min().unwrap_or(what.len());
+    let cut =
+        [" at ", " by thread", " in block", " Address"].iter().filter_map(|m| what.find(m)).min().unwrap_or(what.len());
     what[..cut].trim_end_matches([' ', '.', ':']).replace('|', "\\|")
 }
 
@@ -323,7 +326,10 @@ mod tests {
 
     #[test]
     fn frames_name_their_kernel_in_every_form() {
-        assert_eq!(frame_kernel("at fill_row_only_checked+0x1b0 in /k4.cu:38").as_deref(), Some("fill_row_only_checked"));
+        assert_eq!(
+            frame_kernel("at fill_row_only_checked+0x1b0 in /k4.cu:38").as_deref(),
+            Some("fill_row_only_checked")
+        );
         assert_eq!(frame_kernel("at fill(float *, int)+0x10 in f.cu:3").as_deref(), Some("fill"));
         assert_eq!(frame_kernel("at 0x1b0 in fill_row(float*, unsigned long)").as_deref(), Some("fill_row"));
         assert_eq!(frame_kernel("no frame"), None);
@@ -360,8 +366,16 @@ small-summary chapter=k4_boundary_check runs=2 disagree=0
         let table = render_small(&logs, &["k4_boundary_check"]);
         assert!(table.contains("| k4_boundary_check | [**1 error**](measured/h200-small-memcheck-k4_boundary_check.log) | not run yet: no log |"), "{table}");
         let wrong = render_wrong(&logs, &["k4_boundary_check"]);
-        assert!(wrong.contains("- k4_boundary_check, `fill_row_only_checked`, memcheck: 2 × Invalid __global__ write of size 4 bytes"), "{wrong}");
-        let clean = log.replace("=========     at fill_checked+0x80 in /k/kernels/k4_boundary_check.cu:30\n", "").replace("========= Invalid __global__ read of size 4 bytes\n", "").replace("3 errors", "2 errors");
+        assert!(
+            wrong.contains(
+                "- k4_boundary_check, `fill_row_only_checked`, memcheck: 2 × Invalid __global__ write of size 4 bytes"
+            ),
+            "{wrong}"
+        );
+        let clean = log
+            .replace("=========     at fill_checked+0x80 in /k/kernels/k4_boundary_check.cu:30\n", "")
+            .replace("========= Invalid __global__ read of size 4 bytes\n", "")
+            .replace("3 errors", "2 errors");
         let clean = parse("h200-small-memcheck-k4_boundary_check.log", &clean).unwrap();
         assert_eq!(clean.verdict().describe(), "clean");
         let cut = log.replace("small-summary chapter=k4_boundary_check runs=2 disagree=0\n", "");
@@ -400,17 +414,35 @@ small-summary chapter=k4_boundary_check runs=3 disagree=0
         let logs = vec![("h200-small-memcheck-k4_boundary_check.log".to_string(), s)];
         let wrong = render_wrong(&logs, &["k4_boundary_check"]);
         assert!(wrong.contains("`fill_row_only_checked`, memcheck: 1 × Invalid __global__ write of size 4 bytes; 1 × Program hit CUDA_ERROR_LAUNCH_FAILED"), "{wrong}");
-        assert!(wrong.contains("`add_row_only_checked`, memcheck: nothing (its run past the buffer's end was skipped"), "{wrong}");
-        let teaching = log.replace("role=wrong shape=1x1 grid=1x1 block=32x8 result=shown", "role=teaching shape=1x1 grid=1x1 block=32x8 result=agrees");
-        let teaching = teaching.replace("role=wrong shape=1x1 grid=1x1 block=32x8 result=aborted", "role=teaching shape=1x1 grid=1x1 block=32x8 result=agrees");
-        assert_eq!(parse("h200-small-memcheck-k4_boundary_check.log", &teaching).unwrap().verdict().describe(), "**3 errors**");
+        assert!(
+            wrong.contains("`add_row_only_checked`, memcheck: nothing (its run past the buffer's end was skipped"),
+            "{wrong}"
+        );
+        let teaching = log.replace(
+            "role=wrong shape=1x1 grid=1x1 block=32x8 result=shown",
+            "role=teaching shape=1x1 grid=1x1 block=32x8 result=agrees",
+        );
+        let teaching = teaching.replace(
+            "role=wrong shape=1x1 grid=1x1 block=32x8 result=aborted",
+            "role=teaching shape=1x1 grid=1x1 block=32x8 result=agrees",
+        );
+        assert_eq!(
+            parse("h200-small-memcheck-k4_boundary_check.log", &teaching).unwrap().verdict().describe(),
+            "**3 errors**"
+        );
     }
 
     #[test]
     fn a_race_names_its_kernel_on_its_own_line() {
         let log = "========= Error: Race reported between Write access at tile+0x50 in t.cu:9\n=========     and Read access at tile+0x90 in t.cu:12 [16 hazards]\n========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)\n";
         let s = parse("x-racecheck-k2.log", log).unwrap();
-        assert_eq!(s.findings, [Finding { what: "Error: Race reported between Write access at tile+0x50 in t.cu:9".into(), kernel: Some("tile".into()) }]);
+        assert_eq!(
+            s.findings,
+            [Finding {
+                what: "Error: Race reported between Write access at tile+0x50 in t.cu:9".into(),
+                kernel: Some("tile".into())
+            }]
+        );
         assert_eq!(s.verdict().describe(), "**1 hazard**");
     }
 }

@@ -4,12 +4,16 @@
 /// A GPU suite log as a list: each chapter's verdict line, each lab line,
 /// then the closing count, linked to the whole log.
 pub fn render_suite_log(stem: &str, log: &str) -> String {
-    let verdict = |l: &str| l.starts_with("K.") && (l.ends_with(": ok") || l.contains(": FAILED") || l.contains(": skipped"));
+    let verdict =
+        |l: &str| l.starts_with("K.") && (l.ends_with(": ok") || l.contains(": FAILED") || l.contains(": skipped"));
     let mut md = String::new();
     for line in log.lines().filter(|l| verdict(l) || l.starts_with("lab ")) {
         // A chapter's verdict names the chapter by its heading as it is
         // now: the log keeps the title the chapter had when it ran.
-        let at = [": FAILED", ": skipped"].iter().find_map(|v| line.find(v)).or_else(|| line.strip_suffix(": ok").map(str::len));
+        let at = [": FAILED", ": skipped"]
+            .iter()
+            .find_map(|v| line.find(v))
+            .or_else(|| line.strip_suffix(": ok").map(str::len));
         let line = match at.filter(|_| verdict(line)) {
             Some(at) => format!("{}{}", crate::current_heading(&line[..at]), &line[at..]),
             None => line.to_string(),

@@ -114,8 +114,7 @@ pub fn waited_device_ms(section: &ktrav::measured::Section) -> Vec<(String, f64)
 /// The values of one record named `stem`.
 pub fn record_values(stem: &str, record: &Record) -> Vec<(String, String)> {
     let copies = |t: &Table| t.yardstick.is_none().then(|| gb_s(t.copy_bytes, t.copy_ms));
-    let best_copy =
-        record.sections.iter().flat_map(|s| &s.tables).filter_map(copies).fold(0.0_f64, f64::max);
+    let best_copy = record.sections.iter().flat_map(|s| &s.tables).filter_map(copies).fold(0.0_f64, f64::max);
     let mut out = vec![
         (format!("{stem}.copy.best.gb_s"), format!("{best_copy:.0}")),
         (format!("{stem}.copy.best.tb_s"), format!("{:.2}", best_copy / 1e3)),

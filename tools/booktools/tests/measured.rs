@@ -70,7 +70,11 @@ fn each_chapter_section_is_on_its_chapters_page() {
             .find(|p| p.file_name().unwrap().to_string_lossy().starts_with(&format!("{key}-")))
             .unwrap_or_else(|| panic!("no page book/{key}-*.md for measured/{name}"));
         let text = std::fs::read_to_string(&page).unwrap();
-        assert!(text.contains(&format!("{{{{#include measured/{name}}}}}")), "{} does not include measured/{name}", page.display());
+        assert!(
+            text.contains(&format!("{{{{#include measured/{name}}}}}")),
+            "{} does not include measured/{name}",
+            page.display()
+        );
     }
 }
 
@@ -84,13 +88,18 @@ fn every_gpu_chapter_has_a_verdict_or_says_it_has_no_log_under_every_tool() {
     let tools = booktools::sanitizer::SMALL_TOOLS;
     assert!(table.starts_with(&format!("| Chapter | {} |", tools.join(" | "))), "{table}");
     for ch in appendix_k::CHAPTERS.iter().filter(|ch| ch.gpu_section.is_some()) {
-        let row = table.lines().find(|l| l.starts_with(&format!("| {} |", ch.id))).unwrap_or_else(|| panic!("no row for {}\n{table}", ch.id));
+        let row = table
+            .lines()
+            .find(|l| l.starts_with(&format!("| {} |", ch.id)))
+            .unwrap_or_else(|| panic!("no row for {}\n{table}", ch.id));
         let cells: Vec<&str> = row.split(" | ").skip(1).map(|c| c.trim_end_matches(" |")).collect();
         assert_eq!(cells.len(), tools.len(), "{row}");
         for (cell, tool) in cells.iter().zip(tools) {
             let linked = cell.split("](measured/").nth(1).map(|rest| rest.trim_end_matches(')'));
             match linked {
-                Some(file) => assert!(booktools::sanitizer::is_small_log(file, tool, ch.id), "{}: {tool}: {cell}", ch.id),
+                Some(file) => {
+                    assert!(booktools::sanitizer::is_small_log(file, tool, ch.id), "{}: {tool}: {cell}", ch.id)
+                }
                 None => assert_eq!(*cell, "not run yet: no log", "{}: {tool}", ch.id),
             }
         }
@@ -110,11 +119,19 @@ fn made_up_logs_render_to_their_verdicts() {
     names.sort();
     for path in names {
         let name = path.file_name().unwrap().to_string_lossy().to_string();
-        logs.push((name.clone(), booktools::sanitizer::parse(&name, &std::fs::read_to_string(&path).unwrap()).unwrap()));
+        logs.push((
+            name.clone(),
+            booktools::sanitizer::parse(&name, &std::fs::read_to_string(&path).unwrap()).unwrap(),
+        ));
     }
     let table = booktools::sanitizer::render_small(&logs, &["k4_boundary_check", "k7_diagonal"]);
     assert!(table.contains("| k4_boundary_check | [clean](measured/x-small-memcheck-k4_boundary_check.log) | [clean](measured/x-small-racecheck-k4_boundary_check.log) | [**2 errors**](measured/x-small-synccheck-k4_boundary_check.log) | not run yet: no log |"), "{table}");
-    assert!(table.contains("| k7_diagonal | [no verdict: stopped at its time limit](measured/x-small-memcheck-k7_diagonal.log) |"), "{table}");
+    assert!(
+        table.contains(
+            "| k7_diagonal | [no verdict: stopped at its time limit](measured/x-small-memcheck-k7_diagonal.log) |"
+        ),
+        "{table}"
+    );
     let wrong = booktools::sanitizer::render_wrong(&logs, &["k4_boundary_check", "k7_diagonal"]);
     assert!(wrong.contains("- k4_boundary_check, `fill_row_only_checked`, memcheck: 3 × Invalid __global__ write of size 4 bytes; 1 × Program hit CUDA_ERROR_LAUNCH_FAILED (error 719) due to \"unspecified launch failure\" on CUDA API call to cuStreamSynchronize"), "{wrong}");
     assert!(wrong.contains("- k4_boundary_check, `fill_row_only_checked`, racecheck: nothing"), "{wrong}");
@@ -130,7 +147,12 @@ fn made_up_logs_render_to_their_verdicts() {
 fn the_goals_read_exactly_what_the_ncu_part_collects() {
     use booktools::counters::metric;
     let list = booktools::profile_list();
-    let metrics_of = |kernel: &str| list.iter().find(|(_, k, _)| *k == kernel).map(|(_, _, m)| *m).unwrap_or_else(|| panic!("{kernel} is not profiled"));
+    let metrics_of = |kernel: &str| {
+        list.iter()
+            .find(|(_, k, _)| *k == kernel)
+            .map(|(_, _, m)| *m)
+            .unwrap_or_else(|| panic!("{kernel} is not profiled"))
+    };
     for v in booktools::goals::spiral_profiled() {
         assert_eq!(metrics_of(v.kernel), &metric::THROUGHPUT[..]);
     }
@@ -143,15 +165,26 @@ fn the_goals_read_exactly_what_the_ncu_part_collects() {
     assert!(!list.iter().any(|(_, k, _)| k7_diagonal::gpu::CLOSED_FORM_VERSIONS.contains(k)));
     let csv = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/ncu-goals.csv")).unwrap();
     let counters = booktools::counters::parse_ncu_csv(&csv).unwrap();
-    let record = ktrav::measured::Record::from_json(&std::fs::read_to_string(booktools::measured_dir().join("h200.json")).unwrap()).unwrap();
+    let record = ktrav::measured::Record::from_json(
+        &std::fs::read_to_string(booktools::measured_dir().join("h200.json")).unwrap(),
+    )
+    .unwrap();
     let spiral = booktools::goals::render_spiral(&record, Some(&counters));
     assert!(spiral.contains("| `spiral_v3_tile64` | 8192x8192 | 80.0% | 62.0% | 1.29 | 1.16 |"), "{spiral}");
     assert!(spiral.contains("| `transpose_v2_64x64_float2` | 8192x8192 | 85.0% | 80.0% | 1.06 | 1.00 |"), "{spiral}");
-    assert!(spiral.contains("For each byte of DRAM traffic it moves 21% more through the L2 than the transpose does"), "{spiral}");
+    assert!(
+        spiral.contains("For each byte of DRAM traffic it moves 21% more through the L2 than the transpose does"),
+        "{spiral}"
+    );
     assert!(spiral.contains("runs the L2 at 80.0% and DRAM at 62.0% of their peaks, `transpose_v2_64x64_float2` at 85.0% and 80.0%: both units run further below"), "{spiral}");
     assert!(spiral.contains("Its stores touch 1.16 sectors for every 32-byte sector of output (1.00 would fill each once), more than the transpose's 1.00"), "{spiral}");
     let wave = booktools::goals::render_wavefront(&record, Some(&counters));
-    assert!(wave.contains("| `lattice_v2_systolic_2rows` | 64 | 2290000 | 30000 cycles | 63 | 83% | 400000 cycles | 307 | 16x |"), "{wave}");
+    assert!(
+        wave.contains(
+            "| `lattice_v2_systolic_2rows` | 64 | 2290000 | 30000 cycles | 63 | 83% | 400000 cycles | 307 | 16x |"
+        ),
+        "{wave}"
+    );
     let none = booktools::goals::render_wavefront(&record, None);
     assert!(none.contains("| `lattice_v2_systolic_2rows` | 64 | not measured yet |"), "{none}");
 }
@@ -173,12 +206,16 @@ fn every_version_is_measured_or_said_not_to_be() {
         let stem = path.file_stem().unwrap().to_string_lossy().to_string();
         let record = ktrav::measured::Record::from_json(&std::fs::read_to_string(&path).unwrap()).unwrap();
         for section in &record.sections {
-            let Some(ch) = booktools::chapter_of(section) else { panic!("{stem}: no chapter is headed {}", section.chapter) };
+            let Some(ch) = booktools::chapter_of(section) else {
+                panic!("{stem}: no chapter is headed {}", section.chapter)
+            };
             let key = booktools::records::section_key(&section.chapter).unwrap();
             let fragment = pages.iter().find(|(p, _)| p.ends_with(format!("{stem}-{key}.md"))).map(|(_, t)| t.as_str());
             for v in ch.versions {
                 let timed = section.tables.iter().any(|t| t.rows.iter().any(|r| r.label == v.kernel));
-                let said = fragment.is_some_and(|f| f.lines().any(|l| l.starts_with("Not measured yet") && l.contains(&format!("`{}`", v.kernel))));
+                let said = fragment.is_some_and(|f| {
+                    f.lines().any(|l| l.starts_with("Not measured yet") && l.contains(&format!("`{}`", v.kernel)))
+                });
                 assert!(timed != said, "{stem}, {}: {} timed {timed}, said not measured {said}", ch.id, v.kernel);
             }
         }
@@ -186,7 +223,10 @@ fn every_version_is_measured_or_said_not_to_be() {
             let name = p.file_name().unwrap().to_string_lossy();
             if let Some(rest) = name.strip_prefix(&format!("{stem}-")) {
                 let key = rest.split('-').next().unwrap();
-                assert!(appendix_k::CHAPTERS.iter().any(|ch| ch.section.replace('.', "").to_lowercase() == key), "{name}");
+                assert!(
+                    appendix_k::CHAPTERS.iter().any(|ch| ch.section.replace('.', "").to_lowercase() == key),
+                    "{name}"
+                );
             }
         }
     }
@@ -211,13 +251,27 @@ fn the_measure_script_reads_its_lists_from_the_binaries() {
     }
     let tools = format!("for tool in {}; do", booktools::sanitizer::SMALL_TOOLS.join(" "));
     assert!(code.contains(&tools), "scripts/measure does not run `{tools}`");
-    assert!(code.contains("KTRAV_GPU_SMALL=1 timeout"), "the sanitizers run the small-shape mode, each with a time limit");
+    assert!(
+        code.contains("KTRAV_GPU_SMALL=1 timeout"),
+        "the sanitizers run the small-shape mode, each with a time limit"
+    );
     // Every file the script writes is one `booktools import` brings in.
-    for file in ["record.json", "ncu.csv", "gpu-suite.log", "gpu-suite-nvrtc.log", "gpu-suite-large.log", "doctor.txt", "doctor-nvrtc.txt"] {
+    for file in [
+        "record.json",
+        "ncu.csv",
+        "gpu-suite.log",
+        "gpu-suite-nvrtc.log",
+        "gpu-suite-large.log",
+        "doctor.txt",
+        "doctor-nvrtc.txt",
+    ] {
         assert!(code.contains(&format!("$out/{file}")), "scripts/measure does not write {file}");
         assert!(booktools::measured_name(file, "h200").is_some(), "{file}");
     }
-    assert_eq!(booktools::measured_name("small-memcheck-k2_transpose.log", "h200").as_deref(), Some("h200-small-memcheck-k2_transpose.log"));
+    assert_eq!(
+        booktools::measured_name("small-memcheck-k2_transpose.log", "h200").as_deref(),
+        Some("h200-small-memcheck-k2_transpose.log")
+    );
     assert!(booktools::sanitizer::is_small_log("h200-small-memcheck-k2_transpose.log", "memcheck", "k2_transpose"));
 }
 
@@ -230,7 +284,10 @@ fn every_chart_on_disk_is_rendered_from_a_record() {
         let path = e.path();
         if path.extension().is_some_and(|x| x == "svg") {
             let name = path.file_name().unwrap().to_string_lossy().to_string();
-            assert!(pages.iter().any(|(p, _)| p.file_name().is_some_and(|n| n.to_string_lossy() == name)), "book/measured/{name} is rendered from no record; remove it");
+            assert!(
+                pages.iter().any(|(p, _)| p.file_name().is_some_and(|n| n.to_string_lossy() == name)),
+                "book/measured/{name} is rendered from no record; remove it"
+            );
         }
     }
 }

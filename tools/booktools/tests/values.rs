@@ -21,7 +21,9 @@ fn every_chapter_has_values_under_its_own_key() {
         assert!(values.iter().any(|(n, _)| n.starts_with(&key)), "{} has no value named {key}…", ch.id);
     }
     for (name, _) in &values {
-        let owned = appendix_k::CHAPTERS.iter().any(|ch| name.starts_with(&format!("k{}.", ch.section.trim_start_matches("K."))));
+        let owned = appendix_k::CHAPTERS
+            .iter()
+            .any(|ch| name.starts_with(&format!("k{}.", ch.section.trim_start_matches("K."))));
         assert!(owned, "{name} is not under any chapter's key");
     }
 }

@@ -165,7 +165,9 @@ pub fn drop_solutions(text: &str) -> Result<String> {
     for (n, line) in text.split_inclusive('\n').enumerate() {
         match (line.trim(), open_at) {
             (SOLUTION_OPEN, None) => open_at = Some(n + 1),
-            (SOLUTION_OPEN, Some(at)) => bail!("line {}: a solution block opens inside the one opened on line {at}", n + 1),
+            (SOLUTION_OPEN, Some(at)) => {
+                bail!("line {}: a solution block opens inside the one opened on line {at}", n + 1)
+            }
             (SOLUTION_CLOSE, Some(_)) => {
                 open_at = None;
                 out.push_str(LEFT_OUT);
@@ -193,8 +195,16 @@ mod tests {
         assert_eq!(drop_solutions("no blocks\n").unwrap(), "no blocks\n");
         assert!(drop_solutions("<!-- solution -->\nsecret\n").unwrap_err().to_string().contains("never closed"));
         assert!(drop_solutions("<!-- end solution -->\n").unwrap_err().to_string().contains("closes no"));
-        assert!(drop_solutions("<!-- solution -->\n<!-- solution -->\n").unwrap_err().to_string().contains("opens inside"));
-        assert!(student_edition(Some("1")) && !student_edition(Some("0")) && !student_edition(Some("")) && !student_edition(None));
+        assert!(drop_solutions("<!-- solution -->\n<!-- solution -->\n")
+            .unwrap_err()
+            .to_string()
+            .contains("opens inside"));
+        assert!(
+            student_edition(Some("1"))
+                && !student_edition(Some("0"))
+                && !student_edition(Some(""))
+                && !student_edition(None)
+        );
     }
 
     fn values() -> Values {

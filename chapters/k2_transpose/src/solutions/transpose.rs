@@ -31,4 +31,10 @@ pub fn transpose(ctx: &Ctx, step: usize, tile: &mut [f32], mem: &mut Mem) {
 /// A barrier after the load (every element is in the tile before any is
 /// read back) and after the store (no thread refills the tile while
 /// another still reads it).
-pub const TWIN: Twin = Twin { name: "the solution", steps: 2, barriers_after: &[0, 1], shared_words: (TILE * STRIDE) as usize, body: transpose };
+pub const TWIN: Twin = Twin {
+    name: "the solution",
+    steps: 2,
+    barriers_after: &[0, 1],
+    shared_words: (TILE * STRIDE) as usize,
+    body: transpose,
+};

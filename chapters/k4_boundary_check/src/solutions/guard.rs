@@ -11,4 +11,5 @@ pub fn fill_checked(ctx: &Ctx, _step: usize, _shared: &mut [f32], mem: &mut Mem)
     }
 }
 
-pub const TWIN: Twin = Twin { name: "the solution", steps: 1, barriers_after: &[], shared_words: 0, body: fill_checked };
+pub const TWIN: Twin =
+    Twin { name: "the solution", steps: 1, barriers_after: &[], shared_words: 0, body: fill_checked };

@@ -12,4 +12,5 @@ pub fn add_col_major(ctx: &Ctx, _step: usize, _shared: &mut [f32], mem: &mut Mem
     }
 }
 
-pub const TWIN: Twin = Twin { name: "the solution", steps: 1, barriers_after: &[], shared_words: 0, body: add_col_major };
+pub const TWIN: Twin =
+    Twin { name: "the solution", steps: 1, barriers_after: &[], shared_words: 0, body: add_col_major };

@@ -18,7 +18,8 @@ fn add_unless_inside(ctx: &Ctx, inside: bool, mem: &mut Mem) {
 /// `x_extent` and y's with `y_extent`.
 fn block_inside(ctx: &Ctx, x_extent: u64, y_extent: u64) -> bool {
     let t = ctx.t;
-    (t.block_idx.x as u64 + 1) * t.block_dim.x as u64 <= x_extent && (t.block_idx.y as u64 + 1) * t.block_dim.y as u64 <= y_extent
+    (t.block_idx.x as u64 + 1) * t.block_dim.x as u64 <= x_extent
+        && (t.block_idx.y as u64 + 1) * t.block_dim.y as u64 <= y_extent
 }
 
 /// The fix: x's blocks against the rows, the axis x walks.
@@ -26,4 +27,5 @@ pub fn inside_fixed(ctx: &Ctx, _step: usize, _shared: &mut [f32], mem: &mut Mem)
     add_unless_inside(ctx, block_inside(ctx, ctx.rows, ctx.cols), mem)
 }
 
-pub const TWIN: Twin = Twin { name: "find the bug, fixed", steps: 1, barriers_after: &[], shared_words: 0, body: inside_fixed };
+pub const TWIN: Twin =
+    Twin { name: "find the bug, fixed", steps: 1, barriers_after: &[], shared_words: 0, body: inside_fixed };

@@ -16,4 +16,5 @@ pub fn spiral_gather(ctx: &Ctx, _step: usize, _shared: &mut [f32], mem: &mut Mem
     }
 }
 
-pub const TWIN: Twin = Twin { name: "the solution", steps: 1, barriers_after: &[], shared_words: 0, body: spiral_gather };
+pub const TWIN: Twin =
+    Twin { name: "the solution", steps: 1, barriers_after: &[], shared_words: 0, body: spiral_gather };

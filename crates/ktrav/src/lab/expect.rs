@@ -101,14 +101,28 @@ pub fn parse(text: &str) -> Result<Vec<Expect>> {
                     None => (false, after),
                 };
                 let hidden_kind = match named.strip_prefix("as ") {
-                    Some(k) => Some(*KINDS.iter().find(|x| k.starts_with(*x)).ok_or_else(|| anyhow!("unknown kind in '{l}'"))?),
+                    Some(k) => Some(
+                        *KINDS.iter().find(|x| k.starts_with(*x)).ok_or_else(|| anyhow!("unknown kind in '{l}'"))?,
+                    ),
                     None if named.is_empty() || named.starts_with('(') => None,
                     None => bail!("unknown verdict in '{l}'"),
                 };
-                return Ok(Expect { hidden_only: true, hidden_kind, hidden_large, race: rest.contains("a race"), ..none });
+                return Ok(Expect {
+                    hidden_only: true,
+                    hidden_kind,
+                    hidden_large,
+                    race: rest.contains("a race"),
+                    ..none
+                });
             }
-            let kind = KINDS.iter().find(|k| rest.starts_with(*k)).ok_or_else(|| anyhow!("unknown verdict in '{l}'"))?;
-            Ok(Expect { kind: Some(kind), race: rest.contains("a race"), only_past_grid_y: rest.contains("gridDim.y"), ..none })
+            let kind =
+                KINDS.iter().find(|k| rest.starts_with(*k)).ok_or_else(|| anyhow!("unknown verdict in '{l}'"))?;
+            Ok(Expect {
+                kind: Some(kind),
+                race: rest.contains("a race"),
+                only_past_grid_y: rest.contains("gridDim.y"),
+                ..none
+            })
         })
         .collect()
 }
@@ -145,7 +159,8 @@ mod tests {
         assert_eq!((e[0].kind, e[0].large_only), (None, true));
         let e = parse("// expect: find-the-bug: unwritten (only on the shape past gridDim.y's limit)").unwrap();
         assert!(e[0].only_past_grid_y && !e[0].race);
-        let e = parse("// expect: copy: passes without --sanitize; fails with --sanitize (memcheck sees the read)").unwrap();
+        let e = parse("// expect: copy: passes without --sanitize; fails with --sanitize (memcheck sees the read)")
+            .unwrap();
         assert!(e[0].sanitize_only && e[0].kind.is_none() && !e[0].large_only && !e[0].hidden_only);
         assert!(!parse("// expect: copy: wrong").unwrap()[0].sanitize_only);
         let e = parse("// expect: copy: passes every shape; fails its timing").unwrap();
@@ -153,17 +168,26 @@ mod tests {
         assert_eq!(parse("// expect: copy: fine").unwrap_err().to_string(), "unknown verdict in 'copy: fine'");
         assert_eq!(parse("// expect: copy").unwrap_err().to_string(), "no verdict in 'copy'");
         assert!(parse("no expect lines here").unwrap().is_empty());
-        let e = parse("// expect: col-major-add: passes the public battery; fails the hidden battery as wrong (rows past 2^16)").unwrap();
+        let e = parse(
+            "// expect: col-major-add: passes the public battery; fails the hidden battery as wrong (rows past 2^16)",
+        )
+        .unwrap();
         assert!(e[0].hidden_only && !e[0].hidden_large && e[0].kind.is_none() && !e[0].large_only);
         assert_eq!(e[0].hidden_kind, Some("wrong"));
         let e = parse("// expect: guard: passes the public battery; fails the hidden battery with --large").unwrap();
         assert!(e[0].hidden_only && e[0].hidden_large && e[0].hidden_kind.is_none() && !e[0].large_only);
-        let e = parse("// expect: transpose: passes the public battery; fails the hidden battery with --large as unwritten").unwrap();
+        let e = parse(
+            "// expect: transpose: passes the public battery; fails the hidden battery with --large as unwritten",
+        )
+        .unwrap();
         assert_eq!((e[0].hidden_large, e[0].hidden_kind), (true, Some("unwritten")));
         let e = parse("// expect: transpose: passes the public battery; fails the hidden battery").unwrap();
         assert!(e[0].hidden_only && e[0].hidden_kind.is_none());
         let bad = parse("// expect: copy: passes the public battery; fails the hidden battery as fine").unwrap_err();
-        assert_eq!(bad.to_string(), "unknown kind in 'copy: passes the public battery; fails the hidden battery as fine'");
+        assert_eq!(
+            bad.to_string(),
+            "unknown kind in 'copy: passes the public battery; fails the hidden battery as fine'"
+        );
         assert!(parse("// expect: copy: passes the public battery; fails the hidden battery sometimes").is_err());
     }
 }

@@ -185,7 +185,8 @@ fn lex(s: &[(char, usize)]) -> Vec<Tok> {
     let mut header_next = false;
     while i < s.len() {
         let (c, line) = s[i];
-        let push = |toks: &mut Vec<Tok>, kind: Kind, a: usize, b: usize| toks.push(Tok { kind, text: text(a, b), line });
+        let push =
+            |toks: &mut Vec<Tok>, kind: Kind, a: usize, b: usize| toks.push(Tok { kind, text: text(a, b), line });
         if c == '\n' {
             toks.push(Tok { kind: Kind::Newline, text: "\n".into(), line });
             header_next = false;
@@ -242,9 +243,9 @@ fn lex(s: &[(char, usize)]) -> Vec<Tok> {
             // digit or letter (a digit separator), and a sign after an exponent.
             let mut j = i + 1;
             while let Some(d) = at(j) {
-                if (d == 'e' || d == 'E' || d == 'p' || d == 'P') && matches!(at(j + 1), Some('+') | Some('-')) {
-                    j += 2;
-                } else if d == '\'' && at(j + 1).is_some_and(|n| n.is_ascii_alphanumeric() || n == '_') {
+                let signed_exponent = matches!(d, 'e' | 'E' | 'p' | 'P') && matches!(at(j + 1), Some('+') | Some('-'));
+                let separator = d == '\'' && at(j + 1).is_some_and(|n| n.is_ascii_alphanumeric() || n == '_');
+                if signed_exponent || separator {
                     j += 2;
                 } else if d.is_ascii_alphanumeric() || d == '_' || d == '.' {
                     j += 1;
@@ -295,7 +296,11 @@ fn lex(s: &[(char, usize)]) -> Vec<Tok> {
         push(&mut toks, Kind::Punct, i, i + 1);
         // `__has_include (` is followed by a header name.
         let n = toks.len();
-        if c == '(' && n >= 2 && toks[n - 2].kind == Kind::Ident && READING_OPERATORS.contains(&toks[n - 2].text.as_str()) {
+        if c == '('
+            && n >= 2
+            && toks[n - 2].kind == Kind::Ident
+            && READING_OPERATORS.contains(&toks[n - 2].text.as_str())
+        {
             header_next = true;
         }
         i += 1;
@@ -361,7 +366,8 @@ fn allowed_header(header: &str) -> bool {
 fn shown(toks: &[Tok]) -> String {
     let mut text = String::new();
     for (n, t) in toks.iter().enumerate() {
-        let glue = n > 0 && !(toks[n - 1].kind == Kind::Hash || t.kind == Kind::Punct && t.text != "<" || toks[n - 1].text == "(");
+        let glue = n > 0
+            && !(toks[n - 1].kind == Kind::Hash || t.kind == Kind::Punct && t.text != "<" || toks[n - 1].text == "(");
         if glue {
             text.push(' ');
         }
@@ -409,7 +415,8 @@ fn judge(toks: &[Tok], refused: &mut Vec<Refused>) {
                 }
             }
             Kind::Ident if READING_OPERATORS.contains(&t.text.as_str()) => {
-                let call: Vec<Tok> = toks[i..].iter().take(4).take_while(|t| t.kind != Kind::Newline).cloned().collect();
+                let call: Vec<Tok> =
+                    toks[i..].iter().take(4).take_while(|t| t.kind != Kind::Newline).cloned().collect();
                 let literal = t.text == "__has_include"
                     && call.len() == 4
                     && call[1].text == "("
@@ -417,12 +424,17 @@ fn judge(toks: &[Tok], refused: &mut Vec<Refused>) {
                     && allowed_header(&call[2].text)
                     && call[3].text == ")";
                 if !literal {
-                    let why = if t.text == "__has_include" { "__has_include needs an allowed header, named literally" } else { "only __has_include may name a header" };
+                    let why = if t.text == "__has_include" {
+                        "__has_include needs an allowed header, named literally"
+                    } else {
+                        "only __has_include may name a header"
+                    };
                     refuse(t.line, shown(&call), why);
                 }
             }
             Kind::Ident if t.text == "_Pragma" => {
-                let call: Vec<Tok> = toks[i..].iter().take(4).take_while(|t| t.kind != Kind::Newline).cloned().collect();
+                let call: Vec<Tok> =
+                    toks[i..].iter().take(4).take_while(|t| t.kind != Kind::Newline).cloned().collect();
                 let plain = call.len() == 4 && call[1].text == "(" && call[2].kind == Kind::Str && call[3].text == ")";
                 if !plain {
                     refuse(t.line, shown(&call), "_Pragma needs a plain string");
@@ -430,7 +442,10 @@ fn judge(toks: &[Tok], refused: &mut Vec<Refused>) {
                     let inner = &call[2].text;
                     let body = inner.trim_start_matches(|c: char| c != '"');
                     let words = body.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'));
-                    if body.contains('\\') || body[1..].contains('<') || words.into_iter().any(|w| READING_PRAGMA_WORDS.contains(&w)) {
+                    if body.contains('\\')
+                        || body[1..].contains('<')
+                        || words.into_iter().any(|w| READING_PRAGMA_WORDS.contains(&w))
+                    {
                         refuse(t.line, shown(&call), "a pragma that names a file");
                     }
                 }
@@ -443,7 +458,9 @@ fn judge(toks: &[Tok], refused: &mut Vec<Refused>) {
 /// Whether a pragma's tokens name a file or a way of reading one.
 fn names_a_file(pragma: &[Tok]) -> bool {
     pragma.iter().any(|t| {
-        matches!(t.kind, Kind::Str | Kind::Header) || t.text == "<" || (t.kind == Kind::Ident && READING_PRAGMA_WORDS.contains(&t.text.as_str()))
+        matches!(t.kind, Kind::Str | Kind::Header)
+            || t.text == "<"
+            || (t.kind == Kind::Ident && READING_PRAGMA_WORDS.contains(&t.text.as_str()))
     })
 }
 
@@ -454,7 +471,9 @@ fn names_a_file(pragma: &[Tok]) -> bool {
 fn physical_lines(source: &str, refused: &mut Vec<Refused>) {
     for (n, line) in source.lines().enumerate() {
         let t = line.trim_start();
-        let Some(rest) = t.strip_prefix('#').or_else(|| t.strip_prefix("%:")).or_else(|| t.strip_prefix("??=")) else { continue };
+        let Some(rest) = t.strip_prefix('#').or_else(|| t.strip_prefix("%:")).or_else(|| t.strip_prefix("??=")) else {
+            continue;
+        };
         let rest = rest.trim_start();
         let word: String = rest.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
         if !READING_DIRECTIVES.contains(&word.as_str()) {
@@ -464,7 +483,11 @@ fn physical_lines(source: &str, refused: &mut Vec<Refused>) {
         let arg = arg.split("//").next().unwrap_or("").split("/*").next().unwrap_or("").trim();
         let ok = word == "include" && allowed_header(arg);
         if !ok {
-            let why = if word == "include" { "not an allowed header, named literally" } else { "only #include may name a header" };
+            let why = if word == "include" {
+                "not an allowed header, named literally"
+            } else {
+                "only #include may name a header"
+            };
             refused.push(Refused { line: n + 1, text: short(t), why });
         }
     }

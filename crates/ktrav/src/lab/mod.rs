@@ -25,8 +25,8 @@ pub mod twin;
 pub use printed::Printed;
 pub use timing::Timing;
 
-use crate::compare::{compare_with, test_value, POISON_WORD};
 pub use crate::compare::GUARD_WORDS;
+use crate::compare::{compare_with, test_value, POISON_WORD};
 use crate::geometry::{ceil_div, Dim2, LaunchConfig, Shape, MAX_GRID_Y};
 use crate::report::{self, Report};
 use anyhow::{anyhow, Result};
@@ -103,7 +103,9 @@ impl Launch {
                 let grid_y = if grid_stride_y { format!("min({grid_y}, {MAX_GRID_Y})") } else { grid_y };
                 format!("blockDim = ({}, {}) and gridDim = (ceil({x} / {}), {grid_y})", block.x, block.y, block.x)
             }
-            Launch::PerDiagonal { block } => format!("a 1D grid of ceil(cells on d / {block}) blocks of {block} threads"),
+            Launch::PerDiagonal { block } => {
+                format!("a 1D grid of ceil(cells on d / {block}) blocks of {block} threads")
+            }
         }
     }
 }
@@ -257,15 +259,20 @@ pub fn seed_from(flag: Option<u64>) -> Result<Option<u64>> {
 /// on the machine could read it (`ps`). `Err` is one line.
 pub fn seed_from_file(path: &std::path::Path) -> Result<u64> {
     use std::os::unix::fs::PermissionsExt;
-    let meta = std::fs::symlink_metadata(path).map_err(|e| anyhow!("cannot read the seed file {}: {e}", path.display()))?;
+    let meta =
+        std::fs::symlink_metadata(path).map_err(|e| anyhow!("cannot read the seed file {}: {e}", path.display()))?;
     if !meta.file_type().is_file() {
         return Err(anyhow!("the seed file {} is not a regular file", path.display()));
     }
     let mode = meta.permissions().mode() & 0o777;
     if mode & 0o077 != 0 {
-        return Err(anyhow!("the seed file {} may be read by others (mode {mode:o}): make it mode 600", path.display()));
+        return Err(anyhow!(
+            "the seed file {} may be read by others (mode {mode:o}): make it mode 600",
+            path.display()
+        ));
     }
-    let text = std::fs::read_to_string(path).map_err(|e| anyhow!("cannot read the seed file {}: {e}", path.display()))?;
+    let text =
+        std::fs::read_to_string(path).map_err(|e| anyhow!("cannot read the seed file {}: {e}", path.display()))?;
     crate::cli::seed(text.trim()).map_err(|e| anyhow!("the seed file {}: {e:#}", path.display()))
 }
 
@@ -309,7 +316,11 @@ pub fn hidden_battery(ex: &Exercise, seed: u64, large: bool) -> Vec<Case> {
             let (ya, xa) = if x_walks_rows { ("cols", "rows") } else { ("rows", "cols") };
             let real = |walked_rows: u64, walked_cols: u64| {
                 let s = Shape::new(walked_rows, walked_cols);
-                if x_walks_rows { s.transposed() } else { s }
+                if x_walks_rows {
+                    s.transposed()
+                } else {
+                    s
+                }
             };
             // Rows of the walked matrix a launch can reach without a y loop.
             let max_y = if grid_stride_y { u64::MAX } else { MAX_GRID_Y * by };
@@ -331,7 +342,11 @@ pub fn hidden_battery(ex: &Exercise, seed: u64, large: bool) -> Vec<Case> {
             }
             // The largest grids: gridDim.y at its limit of 65535, and (with
             // a y loop) twice as many rows of blocks as it can hold.
-            let y = if grid_stride_y { 2 * MAX_GRID_Y * by + rng.gen_range(1..by.max(2)) } else { max_y - rng.gen_range(0..by) };
+            let y = if grid_stride_y {
+                2 * MAX_GRID_Y * by + rng.gen_range(1..by.max(2))
+            } else {
+                max_y - rng.gen_range(0..by)
+            };
             let x = bx + rng.gen_range(1..bx.max(2));
             let tall = real(y, x);
             if tall.elements() <= HIDDEN_MAX_ELEMENTS {
@@ -346,7 +361,11 @@ pub fn hidden_battery(ex: &Exercise, seed: u64, large: bool) -> Vec<Case> {
                     let x = bx * rng.gen_range(1..=6) + rng.gen_range(0..bx);
                     let shape = real(y, x);
                     let rounds = tiles / cap as u64;
-                    push(format!("{shape} with gridDim.y capped at {cap} (every block loops {rounds} times or more)"), shape, Some(cap));
+                    push(
+                        format!("{shape} with gridDim.y capped at {cap} (every block loops {rounds} times or more)"),
+                        shape,
+                        Some(cap),
+                    );
                 }
             }
             if large {
@@ -365,7 +384,10 @@ pub fn hidden_battery(ex: &Exercise, seed: u64, large: bool) -> Vec<Case> {
             // A shape whose shorter side is past one block has diagonals of
             // every length up to it, so every residue of the block.
             for _ in 0..3 {
-                let shape = Shape::new(b * rng.gen_range(1..=3) + rng.gen_range(0..b), b * rng.gen_range(1..=3) + rng.gen_range(0..b));
+                let shape = Shape::new(
+                    b * rng.gen_range(1..=3) + rng.gen_range(0..b),
+                    b * rng.gen_range(1..=3) + rng.gen_range(0..b),
+                );
                 push(format!("diagonals of every length mod {b}: {shape}"), shape, None);
             }
             for (what, base) in [("2^16", 1u64 << 16), ("2^20", 1 << 20)] {
@@ -445,21 +467,37 @@ pub enum Verdict {
         out_of_bounds_after: u64,
     },
     /// A launch was refused.
-    LaunchFailed { error: String },
+    LaunchFailed {
+        error: String,
+    },
     /// The kernel faulted; the device is unusable for the rest of the run.
-    Crashed { error: String },
+    Crashed {
+        error: String,
+    },
     /// The kernel did not finish within the watchdog's limit.
-    DidNotFinish { seconds: u64 },
+    DidNotFinish {
+        seconds: u64,
+    },
     /// Not run: an earlier shape left the device unusable.
     NotRun,
     /// Not run here, and why (not a failure: the shape needs more memory).
-    Skipped { reason: String },
+    Skipped {
+        reason: String,
+    },
     /// The output is right, but the kernel wrote into input `input`:
     /// `changed` elements differ from what was uploaded.
-    InputChanged { input: u8, changed: u64, first_changed: Option<u64> },
+    InputChanged {
+        input: u8,
+        changed: u64,
+        first_changed: Option<u64>,
+    },
     /// compute-sanitizer's `tool` (memcheck, racecheck) reported `errors`
     /// errors running the kernel; `first` is its first report.
-    Sanitizer { tool: String, errors: u64, first: String },
+    Sanitizer {
+        tool: String,
+        errors: u64,
+        first: String,
+    },
 }
 
 impl Verdict {
@@ -538,7 +576,9 @@ impl Verdict {
             Verdict::Skipped { reason } => format!("skipped: {reason}"),
             Verdict::InputChanged { input, changed, first_changed } => {
                 let first = first_changed.map_or(String::new(), |i| format!(", first at index {i}"));
-                format!("{elements} elements, all match, but input {input} was written: {changed} elements changed{first}")
+                format!(
+                    "{elements} elements, all match, but input {input} was written: {changed} elements changed{first}"
+                )
             }
             Verdict::Sanitizer { tool, errors, first } => format!("{tool} found {errors} errors, the first: {first}"),
         }
@@ -581,7 +621,13 @@ impl ShapeResult {
         let verdict = match self.verdict {
             Verdict::Pass => Verdict::Pass,
             Verdict::Skipped { .. } => Verdict::Skipped { reason: PRIVATE_SKIP.into() },
-            _ => Verdict::Fail { wrong: 0, unwritten: 0, first_bad: None, out_of_bounds_before: 0, out_of_bounds_after: 0 },
+            _ => Verdict::Fail {
+                wrong: 0,
+                unwritten: 0,
+                first_bad: None,
+                out_of_bounds_before: 0,
+                out_of_bounds_after: 0,
+            },
         };
         ShapeResult { label: format!("hidden shape {n}"), rows: 0, cols: 0, verdict, battery: self.battery }
     }
@@ -683,14 +729,15 @@ pub fn what_else(kind: &std::fs::FileType) -> Option<&'static str> {
 fn open_regular(path: &std::path::Path) -> Result<std::fs::File> {
     use std::os::unix::fs::OpenOptionsExt;
     regular_file(path)?;
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
-        .open(path)
-        .map_err(|e| match e.raw_os_error() {
-            Some(libc::ELOOP) => anyhow!("{} is a symbolic link: only a regular file is read as a submission", path.display()),
-            _ => anyhow!("cannot read {}: {e}", path.display()),
-        })?;
+    let file =
+        std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK).open(path).map_err(
+            |e| match e.raw_os_error() {
+                Some(libc::ELOOP) => {
+                    anyhow!("{} is a symbolic link: only a regular file is read as a submission", path.display())
+                }
+                _ => anyhow!("cannot read {}: {e}", path.display()),
+            },
+        )?;
     let meta = file.metadata().map_err(|e| anyhow!("cannot read {}: {e}", path.display()))?;
     not_regular(path, &meta.file_type())?;
     Ok(file)

@@ -86,7 +86,10 @@ pub fn find<'a>(chapter: &'a Chapter, id: Option<&str>) -> Result<&'a SimExercis
     let all = chapter.sim_exercises;
     let names = || all.iter().map(|e| e.id).collect::<Vec<_>>().join(", ");
     match id {
-        Some(id) => all.iter().find(|e| e.id == id).ok_or_else(|| format!("{} has no exercise '{id}' (it has: {})", chapter.id, names())),
+        Some(id) => all
+            .iter()
+            .find(|e| e.id == id)
+            .ok_or_else(|| format!("{} has no exercise '{id}' (it has: {})", chapter.id, names())),
         None => all.first().ok_or_else(|| format!("{} has no exercise on the simulator track", chapter.id)),
     }
 }

@@ -19,8 +19,8 @@
 //! What it cannot show: a 32-bit index overflowing past 2^31 elements
 //! (that takes `check --large` on a GPU).
 
-use super::{case_launches, input_value, judge, Case, Exercise, Launch, Verdict};
 pub use super::twin::{Body, Ctx, Mem, Twin, Twins};
+use super::{case_launches, input_value, judge, Case, Exercise, Launch, Verdict};
 use crate::geometry::{ceil_div, LaunchConfig, Shape};
 use crate::report::{self, Report};
 use crate::sim::{launch_stepped, BlockOrder, ThreadOrder};
@@ -60,7 +60,13 @@ impl std::fmt::Display for Schedule {
 
 /// Every schedule a twin is run under: 5 block orders times 3 thread orders.
 pub fn schedules() -> Vec<Schedule> {
-    let blocks = [BlockOrder::Forward, BlockOrder::Reverse, BlockOrder::Shuffled(1), BlockOrder::Shuffled(2), BlockOrder::Shuffled(3)];
+    let blocks = [
+        BlockOrder::Forward,
+        BlockOrder::Reverse,
+        BlockOrder::Shuffled(1),
+        BlockOrder::Shuffled(2),
+        BlockOrder::Shuffled(3),
+    ];
     blocks
         .iter()
         .flat_map(|b| ThreadOrder::ALL.iter().map(move |&threads| Schedule { blocks: b.clone(), threads }))
@@ -72,7 +78,13 @@ pub fn schedules() -> Vec<Schedule> {
 pub fn battery(ex: &Exercise) -> Vec<(String, Shape)> {
     let mut cases: Vec<(String, Shape)> =
         (ex.source_shapes)().into_iter().map(|s| (format!("the source's {s}"), s)).collect();
-    for (label, r, c) in [("ragged edges 97x131", 97, 131), ("ragged edges 70x33", 70, 33), ("1x1", 1, 1), ("1xN 1x100", 1, 100), ("Nx1 100x1", 100, 1)] {
+    for (label, r, c) in [
+        ("ragged edges 97x131", 97, 131),
+        ("ragged edges 70x33", 70, 33),
+        ("1x1", 1, 1),
+        ("1xN 1x100", 1, 100),
+        ("Nx1 100x1", 100, 1),
+    ] {
         cases.push((label.to_string(), Shape::new(r, c)));
     }
     if let Launch::Covering { grid_stride_y: true, block, .. } = ex.launch {
@@ -219,7 +231,12 @@ impl SimCheck {
         }
         for l in &self.lines {
             match &l.failure {
-                None => out.line(format!("  {}: {} elements, all match: {}", l.label, l.shape.elements(), report::flag(true, "pass"))),
+                None => out.line(format!(
+                    "  {}: {} elements, all match: {}",
+                    l.label,
+                    l.shape.elements(),
+                    report::flag(true, "pass")
+                )),
                 Some((schedule, verdict)) => out.line(format!(
                     "  {}: {}: {} (fails under {} of {} schedules, first: {schedule})",
                     l.label,
@@ -269,7 +286,13 @@ fn check_twin_on(ex: &Exercise, twin: &Twin, cases: Vec<Case>, every_schedule: u
                 .map(|s| (s.clone(), run_case_caught(ex, twin, &case, s)))
                 .filter(|(_, v)| !v.passed())
                 .collect();
-            SimLine { label: case.label, shape: case.shape, failed: results.len(), failure: results.into_iter().next(), schedules: these.len() }
+            SimLine {
+                label: case.label,
+                shape: case.shape,
+                failed: results.len(),
+                failure: results.into_iter().next(),
+                schedules: these.len(),
+            }
         })
         .collect();
     SimCheck { exercise: ex.id, twin: twin.name, lines }
@@ -347,8 +370,21 @@ pub fn assert_track(ex: &Exercise) {
         if c.passed() {
             c = check_twin_hidden(ex, twin, TEST_SEED);
         }
-        assert!(!c.passed(), "{}: the simulator track accepts the wrong twin '{}':\n{}", ex.id, twin.name, report::plain(&c.render()));
-        assert!(c.kinds().contains(expect), "{}: '{}' fails, but not as '{expect}': {:?}\n{}", ex.id, twin.name, c.kinds(), report::plain(&c.render()));
+        assert!(
+            !c.passed(),
+            "{}: the simulator track accepts the wrong twin '{}':\n{}",
+            ex.id,
+            twin.name,
+            report::plain(&c.render())
+        );
+        assert!(
+            c.kinds().contains(expect),
+            "{}: '{}' fails, but not as '{expect}': {:?}\n{}",
+            ex.id,
+            twin.name,
+            c.kinds(),
+            report::plain(&c.render())
+        );
     }
 }
 
@@ -396,7 +432,10 @@ mod tests {
         let line = &far.lines[0];
         assert_eq!(line.failed, line.schedules, "a far write fails under every schedule");
         match &line.failure {
-            Some((_, Verdict::Fail { out_of_bounds_before: 1, out_of_bounds_after: 1, wrong: 0, unwritten: 0, .. })) => {}
+            Some((
+                _,
+                Verdict::Fail { out_of_bounds_before: 1, out_of_bounds_after: 1, wrong: 0, unwritten: 0, .. },
+            )) => {}
             other => panic!("{other:?}"),
         }
     }
@@ -433,6 +472,9 @@ mod tests {
         assert!(tall.1.rows.div_ceil(32) > SIM_MAX_GRID_Y as u64, "{tall:?}");
         assert!(!battery(&copy(covering(Dim2::new(32, 8), false))).iter().any(|(l, _)| l.contains("gridDim.y")));
         // The exercise's own shapes come first.
-        assert_eq!(battery(&copy(covering(Dim2::new(32, 8), false)))[0], ("the source's 5x7".to_string(), Shape::new(5, 7)));
+        assert_eq!(
+            battery(&copy(covering(Dim2::new(32, 8), false)))[0],
+            ("the source's 5x7".to_string(), Shape::new(5, 7))
+        );
     }
 }

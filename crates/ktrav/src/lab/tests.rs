@@ -134,13 +134,11 @@ fn the_judge_tells_wrong_unwritten_and_out_of_bounds_apart() {
     let big: Expected = Box::new(|_| 5u64 << 32 | 6);
     assert_eq!(judge(&guarded(&[6, 5]), Elem::U64, &big), Verdict::Pass);
     assert_eq!(judge(&guarded(&[POISON_WORD, POISON_WORD, 6, 7]), Elem::U64, &big), fail(1, 1, Some(0), 0, 0));
-    let line = ShapeResult { label: "x".into(), rows: 1, cols: 3, battery: Battery::Public, verdict: fail(0, 0, None, 1, 1) }.line();
+    let line =
+        ShapeResult { label: "x".into(), rows: 1, cols: 3, battery: Battery::Public, verdict: fail(0, 0, None, 1, 1) }
+            .line();
     assert!(report::plain(&line).contains("written out of bounds: 1 words before the output, 1 after: FAIL"), "{line}");
 }
-
-
-
-
 
 #[test]
 fn records_start_as_could_not_check_and_finish_by_their_shapes() {
@@ -149,12 +147,27 @@ fn records_start_as_could_not_check_and_finish_by_their_shapes() {
     assert_eq!((r.outcome.as_str(), r.exit_code, r.section.as_str()), ("could not check", COULD_NOT_CHECK, "K.9"));
     let failed = Record::new("K.9", &ex, "x.cu".into()).fail("no kernel");
     assert_eq!((failed.outcome.as_str(), failed.exit_code), ("fail", 1));
-    assert!(render(&failed).contains("result: FAIL: no kernel") || report::plain(&render(&failed)).contains("result: FAIL: no kernel"));
+    assert!(
+        render(&failed).contains("result: FAIL: no kernel")
+            || report::plain(&render(&failed)).contains("result: FAIL: no kernel")
+    );
     let mut r = Record::new("K.9", &ex, "x.cu".into());
-    r.shapes.push(ShapeResult { label: "1x1".into(), rows: 1, cols: 1, battery: Battery::Public, verdict: Verdict::Pass });
+    r.shapes.push(ShapeResult {
+        label: "1x1".into(),
+        rows: 1,
+        cols: 1,
+        battery: Battery::Public,
+        verdict: Verdict::Pass,
+    });
     r.finish();
     assert_eq!((r.outcome.as_str(), r.exit_code), ("pass", 0));
-    r.shapes.push(ShapeResult { label: "1x2".into(), rows: 1, cols: 2, battery: Battery::Public, verdict: Verdict::NotRun });
+    r.shapes.push(ShapeResult {
+        label: "1x2".into(),
+        rows: 1,
+        cols: 2,
+        battery: Battery::Public,
+        verdict: Verdict::NotRun,
+    });
     r.finish();
     assert_eq!((r.outcome.as_str(), r.exit_code), ("fail", 1));
 }
@@ -194,18 +207,40 @@ fn bad_files_are_refused_in_one_line() {
 
 #[test]
 fn verdict_json_is_one_flat_record_per_shape() {
-    let s = ShapeResult { label: "1x1".into(), rows: 1, cols: 1, battery: Battery::Public, verdict: Verdict::DidNotFinish { seconds: 60 } };
-    assert_eq!(serde_json::to_string(&s).unwrap(), r#"{"label":"1x1","rows":1,"cols":1,"battery":"public","verdict":"did_not_finish","seconds":60}"#);
+    let s = ShapeResult {
+        label: "1x1".into(),
+        rows: 1,
+        cols: 1,
+        battery: Battery::Public,
+        verdict: Verdict::DidNotFinish { seconds: 60 },
+    };
+    assert_eq!(
+        serde_json::to_string(&s).unwrap(),
+        r#"{"label":"1x1","rows":1,"cols":1,"battery":"public","verdict":"did_not_finish","seconds":60}"#
+    );
     let private = ShapeResult { battery: Battery::Hidden, ..s.clone() }.private(3);
-    assert_eq!(serde_json::to_string(&private).unwrap(), r#"{"label":"hidden shape 3","rows":0,"cols":0,"battery":"hidden","verdict":"fail","wrong":0,"unwritten":0,"first_bad":null,"out_of_bounds_before":0,"out_of_bounds_after":0}"#);
+    assert_eq!(
+        serde_json::to_string(&private).unwrap(),
+        r#"{"label":"hidden shape 3","rows":0,"cols":0,"battery":"hidden","verdict":"fail","wrong":0,"unwritten":0,"first_bad":null,"out_of_bounds_before":0,"out_of_bounds_after":0}"#
+    );
     assert_eq!(crate::report::plain(&private.line()), "  hidden shape 3: FAIL");
     assert!(!Verdict::DidNotFinish { seconds: 1 }.device_usable() && !Verdict::NotRun.passed());
     // A skipped shape fails no check, and is not a pass a score may count.
     let skipped = Verdict::Skipped { reason: "needs 17 GB".into() };
     assert!(!skipped.passed() && !skipped.failed() && Verdict::Pass.passed() && Verdict::NotRun.failed());
-    let hidden = ShapeResult { label: "hidden: 46341x46341".into(), rows: 46341, cols: 46341, battery: Battery::Hidden, verdict: skipped };
+    let hidden = ShapeResult {
+        label: "hidden: 46341x46341".into(),
+        rows: 46341,
+        cols: 46341,
+        battery: Battery::Hidden,
+        verdict: skipped,
+    };
     let private = hidden.private(2);
-    assert_eq!(private.verdict, Verdict::Skipped { reason: PRIVATE_SKIP.into() }, "a private skip does not say what it needs");
+    assert_eq!(
+        private.verdict,
+        Verdict::Skipped { reason: PRIVATE_SKIP.into() },
+        "a private skip does not say what it needs"
+    );
     assert_eq!(crate::report::plain(&private.line()), "  hidden shape 2: skipped");
 }
 
@@ -221,7 +256,9 @@ fn the_hidden_battery_is_drawn_from_its_seed_and_covers_every_residue() {
         for c in &a {
             assert!(c.shape.elements() <= HIDDEN_MAX_ELEMENTS, "{launch:?}: {}", c.label);
             let plan = case_launches(ex, c).unwrap_or_else(|e| panic!("{launch:?}: {} does not launch: {e}", c.label));
-            assert!(plan.iter().all(|(cfg, _)| cfg.grid.y as u64 <= MAX_GRID_Y && cfg.grid.x as u64 <= crate::geometry::MAX_GRID_X));
+            assert!(plan
+                .iter()
+                .all(|(cfg, _)| cfg.grid.y as u64 <= MAX_GRID_Y && cfg.grid.x as u64 <= crate::geometry::MAX_GRID_X));
         }
         assert!(a.iter().all(|c| c.shape.elements() <= 1 << 31), "{launch:?}: nothing past 2^31 without large");
         let walked = |s: Shape| match launch {
@@ -250,14 +287,21 @@ fn the_hidden_battery_is_drawn_from_its_seed_and_covers_every_residue() {
                         let (cfg, _) = case_launches(ex, c).unwrap()[0];
                         let rows_of_blocks = walked(c.shape).rows.div_ceil(block.y as u64);
                         assert_eq!(cfg.grid.y, c.grid_y_cap.unwrap(), "{}", c.label);
-                        assert!(rows_of_blocks / cfg.grid.y as u64 >= 3, "{}: every block loops three times or more", c.label);
+                        assert!(
+                            rows_of_blocks / cfg.grid.y as u64 >= 3,
+                            "{}: every block loops three times or more",
+                            c.label
+                        );
                     }
                 } else {
                     assert!(capped.is_empty(), "{launch:?}: only a kernel that loops over y is capped");
                 }
             }
             Launch::PerDiagonal { block } => {
-                assert!(a.iter().any(|c| c.shape.rows.min(c.shape.cols) > block as u64), "every diagonal length mod {block}");
+                assert!(
+                    a.iter().any(|c| c.shape.rows.min(c.shape.cols) > block as u64),
+                    "every diagonal length mod {block}"
+                );
                 assert!(a.iter().any(|c| c.shape.rows > 1 << 20) && a.iter().any(|c| c.shape.cols > 1 << 20));
             }
         }

@@ -52,7 +52,8 @@ pub fn acquire(pci: &str) -> Result<Held> {
 
 /// Whether the lock of the card at `pci` is free now (for tests).
 pub fn is_free(pci: &str) -> bool {
-    let Ok(file) = OpenOptions::new().read(true).write(true).create(true).truncate(false).mode(0o666).open(path(pci)) else {
+    let Ok(file) = OpenOptions::new().read(true).write(true).create(true).truncate(false).mode(0o666).open(path(pci))
+    else {
         return false;
     };
     // SAFETY: flock on a descriptor this function owns; released on drop.

@@ -20,7 +20,10 @@ pub mod worker;
 
 use crate::nvrtc;
 use crate::runner::{self as gpu, Gpu, Kernel};
-use ktrav::lab::{battery, hidden_battery, read_source, render, seed_from, seed_from_file, Battery, Case, Exercise, Printed, Record, ShapeResult, Verdict, COULD_NOT_CHECK, SEED_ENV};
+use ktrav::lab::{
+    battery, hidden_battery, read_source, render, seed_from, seed_from_file, Battery, Case, Exercise, Printed, Record,
+    ShapeResult, Verdict, COULD_NOT_CHECK, SEED_ENV,
+};
 use ktrav::{Chapter, Shape};
 use run::Fit;
 use std::path::PathBuf;
@@ -101,7 +104,9 @@ pub fn run_check(chapter: &Chapter, args: &CheckArgs) -> ! {
     };
     let seed = ktrav::cli::or_exit(seed_from(flag));
     if args.private && seed.is_none() {
-        ktrav::cli::fail(&format!("--private needs a hidden battery: give --seed N, --seed-file FILE or set {SEED_ENV}"));
+        ktrav::cli::fail(&format!(
+            "--private needs a hidden battery: give --seed N, --seed-file FILE or set {SEED_ENV}"
+        ));
     }
     let source = ktrav::cli::or_exit(read_source(&args.file));
     let record = check_seeded(chapter, ex, args, &source, seed);
@@ -203,11 +208,19 @@ pub fn check_on(chapter: &Chapter, ex: &Exercise, args: &CheckArgs, source: &str
     if let Err(why) = ktrav::lab::includes::check(source) {
         return record.fail(&format!("{REFUSED} {why}"));
     }
-    let gpu = if args.compile_only { Err(crate::probe::Unavailable("only compiling (--compile-only)".into())) } else { gpu::open() };
+    let gpu = if args.compile_only {
+        Err(crate::probe::Unavailable("only compiling (--compile-only)".into()))
+    } else {
+        gpu::open()
+    };
     let nvrtc = match nvrtc::locate() {
         Ok(n) => n,
         Err(why) => {
-            let missing = if args.private { "NVRTC is missing on the grading machine (its doctor says where it looked)".into() } else { why.0 };
+            let missing = if args.private {
+                "NVRTC is missing on the grading machine (its doctor says where it looked)".into()
+            } else {
+                why.0
+            };
             record.reason = Some(match &gpu {
                 // Without a GPU nothing would run: say that first.
                 Err(no_gpu) if !args.compile_only => {
@@ -274,7 +287,17 @@ pub fn check_on(chapter: &Chapter, ex: &Exercise, args: &CheckArgs, source: &str
     let timeout = Duration::from_secs(args.timeout);
     match worker::launcher() {
         Some(launcher) => {
-            if let Err(busy) = shapes_in_workers(&mut record, launcher, chapter, ex, &name, source, compiled.cubin.as_deref(), &cases, timeout) {
+            if let Err(busy) = shapes_in_workers(
+                &mut record,
+                launcher,
+                chapter,
+                ex,
+                &name,
+                source,
+                compiled.cubin.as_deref(),
+                &cases,
+                timeout,
+            ) {
                 record.could_not_check(&busy);
                 return record;
             }
@@ -293,14 +316,28 @@ pub fn check_on(chapter: &Chapter, ex: &Exercise, args: &CheckArgs, source: &str
                 let task = Task::Timing { rows: shape.rows, cols: shape.cols };
                 // Every repeat of every kernel waits on this watchdog.
                 let limit = timeout * (2 * ktrav::lab::TIMING_REPEATS as u32 + 2);
-                let mut ran = worker::supervise(launcher, worker::job(chapter, ex, &name, source, compiled.cubin.as_deref(), task, timeout), "the timing run", None, Limits::kernel(limit));
+                let mut ran = worker::supervise(
+                    launcher,
+                    worker::job(chapter, ex, &name, source, compiled.cubin.as_deref(), task, timeout),
+                    "the timing run",
+                    None,
+                    Limits::kernel(limit),
+                );
                 if ran.machine_too_busy().is_some() {
-                    ran = worker::supervise(launcher, worker::job(chapter, ex, &name, source, compiled.cubin.as_deref(), task, timeout), "the timing run", None, Limits::kernel(limit));
+                    ran = worker::supervise(
+                        launcher,
+                        worker::job(chapter, ex, &name, source, compiled.cubin.as_deref(), task, timeout),
+                        "the timing run",
+                        None,
+                        Limits::kernel(limit),
+                    );
                 }
                 keep_printed(&mut record, ran.printed.clone());
                 match ran.outcome {
                     Some(Outcome::Timing(t)) => Ok(*t),
-                    Some(Outcome::SkippedWork(why)) => return record.fail(&format!("the timing found the output wrong: {why}")),
+                    Some(Outcome::SkippedWork(why)) => {
+                        return record.fail(&format!("the timing found the output wrong: {why}"))
+                    }
                     Some(Outcome::Failed(why)) => Err(why),
                     _ if ran.timed_out() => Err(format!("the timing run did not finish within {} s", limit.as_secs())),
                     _ => Err(ran.machine_too_busy().unwrap_or_else(|| ran.ended_without_verdict())),
@@ -364,11 +401,28 @@ fn shapes_in_workers(
                 patience_after_a_hang(ex, case).min(left)
             }
         };
-        let task = Task::Shape { rows: case.shape.rows, cols: case.shape.cols, grid_y_cap: case.grid_y_cap, fit: Fit::Guarded };
+        let task = Task::Shape {
+            rows: case.shape.rows,
+            cols: case.shape.cols,
+            grid_y_cap: case.grid_y_cap,
+            fit: Fit::Guarded,
+        };
         let run = |limit: Duration| {
-            let ran = worker::supervise(launcher, worker::job(chapter, ex, name, source, cubin, task, limit), &case.label, None, Limits::kernel(limit));
+            let ran = worker::supervise(
+                launcher,
+                worker::job(chapter, ex, name, source, cubin, task, limit),
+                &case.label,
+                None,
+                Limits::kernel(limit),
+            );
             match ran.machine_too_busy() {
-                Some(_) => worker::supervise(launcher, worker::job(chapter, ex, name, source, cubin, task, limit), &case.label, None, Limits::kernel(limit)),
+                Some(_) => worker::supervise(
+                    launcher,
+                    worker::job(chapter, ex, name, source, cubin, task, limit),
+                    &case.label,
+                    None,
+                    Limits::kernel(limit),
+                ),
                 None => ran,
             }
         };
@@ -380,7 +434,10 @@ fn shapes_in_workers(
             }
         }
         if let Some(busy) = ran.machine_too_busy() {
-            return Err(format!("{busy} (on {}); nothing is wrong with the kernel as far as the check got: run it again", case.label));
+            return Err(format!(
+                "{busy} (on {}); nothing is wrong with the kernel as far as the check got: run it again",
+                case.label
+            ));
         }
         keep_printed(record, ran.printed.clone());
         push(record, case, ran.verdict(limit));
@@ -389,7 +446,13 @@ fn shapes_in_workers(
 }
 
 fn push(record: &mut Record, case: &Case, verdict: Verdict) {
-    record.shapes.push(ShapeResult { label: case.label.clone(), rows: case.shape.rows, cols: case.shape.cols, verdict, battery: case.battery });
+    record.shapes.push(ShapeResult {
+        label: case.label.clone(),
+        rows: case.shape.rows,
+        cols: case.shape.cols,
+        verdict,
+        battery: case.battery,
+    });
 }
 
 fn keep_printed(record: &mut Record, printed: Printed) {
@@ -400,10 +463,19 @@ fn keep_printed(record: &mut Record, printed: Printed) {
 
 /// The shapes run in this process, one after another: a crash leaves the
 /// rest not run, and a kernel that never finishes ends the process.
-fn in_process(record: &mut Record, gpu: &Gpu, function: &Kernel, ex: &Exercise, cases: &[Case], timeout: Duration, json: bool) {
+fn in_process(
+    record: &mut Record,
+    gpu: &Gpu,
+    function: &Kernel,
+    ex: &Exercise,
+    cases: &[Case],
+    timeout: Duration,
+    json: bool,
+) {
     let mut usable = true;
     for case in cases {
-        let verdict = if usable { run::run_case(gpu, function, ex, case, timeout, Fit::Guarded) } else { Verdict::NotRun };
+        let verdict =
+            if usable { run::run_case(gpu, function, ex, case, timeout, Fit::Guarded) } else { Verdict::NotRun };
         usable &= verdict.device_usable();
         let stuck = matches!(verdict, Verdict::DidNotFinish { .. });
         push(record, case, verdict);
@@ -420,7 +492,16 @@ fn in_process(record: &mut Record, gpu: &Gpu, function: &Kernel, ex: &Exercise, 
 /// `--sanitize`: every public shape of at most [`sanitize::MAX_ELEMENTS`] elements,
 /// under each tool, in a worker started under compute-sanitizer.
 #[allow(clippy::too_many_arguments)]
-fn sanitize_shapes(record: &mut Record, chapter: &Chapter, ex: &Exercise, name: &str, source: &str, cases: &[Case], tools: &sanitize::Tools, timeout: Duration) {
+fn sanitize_shapes(
+    record: &mut Record,
+    chapter: &Chapter,
+    ex: &Exercise,
+    name: &str,
+    source: &str,
+    cases: &[Case],
+    tools: &sanitize::Tools,
+    timeout: Duration,
+) {
     let Some(program) = sanitize::locate() else {
         record.notes.push(sanitize::missing());
         return;
@@ -430,32 +511,66 @@ fn sanitize_shapes(record: &mut Record, chapter: &Chapter, ex: &Exercise, name: 
         return;
     };
     for tool in &tools.0 {
-        for case in cases.iter().filter(|c| c.battery == Battery::Public && c.shape.elements() <= sanitize::MAX_ELEMENTS) {
+        for case in
+            cases.iter().filter(|c| c.battery == Battery::Public && c.shape.elements() <= sanitize::MAX_ELEMENTS)
+        {
             // Every buffer exactly its size: memcheck sees any stray access.
-            let task = Task::Shape { rows: case.shape.rows, cols: case.shape.cols, grid_y_cap: case.grid_y_cap, fit: Fit::Exact };
+            let task = Task::Shape {
+                rows: case.shape.rows,
+                cols: case.shape.cols,
+                grid_y_cap: case.grid_y_cap,
+                fit: Fit::Exact,
+            };
             let label = format!("{tool} on {}", case.label);
             let args = sanitize::arguments(tool);
             let limits = Limits::kernel(timeout);
             // A run that did not end cleanly is tried again, once.
-            let mut ran = worker::supervise(launcher, worker::job(chapter, ex, name, source, None, task, timeout), &label, Some((&program, &args)), limits);
+            let mut ran = worker::supervise(
+                launcher,
+                worker::job(chapter, ex, name, source, None, task, timeout),
+                &label,
+                Some((&program, &args)),
+                limits,
+            );
             for _ in 1..sanitize::ATTEMPTS {
                 if ran.timed_out() || sanitize::target_ended_cleanly(&ran.sanitizer) {
                     break;
                 }
-                ran = worker::supervise(launcher, worker::job(chapter, ex, name, source, None, task, timeout), &label, Some((&program, &args)), limits);
+                ran = worker::supervise(
+                    launcher,
+                    worker::job(chapter, ex, name, source, None, task, timeout),
+                    &label,
+                    Some((&program, &args)),
+                    limits,
+                );
             }
             let verdict = match sanitize::verdict(tool, &ran.sanitizer) {
                 _ if ran.timed_out() => Verdict::DidNotFinish { seconds: timeout.as_secs() },
-                _ if ran.machine_too_busy().is_some() => Verdict::Skipped { reason: ran.machine_too_busy().unwrap_or_default() },
+                _ if ran.machine_too_busy().is_some() => {
+                    Verdict::Skipped { reason: ran.machine_too_busy().unwrap_or_default() }
+                }
                 Some(Verdict::Sanitizer { tool, errors, first }) => {
                     Verdict::Sanitizer { tool, errors, first: sanitize::name_the_kernel(&first, ex.kernel) }
                 }
                 Some(v) => v,
                 None => Verdict::Skipped {
-                    reason: format!("{} gave no summary ({}{})", sanitize::PROGRAM, ran.status, ran.sanitizer.first().map_or(String::new(), |l| format!(": {}", l.trim_start_matches('=').trim()))),
+                    reason: format!(
+                        "{} gave no summary ({}{})",
+                        sanitize::PROGRAM,
+                        ran.status,
+                        ran.sanitizer
+                            .first()
+                            .map_or(String::new(), |l| format!(": {}", l.trim_start_matches('=').trim()))
+                    ),
                 },
             };
-            record.sanitize.push(ShapeResult { label, rows: case.shape.rows, cols: case.shape.cols, verdict, battery: case.battery });
+            record.sanitize.push(ShapeResult {
+                label,
+                rows: case.shape.rows,
+                cols: case.shape.cols,
+                verdict,
+                battery: case.battery,
+            });
         }
     }
 }
@@ -479,10 +594,22 @@ mod tests {
     use ktrav::Dim2;
 
     fn args(file: &str) -> CheckArgs {
-        CheckArgs { file: PathBuf::from(file), large: false, json: false, exercise: None, timeout: 60, sanitize: None, seed: None, seed_file: None, private: false, compile_only: false }
+        CheckArgs {
+            file: PathBuf::from(file),
+            large: false,
+            json: false,
+            exercise: None,
+            timeout: 60,
+            sanitize: None,
+            seed: None,
+            seed_file: None,
+            private: false,
+            compile_only: false,
+        }
     }
 
-    const NOTHING: Twin = Twin { name: "nothing", steps: 1, barriers_after: &[], shared_words: 0, body: |_, _, _, _| {} };
+    const NOTHING: Twin =
+        Twin { name: "nothing", steps: 1, barriers_after: &[], shared_words: 0, body: |_, _, _, _| {} };
 
     /// The test's own exercise, a 2D copy, and a chapter to hold it.
     const COPY: Exercise = Exercise {
@@ -551,19 +678,35 @@ mod tests {
         assert!(mangled.reason.as_deref().unwrap().starts_with("`extern \"C\"` is missing"), "{:?}", mangled.reason);
         let wide = check(&CHAPTER, &COPY, &args("wide.cu"), &SOLUTION.replace("size_t rows", "int rows"));
         let why = wide.reason.as_deref().unwrap();
-        assert!(why.starts_with("parameter 3 (rows) is 32-bit in your kernel; the exercise passes a 64-bit integer"), "{why}");
-        let hostile = check(&CHAPTER, &COPY, &args("hostile.cu"), &format!("#include <cstdio>\n#include \"/etc/hostname\"\n{SOLUTION}"));
+        assert!(
+            why.starts_with("parameter 3 (rows) is 32-bit in your kernel; the exercise passes a 64-bit integer"),
+            "{why}"
+        );
+        let hostile = check(
+            &CHAPTER,
+            &COPY,
+            &args("hostile.cu"),
+            &format!("#include <cstdio>\n#include \"/etc/hostname\"\n{SOLUTION}"),
+        );
         assert_eq!((hostile.outcome.as_str(), hostile.exit_code), ("fail", 1));
         let why = hostile.reason.as_deref().unwrap();
         assert!(why.starts_with("refused before compiling: line 2: `#include \"/etc/hostname\"`"), "{why}");
         assert!(hostile.compile_log.is_none() && hostile.compiler.is_none(), "the compiler never saw it: {hostile:?}");
         assert!(render(&hostile).contains("a submission may include only <algorithm>"));
-        let usual = check(&CHAPTER, &COPY, &args("usual.cu"), &format!("#include <cuda_runtime.h>\n#include <cstdio>\n{SOLUTION}"));
+        let usual = check(
+            &CHAPTER,
+            &COPY,
+            &args("usual.cu"),
+            &format!("#include <cuda_runtime.h>\n#include <cstdio>\n{SOLUTION}"),
+        );
         assert_eq!(usual.exit_code, r.exit_code, "the usual first lines change nothing: {:?}", usual.reason);
         let private = CheckArgs { seed: Some(7), private: true, ..args("private.cu") };
         let quiet = check(&CHAPTER, &COPY, &private, SOLUTION);
         let compiler = quiet.compiler.as_deref().unwrap();
-        assert!(compiler.starts_with("NVRTC 13.0 for ") && !compiler.contains('/'), "a private record names no folder: {compiler}");
+        assert!(
+            compiler.starts_with("NVRTC 13.0 for ") && !compiler.contains('/'),
+            "a private record names no folder: {compiler}"
+        );
         let json: serde_json::Value = serde_json::from_str(&serde_json::to_string(&other).unwrap()).unwrap();
         assert_eq!((json["outcome"].as_str(), json["exit_code"].as_i64()), (Some("fail"), Some(1)));
     }

@@ -241,6 +241,9 @@ mod tests {
         v[7] = -v[7];
         v[50] = f32::from_bits(v[50].to_bits() ^ 1);
         assert_eq!(input_changes(1, &v), Some(Verdict::InputChanged { input: 1, changed: 2, first_changed: Some(7) }));
-        assert_eq!(Verdict::InputChanged { input: 1, changed: 2, first_changed: Some(7) }.kinds(), vec!["input changed"]);
+        assert_eq!(
+            Verdict::InputChanged { input: 1, changed: 2, first_changed: Some(7) }.kinds(),
+            vec!["input changed"]
+        );
     }
 }

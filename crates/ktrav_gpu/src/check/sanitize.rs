@@ -56,7 +56,8 @@ pub fn locate() -> Option<PathBuf> {
     if let Some(named) = std::env::var_os(PROGRAM_ENV).filter(|v| !v.is_empty()) {
         return Some(PathBuf::from(named)).filter(|p| is_executable(p));
     }
-    let mut dirs: Vec<PathBuf> = std::env::var_os("PATH").map(|p| std::env::split_paths(&p).collect()).unwrap_or_default();
+    let mut dirs: Vec<PathBuf> =
+        std::env::var_os("PATH").map(|p| std::env::split_paths(&p).collect()).unwrap_or_default();
     for var in ["CUDA_HOME", "CUDA_PATH"] {
         if let Some(home) = std::env::var_os(var).filter(|v| !v.is_empty()) {
             let home = PathBuf::from(home);
@@ -107,7 +108,8 @@ pub fn missing() -> String {
 pub const PADDING_BYTES: u64 = 32 * MAX_ELEMENTS * 4;
 
 pub fn arguments(tool: &str) -> Vec<String> {
-    let mut args: Vec<String> = ["--tool", tool, "--print-limit", "20", "--error-exitcode", "0"].iter().map(|s| s.to_string()).collect();
+    let mut args: Vec<String> =
+        ["--tool", tool, "--print-limit", "20", "--error-exitcode", "0"].iter().map(|s| s.to_string()).collect();
     if tool == "memcheck" {
         // A padding buffer after every allocation: a read or write past the
         // end of one buffer lands in the padding, not in the next buffer,
@@ -122,9 +124,7 @@ pub fn arguments(tool: &str) -> Vec<String> {
 /// `None` when the tool gave no summary (it did not run the kernel).
 pub fn verdict(tool: &str, lines: &[String]) -> Option<Verdict> {
     let body = |l: &str| l.trim_start_matches('=').to_string();
-    let summary = |prefix: &str| {
-        lines.iter().find_map(|l| body(l).trim().strip_prefix(prefix).map(str::to_string))
-    };
+    let summary = |prefix: &str| lines.iter().find_map(|l| body(l).trim().strip_prefix(prefix).map(str::to_string));
     // memcheck, synccheck and initcheck end with `ERROR SUMMARY: N errors`;
     // racecheck may end with `RACECHECK SUMMARY: H hazards displayed (E
     // errors, W warnings)` alone, whose errors are the hazards it is sure of.
@@ -211,7 +211,9 @@ mod tests {
 
     #[test]
     fn racechecks_own_summary_is_a_verdict() {
-        let clean = lines("========= COMPUTE-SANITIZER\n========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)");
+        let clean = lines(
+            "========= COMPUTE-SANITIZER\n========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)",
+        );
         assert_eq!(verdict("racecheck", &clean), Some(Verdict::Pass));
         let race = lines("========= Error: Race reported between Write access at k+0x10\n========= RACECHECK SUMMARY: 3 hazards displayed (2 errors, 1 warnings)");
         match verdict("racecheck", &race) {
@@ -228,13 +230,30 @@ mod tests {
             "========= COMPUTE-SANITIZER\n========= Invalid __global__ write of size 4 bytes\n=========     at copy+0x90\n=========     by thread (0,0,0)\n========= \n========= ERROR SUMMARY: 3 errors",
         );
         let v = verdict("memcheck", &oob).unwrap();
-        assert_eq!(v, Verdict::Sanitizer { tool: "memcheck".into(), errors: 3, first: "Invalid __global__ write of size 4 bytes".into() });
+        assert_eq!(
+            v,
+            Verdict::Sanitizer {
+                tool: "memcheck".into(),
+                errors: 3,
+                first: "Invalid __global__ write of size 4 bytes".into()
+            }
+        );
         assert_eq!(v.kinds(), vec!["memory error"]);
         let race = lines("========= Error: Race reported between Write access at k+0x10\n=========     and Read access\n========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)\n========= ERROR SUMMARY: 1 error");
         let r = verdict("racecheck", &race).unwrap();
         assert_eq!(r.kinds(), vec!["race"]);
-        assert!(r.describe(1).starts_with("racecheck found 1 errors, the first: Error: Race reported"), "{}", r.describe(1));
-        assert_eq!(verdict("memcheck", &lines("========= Error: Target application terminated before first instrumented API call")), None);
+        assert!(
+            r.describe(1).starts_with("racecheck found 1 errors, the first: Error: Race reported"),
+            "{}",
+            r.describe(1)
+        );
+        assert_eq!(
+            verdict(
+                "memcheck",
+                &lines("========= Error: Target application terminated before first instrumented API call")
+            ),
+            None
+        );
     }
 
     /// As racecheck printed it on the H200 for a worker that did not end
@@ -246,7 +265,9 @@ mod tests {
         );
         assert!(!target_ended_cleanly(&crashed));
         match verdict("racecheck", &crashed) {
-            Some(Verdict::Skipped { reason }) => assert!(reason.contains("did not end cleanly") && reason.contains(TARGET_FAILED), "{reason}"),
+            Some(Verdict::Skipped { reason }) => {
+                assert!(reason.contains("did not end cleanly") && reason.contains(TARGET_FAILED), "{reason}")
+            }
             other => panic!("{other:?}"),
         }
         // A finding before the end still counts.
@@ -262,12 +283,18 @@ mod tests {
     fn a_garbled_kernel_name_is_put_right_and_others_are_kept() {
         let k = "transpose_tile32_padded";
         let seen = "Error: Race reported between Write access at }pUe_tile32_padded+0x360";
-        assert_eq!(name_the_kernel(seen, k), "Error: Race reported between Write access at transpose_tile32_padded+0x360");
+        assert_eq!(
+            name_the_kernel(seen, k),
+            "Error: Race reported between Write access at transpose_tile32_padded+0x360"
+        );
         let right = "Error: Race reported between Write access at transpose_tile32_padded+0x360";
         assert_eq!(name_the_kernel(right, k), right);
         let helper = "Error: Race reported between Write access at stage_tile+0x40";
         assert_eq!(name_the_kernel(helper, k), helper);
-        assert_eq!(name_the_kernel("Invalid __global__ read of size 4 bytes", k), "Invalid __global__ read of size 4 bytes");
+        assert_eq!(
+            name_the_kernel("Invalid __global__ read of size 4 bytes", k),
+            "Invalid __global__ read of size 4 bytes"
+        );
         assert_eq!(name_the_kernel("Error: Race reported at x_padded+0x1", k), "Error: Race reported at x_padded+0x1");
         // Exactly half of the name's closing characters is enough.
         assert_eq!(name_the_kernel("Race at XYefgh+0x8", "abcdefgh"), "Race at abcdefgh+0x8");

@@ -49,7 +49,11 @@ pub struct SkippedWork {
 
 impl std::fmt::Display for SkippedWork {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let which = if self.run == 0 { "the warm-up run".to_string() } else { format!("timed run {} of {}", self.run, self.runs - 1) };
+        let which = if self.run == 0 {
+            "the warm-up run".to_string()
+        } else {
+            format!("timed run {} of {}", self.run, self.runs - 1)
+        };
         write!(
             f,
             "{which} left the output wrong ({}): the kernel must do all of its work on every launch, not only on the first",
@@ -71,7 +75,14 @@ pub fn device_note(gpu: &Gpu) -> Option<String> {
 /// [`TIMING_REPEATS`] runs of each, interleaved, after one warm-up run of
 /// each. `timeout` bounds every wait. The result says whether a time was
 /// impossible; it never fails for that.
-pub fn time(gpu: &Gpu, yours: &Kernel, theirs: Option<&Kernel>, ex: &Exercise, shape: Shape, timeout: Duration) -> Result<Timing> {
+pub fn time(
+    gpu: &Gpu,
+    yours: &Kernel,
+    theirs: Option<&Kernel>,
+    ex: &Exercise,
+    shape: Shape,
+    timeout: Duration,
+) -> Result<Timing> {
     let mut bufs = buffers(gpu, ex, shape, Fit::Guarded)?;
     let (input_bytes, output_bytes) = traffic(ex, shape);
     let bytes = input_bytes + output_bytes;
@@ -89,7 +100,8 @@ pub fn time(gpu: &Gpu, yours: &Kernel, theirs: Option<&Kernel>, ex: &Exercise, s
     // replayed, so what is timed is the device running them, not the host
     // issuing one driver call per launch.
     let graphs = if case_launches(ex, &case)?.len() > 1 {
-        let capture = |k: &Kernel| Graph::capture(gpu, |c| enqueue_on(c, gpu, k, ex, &case, &bufs, None).map_err(verdict));
+        let capture =
+            |k: &Kernel| Graph::capture(gpu, |c| enqueue_on(c, gpu, k, ex, &case, &bufs, None).map_err(verdict));
         kernels.iter().map(|k| capture(k).map(Some)).collect::<Result<Vec<_>>>()?
     } else {
         kernels.iter().map(|_| None).collect()
@@ -120,7 +132,12 @@ pub fn time(gpu: &Gpu, yours: &Kernel, theirs: Option<&Kernel>, ex: &Exercise, s
             if which == 1 {
                 let found = judge(&guarded_words(&bufs, gpu.download(&bufs.out)?), ex.elem, &expected);
                 if found != Verdict::Pass {
-                    return Err(SkippedWork { run: round, runs: TIMING_REPEATS + 1, found: found.describe(shape.elements()) }.into());
+                    return Err(SkippedWork {
+                        run: round,
+                        runs: TIMING_REPEATS + 1,
+                        found: found.describe(shape.elements()),
+                    }
+                    .into());
                 }
             }
             // Round 0 warms up: the module loaded, the clocks up.

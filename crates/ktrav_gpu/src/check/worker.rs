@@ -215,7 +215,10 @@ pub(crate) fn launcher() -> Option<&'static Launcher> {
 /// writes its outcome and exits 0 (or 2 when the job cannot be read).
 pub fn serve(chapters: &[&Chapter], job_file: &Path) -> ! {
     end_with_the_supervisor();
-    let job: Job = match std::fs::read(job_file).map_err(|e| e.to_string()).and_then(|b| serde_json::from_slice(&b).map_err(|e| e.to_string())) {
+    let job: Job = match std::fs::read(job_file)
+        .map_err(|e| e.to_string())
+        .and_then(|b| serde_json::from_slice(&b).map_err(|e| e.to_string()))
+    {
         Ok(j) => j,
         Err(e) => ktrav::cli::fail(&format!("cannot read the check's job {}: {e}", job_file.display())),
     };
@@ -349,7 +352,13 @@ enum Heard {
 /// such as compute-sanitizer's, when given), reads its output as it comes,
 /// holds each of its phases to `limits`, kills it when one overruns, and
 /// reports what it saw.
-pub(crate) fn supervise(launcher: &Launcher, mut job: Job, label: &str, wrapper: Option<(&Path, &[String])>, limits: Limits) -> Ran {
+pub(crate) fn supervise(
+    launcher: &Launcher,
+    mut job: Job,
+    label: &str,
+    wrapper: Option<(&Path, &[String])>,
+    limits: Limits,
+) -> Ran {
     // A folder per job: supervisors on several threads never share one.
     let n = JOBS.fetch_add(1, Ordering::SeqCst);
     let folder = std::env::temp_dir().join(format!("ktrav-check-{}-{n}", std::process::id()));
@@ -543,7 +552,9 @@ impl Ran {
         }
         match &self.outcome {
             Some(Outcome::Verdict(v)) => v.clone(),
-            Some(Outcome::Failed(why)) => Verdict::Crashed { error: format!("the shape's process could not run it: {why}") },
+            Some(Outcome::Failed(why)) => {
+                Verdict::Crashed { error: format!("the shape's process could not run it: {why}") }
+            }
             Some(Outcome::Timing(_) | Outcome::SkippedWork(_)) => {
                 Verdict::Crashed { error: "the shape's process answered with a timing".into() }
             }
@@ -559,7 +570,15 @@ impl Ran {
 }
 
 /// A job for `task` on `ex` of `chapter`.
-pub(crate) fn job(chapter: &Chapter, ex: &Exercise, file: &str, source: &str, cubin: Option<&[u8]>, task: Task, timeout: Duration) -> Job {
+pub(crate) fn job(
+    chapter: &Chapter,
+    ex: &Exercise,
+    file: &str,
+    source: &str,
+    cubin: Option<&[u8]>,
+    task: Task,
+    timeout: Duration,
+) -> Job {
     Job {
         chapter: chapter.id.to_string(),
         exercise: ex.id.to_string(),
@@ -596,7 +615,9 @@ mod tests {
     #[test]
     fn the_supervisor_caps_output_kills_overruns_and_names_a_signal() {
         let thirty = Limits::kernel(Duration::from_secs(30));
-        let chatty = sh("i=0; while [ $i -lt 500 ]; do echo thread $i; i=$((i+1)); done; echo '========= ERROR SUMMARY: 0 errors'");
+        let chatty = sh(
+            "i=0; while [ $i -lt 500 ]; do echo thread $i; i=$((i+1)); done; echo '========= ERROR SUMMARY: 0 errors'",
+        );
         let ran = supervise(&chatty, job(), "1x1", None, thirty);
         assert_eq!((ran.printed.lines(), ran.printed.first[0].as_str()), (500, "thread 0"));
         assert_eq!(ran.sanitizer, vec!["========= ERROR SUMMARY: 0 errors".to_string()]);
@@ -610,7 +631,10 @@ mod tests {
         assert_eq!(ran.sanitizer.last().map(String::as_str), Some("========= ERROR SUMMARY: 301 errors"));
         assert!(ran.verdict(Duration::from_secs(30)).kinds() == vec!["crashed"]);
         let killed = supervise(&sh("echo oops >&2; kill -SEGV $$"), job(), "1x1", None, thirty);
-        assert_eq!(killed.ended_without_verdict(), "the shape's process ended without a verdict (killed by signal 11): oops");
+        assert_eq!(
+            killed.ended_without_verdict(),
+            "the shape's process ended without a verdict (killed by signal 11): oops"
+        );
         // A worker that writes its result is believed, whatever it printed.
         let honest = sh("echo '{\"Verdict\":{\"verdict\":\"pass\"}}' > \"$(sed -n 's/.*\"result\":\"\\([^\"]*\\)\".*/\\1/p' \"$1\")\"");
         let ok = supervise(&honest, job(), "1x1", None, thirty);
@@ -631,7 +655,13 @@ mod tests {
         let kernel = "printf '\\036ktrav-check-phase kernel\\n' >&2";
         let verify = "printf '\\036ktrav-check-phase verify\\n' >&2";
         // Starting takes longer than the kernel may run; the kernel does not.
-        let slow_start = supervise(&sh(&format!("sleep 0.6; {kernel}; sleep 0.05; {verify}")), job(), "1x1", None, limits(300, 10_000));
+        let slow_start = supervise(
+            &sh(&format!("sleep 0.6; {kernel}; sleep 0.05; {verify}")),
+            job(),
+            "1x1",
+            None,
+            limits(300, 10_000),
+        );
         assert_eq!((slow_start.overran, slow_start.reached), (None, Phase::Verify), "{}", slow_start.status);
         assert!(!slow_start.timed_out() && slow_start.machine_too_busy().is_none());
         // A kernel that never ends is the kernel's overrun, killed on time.
@@ -642,9 +672,12 @@ mod tests {
         // A worker that never gets as far as its launches: the machine's.
         let stuck = supervise(&sh("exec sleep 30"), job(), "1x1", None, limits(10_000, 300));
         assert_eq!(stuck.overran, Some(Overran::Machine(Phase::Setup)));
-        assert!(!stuck.timed_out() && stuck.machine_too_busy().unwrap().starts_with("the machine was too busy to start"));
+        assert!(
+            !stuck.timed_out() && stuck.machine_too_busy().unwrap().starts_with("the machine was too busy to start")
+        );
         // Nor to the end of its judging.
-        let slow_judge = supervise(&sh(&format!("{kernel}; {verify}; exec sleep 30")), job(), "1x1", None, limits(10_000, 300));
+        let slow_judge =
+            supervise(&sh(&format!("{kernel}; {verify}; exec sleep 30")), job(), "1x1", None, limits(10_000, 300));
         assert_eq!(slow_judge.overran, Some(Overran::Machine(Phase::Verify)));
         // A line that only looks like a phase is a line.
         assert_eq!(Phase::announced("\u{1e}ktrav-check-phase kernel"), Some(Phase::Kernel));
@@ -656,7 +689,12 @@ mod tests {
     /// after the machine's limit, and one that exits is not waited on.
     #[test]
     fn a_worker_that_closes_its_output_but_lingers_is_ended() {
-        let limits = Limits { kernel: Duration::from_secs(10), setup: Duration::from_millis(400), queued: Duration::from_secs(10), verify: Duration::from_millis(400) };
+        let limits = Limits {
+            kernel: Duration::from_secs(10),
+            setup: Duration::from_millis(400),
+            queued: Duration::from_secs(10),
+            verify: Duration::from_millis(400),
+        };
         let started = Instant::now();
         let lingering = supervise(&sh("exec 2>&- 1>&-; sleep 30"), job(), "1x1", None, limits);
         assert!(lingering.overran.is_some() && started.elapsed() < Duration::from_secs(5), "{:?}", lingering.overran);
