@@ -137,11 +137,32 @@ fn copy_workspace(from: &Path, to: &Path) {
             if kind.is_dir() {
                 walk(&e.path(), &to.join(&name), false);
             } else if kind.is_file() {
-                write_if_changed(&to.join(&name), &std::fs::read(e.path()).unwrap());
+                let mut bytes = std::fs::read(e.path()).unwrap();
+                if name == "Cargo.toml" {
+                    bytes = own_version(&String::from_utf8(bytes).unwrap()).into_bytes();
+                }
+                write_if_changed(&to.join(&name), &bytes);
             }
         }
     }
     walk(from, to, true);
+}
+
+/// A copied manifest with its package's version marked as the copy's
+/// (`0.1.0+exercise-pages`). Cargo names a workspace crate's build by its
+/// name, version and place in the workspace, not by the workspace's folder,
+/// so without the mark the copy's crates would take the real ones' builds
+/// in the shared target folder, and their record of which sources they
+/// were built from: the real tree would then count as built from the copy.
+fn own_version(manifest: &str) -> String {
+    let mut out = String::with_capacity(manifest.len() + 16);
+    for line in manifest.split_inclusive('\n') {
+        match line.trim_end().strip_prefix("version = \"").and_then(|v| v.strip_suffix('"')) {
+            Some(v) if !v.contains('+') => out.push_str(&format!("version = \"{v}+exercise-pages\"\n")),
+            _ => out.push_str(line),
+        }
+    }
+    out
 }
 
 /// The committed text of `file`, where this is a git checkout and the
@@ -240,6 +261,42 @@ fn assert_fails_as_the_page_says(ch: &Chapter, sim: &SimExercise, page: &str, co
     }
 }
 
+/// The workspace's own chapter binaries (`target/debug/k3_grid_mapping`),
+/// put back when dropped: the copy builds into the same target folder, and
+/// cargo would leave the copy's binaries (built without kernels) where the
+/// other tests, and the reader's `target/debug/...`, expect the workspace's.
+struct KeepBinaries(Vec<(PathBuf, PathBuf)>);
+
+impl KeepBinaries {
+    fn of(chapters: &[&str]) -> KeepBinaries {
+        let dir = target_dir().join("debug");
+        let kept = dir.join("exercise-pages-kept");
+        std::fs::create_dir_all(&kept).unwrap();
+        let mut pairs = Vec::new();
+        for ch in chapters {
+            let (bin, copy) = (dir.join(ch), kept.join(ch));
+            let _ = std::fs::remove_file(&copy);
+            // A second name for the same file: cargo replaces the binary's
+            // name with a new file, and this one keeps the old.
+            let _ = std::fs::hard_link(&bin, &copy);
+            pairs.push((copy, bin));
+        }
+        KeepBinaries(pairs)
+    }
+}
+
+impl Drop for KeepBinaries {
+    fn drop(&mut self) {
+        for (copy, bin) in &self.0 {
+            // Where there was none, the copy's goes: the next cargo build
+            // of the workspace puts its own there.
+            if std::fs::rename(copy, bin).is_err() {
+                let _ = std::fs::remove_file(bin);
+            }
+        }
+    }
+}
+
 #[test]
 fn every_pages_sim_check_fails_the_starter_and_passes_the_solution() {
     let all = commands();
@@ -258,6 +315,7 @@ fn every_pages_sim_check_fails_the_starter_and_passes_the_solution() {
     }
     let chapters: BTreeSet<&str> = all.iter().map(|(ch, _, _)| ch.id).collect();
     let chapters: Vec<&str> = chapters.into_iter().collect();
+    let _kept = KeepBinaries::of(&chapters);
 
     build(&ws, &chapters);
     for (ch, sim, cmd) in &all {

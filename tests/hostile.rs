@@ -140,4 +140,5 @@ fn a_hostile_room_is_refused_and_leaks_nothing() {
     assert!(note_of("solution").contains("`#include \"kernels/k3_grid_mapping.cu\"`"), "{}", note_of("solution"));
     assert!(note_of("macro").contains("not named literally"), "{}", note_of("macro"));
     assert!(note_of("has_include").contains("__has_include"), "{}", note_of("has_include"));
+    assert!(note_of("pasted").contains("token pasting"), "{}", note_of("pasted"));
 }

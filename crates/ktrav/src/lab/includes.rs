@@ -7,7 +7,9 @@
 //! literally (`#include <cstdio>` or `#include "cstdio"`), and every other
 //! way a file can be pulled in is refused: `#include_next`, `#import`,
 //! `#embed`, `__has_include_next`, `__has_embed`, an include whose name is
-//! built by a macro, and a pragma that names a file.
+//! built by a macro, a pragma that names a file, and token pasting (`##`),
+//! which can assemble `__has_include` from pieces no scanner can judge
+//! before the macros are expanded.
 //!
 //! The scanner reads the file as the preprocessor does, in its order: line
 //! splices (`\` at the end of a line, also with trailing blanks, and the
@@ -432,6 +434,14 @@ fn judge(toks: &[Tok], refused: &mut Vec<Refused>) {
                     refuse(t.line, shown(&call), why);
                 }
             }
+            Kind::Punct if t.text == "##" || t.text == "%:%:" => {
+                let start = toks[..i].iter().rposition(|t| t.kind == Kind::Newline).map_or(0, |p| p + 1);
+                refuse(
+                    t.line,
+                    shown(rest_of_line(toks, start)),
+                    "token pasting (##) can build a name that looks up a file",
+                );
+            }
             Kind::Ident if t.text == "_Pragma" => {
                 let call: Vec<Tok> =
                     toks[i..].iter().take(4).take_while(|t| t.kind != Kind::Newline).cloned().collect();
@@ -505,7 +515,7 @@ mod tests {
         "const char* s = \"#include </etc/passwd>\";\n",
         "// #include \"/etc/passwd\" was tried and refused\n",
         "int x = 1'000'000; /* #include \"x\" */ int y = 0x1'f;\n",
-        "#pragma unroll 4\n#pragma once\n_Pragma(\"unroll\")\n#define STR(x) #x\n#define CAT(a, b) a ## b\n",
+        "#pragma unroll 4\n#pragma once\n_Pragma(\"unroll\")\n#define STR(x) #x\n",
         "#if __has_include(<cstdio>)\n#include <cstdio>\n#endif\n",
         "const char* r = R\"x(#include \"/etc/passwd\")x\";\n",
         "char c = '\"'; char d = '\\''; const char* e = \"\\\"\";\n#include <cstdint>\n",
@@ -530,6 +540,9 @@ mod tests {
         ("#if __has_include_next(<cstdio>)\n#endif\n", 1),
         ("#if __has_embed(\"/etc/hostname\")\n#endif\n", 1),
         ("#define H __has_include\n#if H(\"/etc/x\")\n#endif\n", 1),
+        ("#define CAT(a, b) a ## b\n#if CAT(__has_, include)(\"/etc/x\")\n#endif\n", 1),
+        ("#define CAT(a, b) a %:%: b\n", 1),
+        ("#define CAT(a, b) a##b\n", 1),
         ("%:include \"/etc/hostname\"\n", 1),
         ("%:  include \"/etc/hostname\"\n", 1),
         ("??=include \"/etc/hostname\"\n", 1),
@@ -599,6 +612,11 @@ mod tests {
         assert!(reason.contains("(and 1 more refused line)"), "{reason}");
         let built = check("#define F \"/etc/hostname\"\n#include F\n").unwrap_err();
         assert!(built.contains("`#include F`") && built.contains("not named literally"), "{built}");
+        let pasted = check("#define CAT(a, b) a ## b\n").unwrap_err();
+        assert!(
+            pasted.starts_with("line 1: `#define CAT(a, b) a") && pasted.contains("is refused (token pasting"),
+            "{pasted}"
+        );
         let long = check(&format!("#include \"/{}\"\n", "a".repeat(200))).unwrap_err();
         assert!(long.contains("...`"), "a long name is shortened: {long}");
     }
