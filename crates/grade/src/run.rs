@@ -4,15 +4,12 @@
 use crate::plan::{Job, Options};
 use crate::record;
 use crate::store::{Ended, Stored};
+use ktrav_proc::{Capped, Ending, Heard};
 use std::collections::VecDeque;
-use std::io::Read;
-use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicI32, Ordering};
 use std::sync::{mpsc, Mutex};
-use std::time::{Duration, Instant};
-use wait_timeout::ChildExt;
+use std::time::Duration;
 
 /// Names a program to run instead of `<chapter>` for every check, with the
 /// same arguments (the chapter is in `KTRAV_GRADE_CHAPTER`): a test's fake
@@ -115,24 +112,11 @@ pub fn checker_command(
 /// The most of a checker's standard output kept (a record is far smaller;
 /// anything past this is read and dropped).
 const STDOUT_CAP: usize = 16 << 20;
+/// The most of a checker's standard error read into memory (the rest is
+/// read and dropped), of which the stored result keeps the tail.
+const STDERR_CAP: usize = 1 << 20;
 /// The tail of standard error kept in a stored result.
 const STDERR_TAIL: usize = 4 << 10;
-
-/// The process groups of the checks running now, so that a stopped grader
-/// takes its checks with it (see [`stop_children_on_signal`]).
-static RUNNING: [AtomicI32; 64] = [const { AtomicI32::new(0) }; 64];
-
-fn register(pgid: i32) -> Option<usize> {
-    RUNNING.iter().position(|slot| slot.compare_exchange(0, pgid, Ordering::SeqCst, Ordering::SeqCst).is_ok())
-}
-
-fn kill_group(pgid: i32) {
-    // SAFETY: kill(2) with a negative pid signals that process group; it
-    // touches no memory of this process.
-    unsafe {
-        libc::kill(-pgid, libc::SIGKILL);
-    }
-}
 
 /// On SIGINT, SIGTERM or SIGHUP (Ctrl-C, `scancel`, a Slurm time limit),
 /// kills every running check's process group, then exits with 128 + the
@@ -140,34 +124,12 @@ fn kill_group(pgid: i32) {
 /// check's children can be killed with it, and so no longer hears the
 /// terminal's Ctrl-C itself.
 pub fn stop_children_on_signal() {
-    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
-    let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) else { return };
-    std::thread::spawn(move || {
-        if let Some(sig) = signals.forever().next() {
-            for slot in &RUNNING {
-                let pgid = slot.load(Ordering::SeqCst);
-                if pgid > 0 {
-                    kill_group(pgid);
-                }
-            }
-            eprintln!("\nstopped: the results stored so far are kept; run the same command again to resume");
-            std::process::exit(128 + sig);
-        }
-    });
+    ktrav_proc::stop_children_on_signal(stopped);
 }
 
-fn read_capped(mut from: impl Read, cap: usize) -> Vec<u8> {
-    let mut kept = Vec::new();
-    let mut buf = [0u8; 8192];
-    loop {
-        match from.read(&mut buf) {
-            Ok(0) | Err(_) => return kept,
-            Ok(n) => {
-                let room = cap.saturating_sub(kept.len());
-                kept.extend_from_slice(&buf[..n.min(room)]);
-            }
-        }
-    }
+fn stopped(sig: i32) -> ! {
+    eprintln!("\nstopped: the results stored so far are kept; run the same command again to resume");
+    std::process::exit(128 + sig)
 }
 
 fn tail(text: &str, at_most: usize) -> String {
@@ -197,8 +159,9 @@ fn signal_name(sig: i32) -> String {
     format!("signal {sig} ({name})")
 }
 
-/// Checks one submission in a child process and says how it ended. The
-/// child is killed with its whole process group past `options.timeout`.
+/// Checks one submission in a child process, supervised by
+/// [`ktrav_proc::run`], and says how it ended. The child is killed with its
+/// whole process group past `options.timeout`.
 pub fn check_one(
     checker: &Checker,
     job: &Job,
@@ -220,52 +183,43 @@ pub fn check_one(
         record: None,
         stderr: String::new(),
     };
-    let mut cmd = checker_command(checker, job, options, seed_file, device);
-    cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).process_group(0);
-    let started = Instant::now();
-    let mut child = match cmd.spawn() {
-        Ok(c) => c,
+    let cmd = checker_command(checker, job, options, seed_file, device);
+    let limit = Duration::from_secs(options.timeout);
+    let finished = match ktrav_proc::run(cmd, limit, Capped::new(STDOUT_CAP), Capped::new(STDERR_CAP), |_: Heard<()>| {
+        None
+    }) {
+        Ok(f) => f,
         Err(e) => {
             stored.detail = Some(format!("could not start {}: {e}", checker.program(&job.exercise.chapter).display()));
             return stored;
         }
     };
-    let pgid = child.id() as i32;
-    let slot = register(pgid);
-    let (out_tx, out_rx) = mpsc::channel();
-    let (err_tx, err_rx) = mpsc::channel();
-    let stdout = child.stdout.take().expect("piped");
-    let stderr = child.stderr.take().expect("piped");
-    std::thread::spawn(move || out_tx.send(read_capped(stdout, STDOUT_CAP)));
-    std::thread::spawn(move || err_tx.send(read_capped(stderr, 1 << 20)));
-    let limit = Duration::from_secs(options.timeout);
-    let status = match child.wait_timeout(limit) {
-        Ok(Some(status)) => Some(status),
-        Ok(None) | Err(_) => {
-            kill_group(pgid);
-            let _ = child.wait();
-            None
+    stored.seconds = (finished.elapsed.as_secs_f64() * 10.0).round() / 10.0;
+    let out = String::from_utf8_lossy(&finished.stdout).into_owned();
+    let err = String::from_utf8_lossy(&finished.stderr).into_owned();
+    stored.stderr = tail(&err, STDERR_TAIL);
+    let (code, signal) = match finished.ending {
+        Ending::Exited(code) => (Some(code), None),
+        Ending::Signalled(sig) => (None, Some(sig)),
+        Ending::Lost => (None, None),
+        Ending::Deadline => {
+            stored.ended = Ended::TimedOut;
+            stored.detail = Some(format!("stopped after {} s, the limit of one check (--timeout)", options.timeout));
+            return stored;
+        }
+        // The grader was stopped and killed the check: as if the signal
+        // had reached the check itself, which stores no result.
+        Ending::ParentStopped(sig) => {
+            stored.ended = Ended::Crashed;
+            stored.signal = Some(sig);
+            stored.detail = Some(format!("the grader was stopped by {}", signal_name(sig)));
+            return stored;
         }
     };
-    if let Some(i) = slot {
-        RUNNING[i].store(0, Ordering::SeqCst);
-    }
-    stored.seconds = (started.elapsed().as_secs_f64() * 10.0).round() / 10.0;
-    // The pipes close when the group is gone; a grandchild that left the
-    // group could hold them open, so the wait for them is bounded.
-    let grace = Duration::from_secs(5);
-    let out = String::from_utf8_lossy(&out_rx.recv_timeout(grace).unwrap_or_default()).into_owned();
-    let err = String::from_utf8_lossy(&err_rx.recv_timeout(grace).unwrap_or_default()).into_owned();
-    stored.stderr = tail(&err, STDERR_TAIL);
-    let Some(status) = status else {
-        stored.ended = Ended::TimedOut;
-        stored.detail = Some(format!("stopped after {} s, the limit of one check (--timeout)", options.timeout));
-        return stored;
-    };
-    stored.exit_code = status.code();
-    stored.signal = status.signal();
+    stored.exit_code = code;
+    stored.signal = signal;
     let first_err_line = err.lines().find(|l| !l.trim().is_empty()).unwrap_or("").trim().to_string();
-    match (record::parse(&out), status.signal(), status.code()) {
+    match (record::parse(&out), signal, code) {
         (Some((_, value)), None, _) => {
             stored.ended = Ended::Record;
             stored.record = Some(value);

@@ -26,25 +26,27 @@
 //! reading back and judging was slowed by a busy machine, which is no
 //! verdict on the kernel ([`Overran::Machine`]).
 //!
-//! A worker lives only as long as its supervisor: it watches the pipe on
-//! its standard input, which closes when the supervisor ends or gives up on
-//! it, and exits then, whichever process started it (compute-sanitizer
-//! starts it from a thread of its own).
+//! The worker is started and watched by [`ktrav_proc::run`]: in a process
+//! group of its own, killed with it when a limit passes or the check is
+//! stopped, its output read to the end. A worker lives only as long as its
+//! supervisor: it watches the lifeline on its standard input
+//! ([`ktrav_proc::die_with_the_supervisor`]), which closes when the
+//! supervisor ends or gives up on it, and exits then, whichever process
+//! started it (compute-sanitizer starts it from a thread of its own).
 
 use super::run::{run_case, Fit};
 use super::timing::{time, SkippedWork};
 use crate::runner::{self as gpu};
 use ktrav::lab::{Case, Exercise, Printed, Timing, Verdict};
 use ktrav::{Chapter, Shape};
+use ktrav_proc::{ByLine, Ending, Heard, Lines, Notes, Stream};
 use serde::{Deserialize, Serialize};
 use std::ffi::OsString;
-use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitStatus, Stdio};
+use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{mpsc, OnceLock};
-use std::time::{Duration, Instant};
-use wait_timeout::ChildExt;
+use std::sync::OnceLock;
+use std::time::Duration;
 
 /// The hidden subcommand a chapter binary runs a worker with.
 pub const WORKER_COMMAND: &str = "check-worker";
@@ -214,7 +216,7 @@ pub(crate) fn launcher() -> Option<&'static Launcher> {
 /// The worker's side: runs the job in `job_file` for one of `chapters`,
 /// writes its outcome and exits 0 (or 2 when the job cannot be read).
 pub fn serve(chapters: &[&Chapter], job_file: &Path) -> ! {
-    end_with_the_supervisor();
+    ktrav_proc::die_with_the_supervisor();
     let job: Job = match std::fs::read(job_file)
         .map_err(|e| e.to_string())
         .and_then(|b| serde_json::from_slice(&b).map_err(|e| e.to_string()))
@@ -229,26 +231,6 @@ pub fn serve(chapters: &[&Chapter], job_file: &Path) -> ! {
         std::process::exit(1);
     }
     std::process::exit(0)
-}
-
-/// A worker must not outlive its supervisor, which holds the write end of
-/// the pipe on the worker's standard input: when that pipe closes (the
-/// supervisor ended, or killed the worker's wrapper and let go of it), the
-/// worker exits. Standard input that is not a pipe (a worker started by
-/// hand) is not watched.
-fn end_with_the_supervisor() {
-    use std::os::unix::fs::FileTypeExt;
-    let is_pipe = std::fs::metadata("/proc/self/fd/0").map(|m| m.file_type().is_fifo()).unwrap_or(false);
-    if !is_pipe {
-        return;
-    }
-    std::thread::spawn(|| {
-        let mut sink = [0u8; 64];
-        let mut stdin = std::io::stdin();
-        while matches!(stdin.read(&mut sink), Ok(n) if n > 0) {}
-        // SAFETY: _exit ends the process at once, whatever the GPU is doing.
-        unsafe { libc::_exit(1) }
-    });
 }
 
 fn work(chapters: &[&Chapter], job: &Job) -> Outcome {
@@ -341,11 +323,53 @@ fn printable(text: &str) -> String {
 
 static JOBS: AtomicUsize = AtomicUsize::new(0);
 
-/// What the supervisor hears from a worker's standard error.
-enum Heard {
-    Entered(Phase),
-    /// Standard error closed; the last line that was not a phase's.
-    Closed(Option<String>),
+/// The worker's standard output: compute-sanitizer's lines apart, the rest
+/// the kernel's `printf`.
+struct Printout {
+    printed: Printed,
+    sanitizer: Vec<String>,
+}
+
+impl Lines<Phase> for Printout {
+    type Kept = (Printed, Vec<String>);
+
+    fn line(&mut self, text: &str, _: &Notes<Phase>) {
+        if text.starts_with("=========") {
+            // The first lines (the findings worth quoting) and, past the
+            // cap, the summary lines the verdict is read from.
+            if self.sanitizer.len() < SANITIZER_LINES || text.contains("SUMMARY:") {
+                self.sanitizer.push(printable(text));
+            }
+        } else {
+            self.printed.push(text);
+        }
+    }
+
+    fn kept(self) -> (Printed, Vec<String>) {
+        (self.printed, self.sanitizer)
+    }
+}
+
+/// The worker's standard error: the phases it announces, told to the
+/// watchdog, and the last line that was not one.
+struct Announcements {
+    last: Option<String>,
+}
+
+impl Lines<Phase> for Announcements {
+    type Kept = Option<String>;
+
+    fn line(&mut self, text: &str, notes: &Notes<Phase>) {
+        match Phase::announced(text) {
+            Some(phase) => notes.send(phase),
+            None if !text.trim().is_empty() => self.last = Some(printable(text).chars().take(2000).collect()),
+            None => {}
+        }
+    }
+
+    fn kept(self) -> Option<String> {
+        self.last
+    }
 }
 
 /// Starts a worker for `job` (under `wrapper`, a program and its arguments
@@ -387,115 +411,33 @@ pub(crate) fn supervise(
         }
         None => Command::new(&launcher.program),
     };
-    cmd.args(&launcher.args)
-        .arg(&job_file)
-        .env(PHASES_ENV, "1")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let mut child = match cmd.spawn() {
-        Ok(c) => c,
-        Err(e) => {
-            ran.status = format!("not started: {e}");
-            let _ = std::fs::remove_file(&job_file);
-            let _ = std::fs::remove_dir(&folder);
-            return ran;
+    cmd.args(&launcher.args).arg(&job_file).env(PHASES_ENV, "1");
+    let stdout = ByLine::new(Printout { printed: Printed::new(label), sanitizer: Vec::new() });
+    let stderr = ByLine::new(Announcements { last: None });
+    // Each phase the worker enters restarts the clock with that phase's
+    // limit. Standard error closed: the worker is ending, and it gets the
+    // machine's limit to do so, then is killed like one that overran.
+    let reached = &mut ran.reached;
+    let finished = ktrav_proc::run(cmd, limits.of(Phase::Setup), stdout, stderr, |heard| match heard {
+        Heard::Note(phase) => {
+            *reached = phase;
+            Some(limits.of(phase))
         }
-    };
-    // Held until the worker is done with: dropping it tells the worker (and
-    // a worker under a wrapper that was killed) to end.
-    let lifeline = child.stdin.take();
-    let stdout = child.stdout.take().expect("stdout is piped");
-    let stderr = child.stderr.take().expect("stderr is piped");
-    let shown = label.to_string();
-    let (read_out, out_read) = mpsc::channel();
-    std::thread::spawn(move || {
-        let mut printed = Printed::new(&shown);
-        let mut sanitizer = Vec::new();
-        let mut input = BufReader::new(stdout);
-        let mut line = Vec::new();
-        while input.read_until(b'\n', &mut line).map(|n| n > 0).unwrap_or(false) {
-            let text = String::from_utf8_lossy(&line);
-            let text = text.trim_end_matches(['\n', '\r']);
-            if text.starts_with("=========") {
-                // The first lines (the findings worth quoting) and, past the
-                // cap, the summary lines the verdict is read from.
-                if sanitizer.len() < SANITIZER_LINES || text.contains("SUMMARY:") {
-                    sanitizer.push(printable(text));
-                }
-            } else {
-                printed.push(text);
-            }
-            line.clear();
-        }
-        let _ = read_out.send((printed, sanitizer));
+        Heard::Closed(Stream::Stderr) => Some(limits.verify),
+        Heard::Closed(Stream::Stdout) => None,
     });
-    let (tell, heard) = mpsc::channel();
-    let errors = std::thread::spawn(move || {
-        let mut last: Option<String> = None;
-        let mut input = BufReader::new(stderr);
-        let mut line = Vec::new();
-        while input.read_until(b'\n', &mut line).map(|n| n > 0).unwrap_or(false) {
-            let text = String::from_utf8_lossy(&line);
-            let text = text.trim_end_matches(['\n', '\r']);
-            match Phase::announced(text) {
-                Some(phase) => {
-                    let _ = tell.send(Heard::Entered(phase));
-                }
-                None if !text.trim().is_empty() => last = Some(printable(text).chars().take(2000).collect()),
-                None => {}
-            }
-            line.clear();
-        }
-        let _ = tell.send(Heard::Closed(last));
-    });
-    let mut since = Instant::now();
-    loop {
-        let left = limits.of(ran.reached).saturating_sub(since.elapsed());
-        match heard.recv_timeout(left) {
-            Ok(Heard::Entered(phase)) => {
-                ran.reached = phase;
-                since = Instant::now();
-            }
-            Ok(Heard::Closed(last)) => {
-                ran.stderr_last = last;
-                break;
-            }
-            Err(mpsc::RecvTimeoutError::Timeout) => {
+    match finished {
+        Ok(f) => {
+            if f.ending == Ending::Deadline {
                 ran.overran = Some(overran_in(ran.reached));
-                break;
             }
-            Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            ran.status = describe(f.ending);
+            (ran.printed, ran.sanitizer) = f.stdout;
+            ran.stderr_last = f.stderr;
+            ran.outcome = std::fs::read(&result).ok().and_then(|b| serde_json::from_slice(&b).ok());
         }
+        Err(e) => ran.status = format!("not started: {e}"),
     }
-    // Standard error closed: the worker is ending. It gets the machine's
-    // limit to do so, then is killed like one that overran.
-    let status = match ran.overran {
-        Some(_) => None,
-        None => match child.wait_timeout(limits.verify) {
-            Ok(Some(status)) => Some(status),
-            Ok(None) => {
-                ran.overran = Some(overran_in(ran.reached));
-                None
-            }
-            Err(_) => None,
-        },
-    };
-    let status = match status {
-        Some(s) => Some(s),
-        None => {
-            let _ = child.kill();
-            drop(lifeline);
-            child.wait().ok()
-        }
-    };
-    ran.status = status.map_or("lost".into(), describe_status);
-    // The pipes close when the worker and whatever it started are gone; a
-    // process it left behind could hold them open, so the wait is bounded.
-    let grace = Duration::from_secs(5);
-    (ran.printed, ran.sanitizer) = out_read.recv_timeout(grace).unwrap_or_else(|_| (Printed::new(label), Vec::new()));
-    drop(errors);
-    ran.outcome = std::fs::read(&result).ok().and_then(|b| serde_json::from_slice(&b).ok());
     let _ = std::fs::remove_file(&job_file);
     let _ = std::fs::remove_file(&result);
     let _ = std::fs::remove_dir(&folder);
@@ -510,12 +452,14 @@ fn overran_in(phase: Phase) -> Overran {
     }
 }
 
-fn describe_status(status: ExitStatus) -> String {
-    use std::os::unix::process::ExitStatusExt;
-    match (status.code(), status.signal()) {
-        (Some(code), _) => format!("exit code {code}"),
-        (None, Some(sig)) => format!("killed by signal {sig}"),
-        _ => "ended".into(),
+/// How a worker ended, as [`Ran::status`] says it. One the supervisor
+/// stopped was killed with SIGKILL.
+fn describe(ending: Ending) -> String {
+    match ending {
+        Ending::Exited(code) => format!("exit code {code}"),
+        Ending::Signalled(sig) => format!("killed by signal {sig}"),
+        Ending::Deadline | Ending::ParentStopped(_) => format!("killed by signal {}", libc::SIGKILL),
+        Ending::Lost => "lost".into(),
     }
 }
 
@@ -602,6 +546,7 @@ fn shape_case(rows: u64, cols: u64, grid_y_cap: Option<u32>) -> Case {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::Instant;
 
     #[test]
     fn a_shape_task_keeps_its_grid_cap() {
@@ -698,6 +643,18 @@ mod tests {
         let started = Instant::now();
         let lingering = supervise(&sh("exec 2>&- 1>&-; sleep 30"), job(), "1x1", None, limits);
         assert!(lingering.overran.is_some() && started.elapsed() < Duration::from_secs(5), "{:?}", lingering.overran);
+        // In the kernel's phase too: once standard error closes, the
+        // machine's limit holds, not the kernel's.
+        let started = Instant::now();
+        let in_kernel = supervise(
+            &sh("printf '\\036ktrav-check-phase kernel\\n' >&2; exec 2>&- 1>&-; sleep 30"),
+            job(),
+            "1x1",
+            None,
+            limits,
+        );
+        assert_eq!((in_kernel.overran, in_kernel.reached), (Some(Overran::Kernel), Phase::Kernel));
+        assert!(started.elapsed() < limits.kernel, "{:?}", started.elapsed());
         // A process the worker left behind, holding its standard output,
         // delays the report by a bounded grace, not until it ends.
         let started = Instant::now();
