@@ -103,7 +103,7 @@ impl ShapeRecord {
     /// does not know is named with its underscores as spaces.
     pub fn kinds(&self) -> Vec<String> {
         match &self.verdict {
-            ShapeVerdict::Known(v) => v.kinds().into_iter().map(String::from).collect(),
+            ShapeVerdict::Known(v) => v.kinds().iter().map(ToString::to_string).collect(),
             ShapeVerdict::Other { verdict } => vec![verdict.replace('_', " ")],
         }
     }
