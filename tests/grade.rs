@@ -746,6 +746,36 @@ fn without_a_gpu_every_submission_that_compiles_could_not_be_checked() {
     }
 }
 
+/// `appendix_k expect-columns`, with which `scripts/make-room` reads the
+/// exercise files' `// expect:` lines, knows every kind of failure a check
+/// reports, on its own and as the hidden battery's, and refuses a verdict
+/// it does not know in one line, with exit code 2 and no row printed.
+#[test]
+fn expect_columns_knows_every_kind_and_refuses_an_unknown_verdict() {
+    let d = tempfile::tempdir().unwrap();
+    let file = d.path().join("k.cu");
+    let hidden = ktrav::lab::expect::HIDDEN_ONLY;
+    let lines: String =
+        FailureKind::ALL.iter().map(|k| format!("// expect: copy: {k}\n// expect: add: {hidden} as {k}\n")).collect();
+    std::fs::write(&file, lines).unwrap();
+    let out = Command::new(BIN).arg("expect-columns").arg(&file).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let f = file.display();
+    let rows: String = FailureKind::ALL.iter().map(|k| format!("{f},copy,{k},,,\n{f},add,pass,,{k},\n")).collect();
+    assert_eq!(String::from_utf8_lossy(&out.stdout), rows);
+    let bad = d.path().join("bad.cu");
+    std::fs::write(&bad, "// expect: copy: wrong\n// expect: copy: excellent\n").unwrap();
+    let file = file.to_str().unwrap();
+    assert_usage_errors(BIN, &[&["expect-columns"], &["expect-columns", file, bad.to_str().unwrap()]]);
+}
+
+/// `scripts/make-room DIR`, with this build's `appendix_k` to read the
+/// exercise files' `// expect:` lines.
+fn make_room(dir: &Path) -> Output {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    Command::new("bash").arg(root.join("scripts/make-room")).arg(dir).env("APPENDIX_K", BIN).output().unwrap()
+}
+
 /// `scripts/make-room` assembles a room of at least 40 submissions from
 /// `exercises/` and `kernels/`, with a manifest naming each one's exercise
 /// and verdict, which `grade` reads without complaint.
@@ -754,7 +784,7 @@ fn make_room_writes_a_well_formed_room() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let d = tempfile::tempdir().unwrap();
     let room = d.path().join("room");
-    let out = Command::new("bash").arg(root.join("scripts/make-room")).arg(&room).output().unwrap();
+    let out = make_room(&room);
     assert!(out.status.success(), "{}", text(&out));
     let manifest = room.join("manifest.csv");
     let catalogue: Vec<ktrav_grade::exercise::ExerciseRef> = appendix_k::CHAPTERS
@@ -847,13 +877,13 @@ fn make_room_writes_a_well_formed_room() {
     }
     // The same folder made twice is the same folder.
     let again = d.path().join("again");
-    assert!(Command::new("bash").arg(root.join("scripts/make-room")).arg(&again).output().unwrap().status.success());
+    assert!(make_room(&again).status.success());
     assert_eq!(
         std::fs::read_to_string(&manifest).unwrap(),
         std::fs::read_to_string(again.join("manifest.csv")).unwrap()
     );
     // A room that is there already is not overwritten.
-    let out = Command::new("bash").arg(root.join("scripts/make-room")).arg(&room).output().unwrap();
+    let out = make_room(&room);
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
 }
 

@@ -6,6 +6,7 @@ use crate::exercise::{self, ExerciseRef};
 use crate::gradebook::Outcome;
 use crate::points::Points;
 use crate::roster::Student;
+use ktrav::lab::expect::Expect as ExpectLine;
 use ktrav::lab::FailureKind;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -151,6 +152,45 @@ pub struct Expect {
     pub large: Option<Expectation>,
     pub hidden: Option<Expectation>,
     pub hidden_large: Option<Expectation>,
+}
+
+impl Expect {
+    /// What a manifest expects of an exercise file for its `// expect:`
+    /// line (what `scripts/make-room` writes): a kind of failure is
+    /// expected of the public battery; a kernel that passes without
+    /// `--large` fails with it; one only the timing run rejects fails; one
+    /// only the hidden battery rejects passes the public one and fails the
+    /// hidden one (as the kind named, and with `--large` where the line
+    /// says so); one only memcheck rejects passes the public battery and
+    /// fails the hidden one, whose widest shapes send its stray reads past
+    /// mapped memory. `None` for a race: a lucky run may pass it, so its
+    /// verdict is not fixed.
+    pub fn of_line(line: &ExpectLine) -> Option<Expect> {
+        use Expectation::{Fail, Pass};
+        if line.race {
+            return None;
+        }
+        let none = Expect::default();
+        Some(if line.large_only {
+            Expect { public: Some(Pass), large: Some(Fail), ..none }
+        } else if line.sanitize_only {
+            Expect { public: Some(Pass), hidden: Some(Fail), ..none }
+        } else if line.timing_only {
+            Expect { public: Some(Fail), ..none }
+        } else if line.hidden_only && line.hidden_large {
+            Expect { public: Some(Pass), hidden_large: Some(Fail), ..none }
+        } else if line.hidden_only {
+            Expect { public: Some(Pass), hidden: Some(line.hidden_kind.map_or(Fail, Expectation::Kind)), ..none }
+        } else {
+            Expect { public: Some(line.kind.map_or(Fail, Expectation::Kind)), ..none }
+        })
+    }
+
+    /// The four columns, in a manifest's order (`expect`, `expect_large`,
+    /// `expect_hidden`, `expect_hidden_large`).
+    pub fn columns(&self) -> [Option<Expectation>; 4] {
+        [self.public, self.large, self.hidden, self.hidden_large]
+    }
 }
 
 impl Job {
@@ -500,6 +540,28 @@ mod tests {
         let bad = "great".parse::<Expectation>().unwrap_err();
         assert!(bad.starts_with("'great' is not a verdict (use one of: pass, fail, compile error, no kernel, wrong,"));
         assert!(serde_json::from_str::<Expectation>("\"great\"").is_err());
+    }
+
+    /// Each form of `// expect:` line asks the manifest for the verdicts
+    /// its checks give, and a race asks for none.
+    #[test]
+    fn an_expect_line_becomes_the_columns_a_manifest_holds() {
+        let of = |verdict: &str| {
+            let line = ktrav::lab::expect::parse(&format!("// expect: copy: {verdict}")).unwrap().remove(0);
+            Expect::of_line(&line).map(|e| e.columns().map(|c| c.map_or(String::new(), |c| c.to_string())))
+        };
+        let cols = |a: &str, b: &str, c: &str, d: &str| Some([a, b, c, d].map(String::from));
+        assert_eq!(of("out of bounds (only on matrices wider than a block)"), cols("out of bounds", "", "", ""));
+        assert_eq!(of("unwritten (until the TODO is done)"), cols("unwritten", "", "", ""));
+        assert_eq!(of("input changed"), cols("input changed", "", "", ""));
+        assert_eq!(of("wrong (a race: it may pass one run, so it is repeated)"), None);
+        assert_eq!(of("passes without --large; fails with --large"), cols("pass", "fail", "", ""));
+        assert_eq!(of("passes without --sanitize; fails with --sanitize"), cols("pass", "", "fail", ""));
+        assert_eq!(of("passes every shape; fails its timing"), cols("fail", "", "", ""));
+        let hidden = ktrav::lab::expect::HIDDEN_ONLY;
+        assert_eq!(of(hidden), cols("pass", "", "fail", ""));
+        assert_eq!(of(&format!("{hidden} as unwritten")), cols("pass", "", "unwritten", ""));
+        assert_eq!(of(&format!("{hidden} with --large")), cols("pass", "", "", "fail"));
     }
 
     #[test]
