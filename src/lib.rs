@@ -27,4 +27,5 @@ pub fn figures() -> Vec<(&'static str, &'static str, String)> {
 }
 
 pub mod handout;
+pub mod room;
 pub mod values;

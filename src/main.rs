@@ -43,6 +43,12 @@ enum Command {
     Grade(Box<ktrav_grade::GradeArgs>),
     /// Write the students' handout into DIR (new or empty): every lab exercise's starter, no solution and no wrong kernel
     Handout { dir: std::path::PathBuf },
+    /// For scripts/make-room: each `// expect:` line of each FILE as the columns of its manifest row
+    #[command(name = "expect-columns", hide = true)]
+    ExpectColumns {
+        #[arg(required = true)]
+        files: Vec<std::path::PathBuf>,
+    },
 }
 
 /// The lab's exercises, as grading names them, each with the buffers of
@@ -93,6 +99,10 @@ fn main() {
     if let Some(Command::Handout { dir }) = &args.command {
         let written = cli::or_exit(appendix_k::handout::write(dir));
         cli::print(&format!("wrote {} starters into {}: {}\n", written.len(), dir.display(), written.join(", ")));
+        std::process::exit(0);
+    }
+    if let Some(Command::ExpectColumns { files }) = &args.command {
+        cli::print(&cli::or_exit(appendix_k::room::expect_columns(files)));
         std::process::exit(0);
     }
     if let Some(Command::Doctor) = args.command {

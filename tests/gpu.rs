@@ -181,7 +181,7 @@ fn judge_expectation(
             return Err(format!("could not check: {}", r.reason.unwrap_or_default()));
         }
         let failing: Vec<&lab::ShapeResult> = r.shapes.iter().filter(|s| s.verdict.failed()).collect();
-        let kinds: Vec<&str> = failing.iter().flat_map(|s| s.verdict.kinds()).collect();
+        let kinds: Vec<lab::FailureKind> = failing.iter().flat_map(|s| s.verdict.kinds()).collect();
         match e.kind {
             None if !(large && e.large_only) => {
                 return if r.exit_code == 0 {
@@ -192,7 +192,7 @@ fn judge_expectation(
             }
             None => {
                 return if r.exit_code == 1 && failing.iter().all(|s| s.rows * s.cols > 1 << 31) && !failing.is_empty() {
-                    Ok(format!("rejected with --large ({}), only past 2^31 elements", kinds.join(", ")))
+                    Ok(format!("rejected with --large ({}), only past 2^31 elements", joined(&kinds)))
                 } else {
                     Err(format!(
                         "expected to fail only past 2^31 elements with --large, got:\n{}",
@@ -216,7 +216,13 @@ fn judge_expectation(
     }
     let r = last.expect("at least one run");
     let race = if e.race { format!(" in any of {RACE_RUNS} runs") } else { String::new() };
-    Err(format!("expected '{}'{race}, got:\n{}", e.kind.unwrap_or("?"), plain(&lab::render(&r))))
+    let kind = e.kind.map_or("?", lab::FailureKind::as_str);
+    Err(format!("expected '{kind}'{race}, got:\n{}", plain(&lab::render(&r))))
+}
+
+/// Kinds of failure as a report names them: `wrong, unwritten`.
+fn joined(kinds: &[lab::FailureKind]) -> String {
+    kinds.iter().map(|k| k.as_str()).collect::<Vec<_>>().join(", ")
 }
 
 /// The hidden battery's seed here: `KTRAV_LAB_SEED` if set, else a fixed one.
@@ -251,12 +257,12 @@ fn judge_hidden(
     let cases = lab::hidden_battery(ex, seed, e.hidden_large);
     let r = check::check_on(ch, ex, &lab_args(path, false), source, cases);
     let failing: Vec<&lab::ShapeResult> = r.shapes.iter().filter(|s| s.verdict.failed()).collect();
-    let kinds: Vec<&str> = failing.iter().flat_map(|s| s.verdict.kinds()).collect();
+    let kinds: Vec<lab::FailureKind> = failing.iter().flat_map(|s| s.verdict.kinds()).collect();
     let kind_ok = e.hidden_kind.is_none_or(|k| kinds.contains(&k));
     if r.exit_code == 1 && !failing.is_empty() && kind_ok {
         Ok(format!(
             "passes the public battery; the hidden battery (seed {seed}) rejects it ({}) on {} shapes",
-            kinds.join(", "),
+            joined(&kinds),
             failing.len()
         ))
     } else {
@@ -287,7 +293,7 @@ fn judge_sanitized(
         check::CheckArgs { sanitize: Some(check::sanitize::Tools(vec!["memcheck".into()])), ..lab_args(path, false) };
     let r = check::check(ch, ex, &args, source);
     let flagged: Vec<&lab::ShapeResult> =
-        r.sanitize.iter().filter(|s| s.verdict.kinds().contains(&"memory error")).collect();
+        r.sanitize.iter().filter(|s| s.verdict.kinds().contains(&lab::FailureKind::MemoryError)).collect();
     if r.exit_code == 1 && !flagged.is_empty() {
         Ok(format!(
             "passes without --sanitize; memcheck reports it on {} of {} shapes",

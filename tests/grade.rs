@@ -5,7 +5,9 @@
 //! and with the real chapter binaries and no GPU every submission that
 //! compiles is "could not check", with exit code 3.
 
+use ktrav::lab::FailureKind;
 use ktrav::testing::assert_usage_errors;
+use ktrav_grade::plan::Expectation;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -744,6 +746,36 @@ fn without_a_gpu_every_submission_that_compiles_could_not_be_checked() {
     }
 }
 
+/// `appendix_k expect-columns`, with which `scripts/make-room` reads the
+/// exercise files' `// expect:` lines, knows every kind of failure a check
+/// reports, on its own and as the hidden battery's, and refuses a verdict
+/// it does not know in one line, with exit code 2 and no row printed.
+#[test]
+fn expect_columns_knows_every_kind_and_refuses_an_unknown_verdict() {
+    let d = tempfile::tempdir().unwrap();
+    let file = d.path().join("k.cu");
+    let hidden = ktrav::lab::expect::HIDDEN_ONLY;
+    let lines: String =
+        FailureKind::ALL.iter().map(|k| format!("// expect: copy: {k}\n// expect: add: {hidden} as {k}\n")).collect();
+    std::fs::write(&file, lines).unwrap();
+    let out = Command::new(BIN).arg("expect-columns").arg(&file).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let f = file.display();
+    let rows: String = FailureKind::ALL.iter().map(|k| format!("{f},copy,{k},,,\n{f},add,pass,,{k},\n")).collect();
+    assert_eq!(String::from_utf8_lossy(&out.stdout), rows);
+    let bad = d.path().join("bad.cu");
+    std::fs::write(&bad, "// expect: copy: wrong\n// expect: copy: excellent\n").unwrap();
+    let file = file.to_str().unwrap();
+    assert_usage_errors(BIN, &[&["expect-columns"], &["expect-columns", file, bad.to_str().unwrap()]]);
+}
+
+/// `scripts/make-room DIR`, with this build's `appendix_k` to read the
+/// exercise files' `// expect:` lines.
+fn make_room(dir: &Path) -> Output {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    Command::new("bash").arg(root.join("scripts/make-room")).arg(dir).env("APPENDIX_K", BIN).output().unwrap()
+}
+
 /// `scripts/make-room` assembles a room of at least 40 submissions from
 /// `exercises/` and `kernels/`, with a manifest naming each one's exercise
 /// and verdict, which `grade` reads without complaint.
@@ -752,7 +784,7 @@ fn make_room_writes_a_well_formed_room() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let d = tempfile::tempdir().unwrap();
     let room = d.path().join("room");
-    let out = Command::new("bash").arg(root.join("scripts/make-room")).arg(&room).output().unwrap();
+    let out = make_room(&room);
     assert!(out.status.success(), "{}", text(&out));
     let manifest = room.join("manifest.csv");
     let catalogue: Vec<ktrav_grade::exercise::ExerciseRef> = appendix_k::CHAPTERS
@@ -770,7 +802,8 @@ fn make_room_writes_a_well_formed_room() {
     );
     let files: Vec<PathBuf> = ktrav_grade::plan::discover(&room, None).unwrap().files;
     assert_eq!(files.len(), rows.len(), "every .cu file in the room is in the manifest, once");
-    let expects: Vec<&str> = rows.iter().map(|r| r.2.public.as_deref().expect("every row names its verdict")).collect();
+    let expects: Vec<String> =
+        rows.iter().map(|r| r.2.public.expect("every row names its verdict").to_string()).collect();
     for verdict in [
         "pass",
         "wrong",
@@ -782,11 +815,11 @@ fn make_room_writes_a_well_formed_room() {
         "compile error",
         "no kernel",
     ] {
-        assert!(expects.contains(&verdict), "no submission expects {verdict}");
+        assert!(expects.iter().any(|e| e == verdict), "no submission expects {verdict}");
     }
     for e in &catalogue {
         assert!(
-            rows.iter().any(|r| r.1 == *e && r.2.public.as_deref() == Some("pass")),
+            rows.iter().any(|r| r.1 == *e && r.2.public == Some(Expectation::Pass)),
             "no passing submission of {e}"
         );
     }
@@ -799,13 +832,16 @@ fn make_room_writes_a_well_formed_room() {
             .unwrap_or_else(|| panic!("no {stem} in the room"))
     };
     let stale = hidden_of("stale_whole_tile.cu");
-    assert_eq!((stale.public.as_deref(), stale.hidden.as_deref()), (Some("pass"), Some("fail")));
+    assert_eq!((stale.public, stale.hidden), (Some(Expectation::Pass), Some(Expectation::Fail)));
     let short = hidden_of("short_row_index.cu");
-    assert_eq!((short.public.as_deref(), short.hidden.as_deref()), (Some("pass"), Some("unwritten")));
+    assert_eq!(
+        (short.public, short.hidden),
+        (Some(Expectation::Pass), Some(Expectation::Kind(FailureKind::Unwritten)))
+    );
     let uint32 = hidden_of("uint32_index.cu");
     assert_eq!(
-        (uint32.public.as_deref(), uint32.hidden.as_deref(), uint32.hidden_large.as_deref()),
-        (Some("pass"), None, Some("fail"))
+        (uint32.public, uint32.hidden, uint32.hidden_large),
+        (Some(Expectation::Pass), None, Some(Expectation::Fail))
     );
     // The synthetic kernels say what they are.
     let synthetic = |name: &str| std::fs::read_to_string(room.join("synthetic").join(name)).unwrap();
@@ -819,15 +855,16 @@ fn make_room_writes_a_well_formed_room() {
     for ch in appendix_k::CHAPTERS {
         for ex in ch.exercises.iter().filter(|e| e.starter == "find_the_bug.cu") {
             let e = ktrav_grade::exercise::ExerciseRef::new(ch.section, ch.id, ex.id);
-            let of = |folder: &str, verdict: &dyn Fn(&str) -> bool| {
+            let of = |folder: &str, verdict: &dyn Fn(Expectation) -> bool| {
                 rows.iter().any(|r| {
-                    r.1 == e
-                        && r.0.strip_prefix(&room).unwrap().starts_with(folder)
-                        && r.2.public.as_deref().is_some_and(verdict)
+                    r.1 == e && r.0.strip_prefix(&room).unwrap().starts_with(folder) && r.2.public.is_some_and(verdict)
                 })
             };
-            assert!(of("exercises", &|v| v != "pass"), "the find-the-bug starter of {e} is not in the room, failing");
-            assert!(of("fixes", &|v| v == "pass"), "no fixed find-the-bug starter of {e}");
+            assert!(
+                of("exercises", &|v| v != Expectation::Pass),
+                "the find-the-bug starter of {e} is not in the room, failing"
+            );
+            assert!(of("fixes", &|v| v == Expectation::Pass), "no fixed find-the-bug starter of {e}");
         }
     }
     let fixed = |name: &str| std::fs::read_to_string(room.join("fixes").join(name)).unwrap();
@@ -840,13 +877,13 @@ fn make_room_writes_a_well_formed_room() {
     }
     // The same folder made twice is the same folder.
     let again = d.path().join("again");
-    assert!(Command::new("bash").arg(root.join("scripts/make-room")).arg(&again).output().unwrap().status.success());
+    assert!(make_room(&again).status.success());
     assert_eq!(
         std::fs::read_to_string(&manifest).unwrap(),
         std::fs::read_to_string(again.join("manifest.csv")).unwrap()
     );
     // A room that is there already is not overwritten.
-    let out = Command::new("bash").arg(root.join("scripts/make-room")).arg(&room).output().unwrap();
+    let out = make_room(&room);
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
 }
 
@@ -938,7 +975,7 @@ fn the_lab_page_names_the_gradebooks_columns() {
     for o in ktrav_grade::gradebook::Outcome::ALL {
         assert!(page.contains(&format!("`{}`", o.as_str())), "book/lab.md does not name the outcome {}", o.as_str());
     }
-    for e in ktrav_grade::plan::EXPECTATIONS {
+    for e in Expectation::all() {
         assert!(page.contains(&format!("`{e}`")), "book/lab.md does not say what --expect makes of {e}");
     }
 }

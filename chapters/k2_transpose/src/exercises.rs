@@ -11,7 +11,7 @@
 
 use ktrav::lab::simcheck::{self, SimExercise};
 use ktrav::lab::simtrack::{check_twin, Ctx, Mem, Twin, Twins};
-use ktrav::lab::{input_value, Arg, Elem, Exercise, Launch};
+use ktrav::lab::{input_value, Arg, Elem, Exercise, FailureKind, Launch};
 use ktrav::{Dim2, Shape};
 
 /// The tile's side (the kernels' own [`crate::TILE`]), and its padded row
@@ -173,12 +173,12 @@ pub fn stale_whole_tile(ctx: &Ctx, step: usize, tile: &mut [f32], mem: &mut Mem)
 /// Every wrong twin, with the verdict its `.cu` file's `expect:` line names.
 /// (`wrong/int32_index.cu` has no twin: its overflow needs 2^31 elements,
 /// which only `check --large` on a GPU reaches.)
-pub const WRONG: &[(Twin, &str)] = &[
-    (MISSING_SYNCTHREADS, "wrong"),
-    (Twin { name: "one_axis_guard", body: one_axis_guard, ..SOLUTION }, "out of bounds"),
-    (Twin { name: "tile_edge_off_by_one", body: tile_edge_off_by_one, ..SOLUTION }, "out of bounds"),
-    (Twin { name: "swapped_xy", body: swapped_xy, ..SOLUTION }, "wrong"),
-    (Twin { name: "stale_whole_tile", body: stale_whole_tile, ..SOLUTION }, "wrong"),
+pub const WRONG: &[(Twin, FailureKind)] = &[
+    (MISSING_SYNCTHREADS, FailureKind::Wrong),
+    (Twin { name: "one_axis_guard", body: one_axis_guard, ..SOLUTION }, FailureKind::OutOfBounds),
+    (Twin { name: "tile_edge_off_by_one", body: tile_edge_off_by_one, ..SOLUTION }, FailureKind::OutOfBounds),
+    (Twin { name: "swapped_xy", body: swapped_xy, ..SOLUTION }, FailureKind::Wrong),
+    (Twin { name: "stale_whole_tile", body: stale_whole_tile, ..SOLUTION }, FailureKind::Wrong),
 ];
 // ANCHOR_END: wrong
 

@@ -8,7 +8,7 @@
 
 use ktrav::lab::simcheck::{self, SimExercise};
 use ktrav::lab::simtrack::{check_twin, Ctx, Mem, Twin, Twins};
-use ktrav::lab::{input_value, Arg, Elem, Exercise, Launch};
+use ktrav::lab::{input_value, Arg, Elem, Exercise, FailureKind, Launch};
 use ktrav::{Dim2, Shape};
 
 /// `copy`: a 2D copy with x walking the columns, checked on the source's
@@ -99,10 +99,10 @@ pub fn write_past_end(ctx: &Ctx, _step: usize, _shared: &mut [f32], mem: &mut Me
     }
 }
 
-pub const WRONG: &[(Twin, &str)] = &[
-    (Twin { name: "one_axis_guard", body: one_axis_guard, ..SOLUTION }, "out of bounds"),
-    (Twin { name: "swapped_xy", body: swapped_xy, ..SOLUTION }, "unwritten"),
-    (Twin { name: "write_past_end", body: write_past_end, ..SOLUTION }, "out of bounds"),
+pub const WRONG: &[(Twin, FailureKind)] = &[
+    (Twin { name: "one_axis_guard", body: one_axis_guard, ..SOLUTION }, FailureKind::OutOfBounds),
+    (Twin { name: "swapped_xy", body: swapped_xy, ..SOLUTION }, FailureKind::Unwritten),
+    (Twin { name: "write_past_end", body: write_past_end, ..SOLUTION }, FailureKind::OutOfBounds),
 ];
 // ANCHOR_END: wrong
 
@@ -160,7 +160,7 @@ mod tests {
             assert_eq!(l.failure.is_some(), find_the_bug_fails_on(l.shape), "{}", l.label);
         }
         assert!(c.lines.iter().filter(|l| l.label.starts_with("the source's")).all(|l| l.failure.is_none()));
-        assert_eq!(c.kinds(), ["unwritten"]);
+        assert_eq!(c.kinds(), [FailureKind::Unwritten]);
         assert!(!c.passed());
     }
 
@@ -177,7 +177,7 @@ mod tests {
             let v = ktrav::lab::simtrack::run(&FIND_THE_BUG_EXERCISE, &FIND_THE_BUG, c.shape, &once);
             assert_eq!(!v.passed(), find_the_bug_fails_on(c.shape), "{}: {v:?}", c.label);
             if !v.passed() {
-                assert_eq!(v.kinds(), ["unwritten"], "{}", c.label);
+                assert_eq!(v.kinds(), [FailureKind::Unwritten], "{}", c.label);
             }
         }
     }

@@ -8,7 +8,7 @@
 
 use ktrav::lab::simcheck::{self, SimExercise};
 use ktrav::lab::simtrack::{check_twin, Ctx, Mem, Twin, Twins};
-use ktrav::lab::{input_value, Arg, Elem, Exercise, Launch};
+use ktrav::lab::{input_value, Arg, Elem, Exercise, FailureKind, Launch};
 use ktrav::{Dim2, Shape};
 
 /// `guard`: the chapter's fill with both axes guarded, checked on the
@@ -111,8 +111,8 @@ pub fn one_axis_guard(ctx: &Ctx, _step: usize, _shared: &mut [f32], mem: &mut Me
 
 /// (`wrong/int32_index.cu` and `wrong/uint32_index.cu` have no twin: they
 /// need 2^31 and 2^32 elements.)
-pub const WRONG: &[(Twin, &str)] =
-    &[(Twin { name: "one_axis_guard", body: one_axis_guard, ..SOLUTION }, "out of bounds")];
+pub const WRONG: &[(Twin, FailureKind)] =
+    &[(Twin { name: "one_axis_guard", body: one_axis_guard, ..SOLUTION }, FailureKind::OutOfBounds)];
 // ANCHOR_END: wrong
 
 // ANCHOR: add_wrong
@@ -127,8 +127,8 @@ pub fn add_one_axis_guard(ctx: &Ctx, _step: usize, _shared: &mut [f32], mem: &mu
     }
 }
 
-pub const ADD_WRONG: &[(Twin, &str)] =
-    &[(Twin { name: "add_one_axis_guard", body: add_one_axis_guard, ..SOLUTION }, "out of bounds")];
+pub const ADD_WRONG: &[(Twin, FailureKind)] =
+    &[(Twin { name: "add_one_axis_guard", body: add_one_axis_guard, ..SOLUTION }, FailureKind::OutOfBounds)];
 // ANCHOR_END: add_wrong
 
 // ANCHOR: find_the_bug
@@ -188,7 +188,7 @@ mod tests {
             assert_eq!(l.failure.is_some(), find_the_bug_fails_on(l.shape), "{}", l.label);
             // The last row's strays always land past the end of the output.
             if let Some((_, v)) = &l.failure {
-                assert!(v.kinds().contains(&"out of bounds"), "{}: {v:?}", l.label);
+                assert!(v.kinds().contains(&FailureKind::OutOfBounds), "{}: {v:?}", l.label);
             }
         }
         assert!(c.lines.iter().filter(|l| l.label.starts_with("the source's")).all(|l| l.failure.is_none()));
@@ -207,7 +207,7 @@ mod tests {
         for c in battery.iter().filter(|c| c.shape.elements() <= 1 << 21) {
             let v = ktrav::lab::simtrack::run(&FIND_THE_BUG_EXERCISE, &FIND_THE_BUG, c.shape, &once);
             assert_eq!(!v.passed(), find_the_bug_fails_on(c.shape), "{}: {v:?}", c.label);
-            assert!(v.passed() || v.kinds().contains(&"out of bounds"), "{}: {v:?}", c.label);
+            assert!(v.passed() || v.kinds().contains(&FailureKind::OutOfBounds), "{}: {v:?}", c.label);
         }
     }
 

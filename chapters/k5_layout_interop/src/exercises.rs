@@ -8,7 +8,7 @@
 
 use ktrav::lab::simcheck::{self, SimExercise};
 use ktrav::lab::simtrack::{check_twin, Ctx, Mem, Twin, Twins};
-use ktrav::lab::{input_value, Arg, Elem, Exercise, Launch};
+use ktrav::lab::{input_value, Arg, Elem, Exercise, FailureKind, Launch};
 use ktrav::{Dim2, Shape, StorageOrder};
 
 /// `col-major-add`: the chapter's column-major twin of the addition, x
@@ -109,10 +109,10 @@ pub fn short_row_index(ctx: &Ctx, _step: usize, _shared: &mut [f32], mem: &mut M
     }
 }
 
-pub const WRONG: &[(Twin, &str)] = &[
-    (Twin { name: "one_axis_guard", body: one_axis_guard, ..SOLUTION }, "out of bounds"),
-    (Twin { name: "swapped_xy", body: swapped_xy, ..SOLUTION }, "unwritten"),
-    (Twin { name: "short_row_index", body: short_row_index, ..SOLUTION }, "unwritten"),
+pub const WRONG: &[(Twin, FailureKind)] = &[
+    (Twin { name: "one_axis_guard", body: one_axis_guard, ..SOLUTION }, FailureKind::OutOfBounds),
+    (Twin { name: "swapped_xy", body: swapped_xy, ..SOLUTION }, FailureKind::Unwritten),
+    (Twin { name: "short_row_index", body: short_row_index, ..SOLUTION }, FailureKind::Unwritten),
 ];
 // ANCHOR_END: wrong
 
@@ -185,7 +185,7 @@ mod tests {
             assert!(l.failure.is_none() || l.shape.rows > l.shape.cols, "{}", l.label);
         }
         assert!(c.lines.iter().filter(|l| l.label.starts_with("the source's")).all(|l| l.failure.is_none()));
-        assert_eq!(c.kinds(), ["out of bounds"]);
+        assert_eq!(c.kinds(), [FailureKind::OutOfBounds]);
         // The fix passes (the simulator track's own assertion, spelled out).
         assert!(check_twin(&FIND_THE_BUG_EXERCISE, &FIXED).passed());
     }
@@ -201,7 +201,7 @@ mod tests {
         for c in battery.iter().filter(|c| c.shape.elements() <= 1 << 21) {
             let v = ktrav::lab::simtrack::run(&FIND_THE_BUG_EXERCISE, &FIND_THE_BUG, c.shape, &once);
             assert_eq!(!v.passed(), find_the_bug_fails_on(c.shape), "{}: {v:?}", c.label);
-            assert!(v.passed() || v.kinds() == ["out of bounds"], "{}: {v:?}", c.label);
+            assert!(v.passed() || v.kinds() == [FailureKind::OutOfBounds], "{}: {v:?}", c.label);
             assert!(ktrav::lab::simtrack::run(&FIND_THE_BUG_EXERCISE, &FIXED, c.shape, &once).passed(), "{}", c.label);
         }
     }

@@ -10,7 +10,7 @@
 use crate::{ring_containing, ring_start, spiral_position};
 use ktrav::lab::simcheck::{self, SimExercise};
 use ktrav::lab::simtrack::{check_twin, Ctx, Mem, Twin, Twins};
-use ktrav::lab::{input_value, Arg, Elem, Exercise, Launch};
+use ktrav::lab::{input_value, Arg, Elem, Exercise, FailureKind, Launch};
 use ktrav::{Dim2, Shape};
 
 /// `spiral-gather`: the chapter's gather, one thread per output slot,
@@ -113,7 +113,8 @@ pub fn wrong_side_order(ctx: &Ctx, _step: usize, _shared: &mut [f32], mem: &mut 
 }
 
 /// (`wrong/int32_rank.cu` has no twin: it needs 2^31 elements.)
-pub const WRONG: &[(Twin, &str)] = &[(Twin { name: "wrong_side_order", body: wrong_side_order, ..SOLUTION }, "wrong")];
+pub const WRONG: &[(Twin, FailureKind)] =
+    &[(Twin { name: "wrong_side_order", body: wrong_side_order, ..SOLUTION }, FailureKind::Wrong)];
 // ANCHOR_END: wrong
 
 // ANCHOR: find_the_bug
@@ -190,7 +191,7 @@ mod tests {
         assert!(c.lines.iter().filter(|l| l.label.starts_with("the source's")).all(|l| l.failure.is_none()));
         // The source does have a collapsed centre: a lone column.
         assert!(crate::SOURCE_KERNEL_CASES.iter().any(|s| s.rows > s.cols && s.cols % 2 == 1));
-        assert_eq!(c.kinds(), ["wrong"]);
+        assert_eq!(c.kinds(), [FailureKind::Wrong]);
         assert!(!c.passed());
     }
 
@@ -226,7 +227,7 @@ mod tests {
         for c in battery.iter().filter(|c| c.shape.elements() <= 1 << 21) {
             let v = ktrav::lab::simtrack::run(&FIND_THE_BUG_EXERCISE, &FIND_THE_BUG, c.shape, &once);
             assert_eq!(!v.passed(), find_the_bug_fails_on(c.shape), "{}: {v:?}", c.label);
-            assert!(v.passed() || v.kinds() == ["wrong"], "{}: {v:?}", c.label);
+            assert!(v.passed() || v.kinds() == [FailureKind::Wrong], "{}: {v:?}", c.label);
             assert!(ktrav::lab::simtrack::run(&FIND_THE_BUG_EXERCISE, &FIXED, c.shape, &once).passed(), "{}", c.label);
         }
     }

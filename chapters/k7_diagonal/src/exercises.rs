@@ -10,7 +10,7 @@
 use crate::{add_mod, Binomials};
 use ktrav::lab::simcheck::{self, SimExercise};
 use ktrav::lab::simtrack::{check_twin, Ctx, Mem, Twin, Twins};
-use ktrav::lab::{Arg, Elem, Exercise, Launch};
+use ktrav::lab::{Arg, Elem, Exercise, FailureKind, Launch};
 use ktrav::Shape;
 
 /// `wavefront`: one step of the chapter's per-diagonal wavefront, checked on
@@ -110,9 +110,9 @@ pub fn no_boundary_check(ctx: &Ctx, _step: usize, _shared: &mut [f32], mem: &mut
     mem.write_u64(at, value);
 }
 
-pub const WRONG: &[(Twin, &str)] = &[
-    (Twin { name: "reads_current_diagonal", body: reads_current_diagonal, ..SOLUTION }, "wrong"),
-    (Twin { name: "no_boundary_check", body: no_boundary_check, ..SOLUTION }, "out of bounds"),
+pub const WRONG: &[(Twin, FailureKind)] = &[
+    (Twin { name: "reads_current_diagonal", body: reads_current_diagonal, ..SOLUTION }, FailureKind::Wrong),
+    (Twin { name: "no_boundary_check", body: no_boundary_check, ..SOLUTION }, FailureKind::OutOfBounds),
 ];
 // ANCHOR_END: wrong
 
@@ -179,7 +179,7 @@ mod tests {
             assert_eq!(l.failure.is_some(), find_the_bug_fails_on(l.shape), "{}", l.label);
         }
         assert!(c.lines.iter().filter(|l| l.label.starts_with("the source's")).all(|l| l.failure.is_none()));
-        assert_eq!(c.kinds(), ["wrong"]);
+        assert_eq!(c.kinds(), [FailureKind::Wrong]);
         assert!(!c.passed());
         // The predicate is the table's: C(64, 32) is below the modulus, C(66, 33) past it.
         assert!(!find_the_bug_fails_on(Shape::new(33, 33)) && find_the_bug_fails_on(Shape::new(34, 34)));
@@ -196,7 +196,7 @@ mod tests {
         for c in battery.iter().filter(|c| c.shape.elements() <= 1 << 18) {
             let v = ktrav::lab::simtrack::run(&FIND_THE_BUG_EXERCISE, &FIND_THE_BUG, c.shape, &once);
             assert_eq!(!v.passed(), find_the_bug_fails_on(c.shape), "{}: {v:?}", c.label);
-            assert!(v.passed() || v.kinds() == ["wrong"], "{}: {v:?}", c.label);
+            assert!(v.passed() || v.kinds() == [FailureKind::Wrong], "{}: {v:?}", c.label);
         }
     }
 

@@ -11,10 +11,11 @@
 //! (`--publish-hidden`), no hidden shape is named or counted: the hidden
 //! battery is one test, passed or not.
 
-use crate::plan::{Job, Plan};
+use crate::plan::{Expectation, Job, Plan};
 use crate::points::{self, Late, Score, Scoring, Worth};
-use crate::record::{Battery, CheckRecord, ShapeRecord};
+use crate::record::{Battery, CheckRecord, Failure, ShapeRecord};
 use crate::store::{write_atomic, Ended, Results, Stored};
+use ktrav::lab::{CheckOutcome, FailureKind};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 
@@ -134,7 +135,7 @@ pub struct Row {
     /// The compiler's first line, for a compile error.
     pub compile_error: String,
     /// The kinds of failure seen on any shape, in order of first sight.
-    pub failures: Vec<String>,
+    pub failures: Vec<Failure>,
     pub first_failing_shape: String,
     pub device: String,
     /// For the instructor: the checker's reason, or what the grader saw.
@@ -150,6 +151,11 @@ pub struct Row {
     pub identical_to: Vec<String>,
     /// Whether student-visible files may name and count hidden shapes.
     pub publish_hidden: bool,
+}
+
+/// `items` written one after another with `sep` between them.
+fn joined<T: std::fmt::Display>(items: &[T], sep: &str) -> String {
+    items.iter().map(T::to_string).collect::<Vec<_>>().join(sep)
 }
 
 fn one_line(s: &str) -> String {
@@ -222,8 +228,7 @@ impl Row {
             Ended::Crashed => row.outcome = Outcome::Crashed,
             Ended::NotRun => row.outcome = Outcome::CouldNotCheck,
             Ended::Record => {
-                let Some(record) = stored.record.clone().and_then(|v| serde_json::from_value::<CheckRecord>(v).ok())
-                else {
+                let Some(record) = stored.record.clone().and_then(CheckRecord::from_value) else {
                     row.note = "the stored record cannot be read".into();
                     return row;
                 };
@@ -237,17 +242,17 @@ impl Row {
         let reason = record.reason.clone().unwrap_or_default();
         self.compile_log = record.compile_log.clone().unwrap_or_default();
         self.note = one_line(&reason);
-        self.outcome = match record.outcome.as_str() {
-            "pass" => Outcome::Pass,
-            "could not check" => Outcome::CouldNotCheck,
-            _ if record.shapes.is_empty() && reason.contains("does not compile") => {
+        self.outcome = match record.outcome {
+            CheckOutcome::Pass => Outcome::Pass,
+            CheckOutcome::CouldNotCheck => Outcome::CouldNotCheck,
+            _ if record.does_not_compile() => {
                 self.compile_error = match one_line(&self.compile_log) {
                     l if l.is_empty() => one_line(&reason),
                     l => l,
                 };
                 Outcome::CompileError
             }
-            _ => Outcome::Fail,
+            CheckOutcome::Fail | CheckOutcome::Compiles => Outcome::Fail,
         };
         for s in &record.shapes {
             if s.skipped() {
@@ -308,7 +313,7 @@ impl Row {
             self.skipped.to_string(),
             self.share_of_copy.map_or(String::new(), |s| format!("{s:.3}")),
             self.compile_error.clone(),
-            self.failures.join("; "),
+            joined(&self.failures, "; "),
             self.first_failing_shape.clone(),
             self.identical_to.join("; "),
             self.device.clone(),
@@ -316,31 +321,33 @@ impl Row {
         ]
     }
 
-    /// Whether this row shows the verdict a manifest expects (one of
-    /// [`crate::plan::EXPECTATIONS`]): `fail` is any failed check; a kind
-    /// such as `wrong` is a failed check showing that kind on some shape;
-    /// `no kernel` a failed check that ran no shape and is not a compile
-    /// error; `crashed` a check whose process crashed or whose kernel did.
+    /// Whether this row shows the verdict a manifest expects: `fail` is any
+    /// failed check; a kind such as `wrong` is a failed check showing that
+    /// kind on some shape; `no kernel` a failed check that ran no shape and
+    /// is not a compile error; `crashed` a check whose process crashed or
+    /// whose kernel did.
     /// A private hidden shape (what a seeded grade reports) shows no kind,
     /// so a kind is met by its failure where no public shape failed: the
     /// GPU suite holds each hidden failure to its kind.
-    pub fn meets(&self, expect: &str) -> bool {
+    pub fn meets(&self, expect: Expectation) -> bool {
         let public_failed = self.shapes.iter().any(|s| s.battery == Battery::Public && s.failed());
         let private_failed =
             self.shapes.iter().any(|s| s.battery == Battery::Hidden && s.failed() && s.rows == 0 && s.cols == 0);
-        let failed_with = |kind: &str| {
+        let failed_with = |kind: FailureKind| {
             self.outcome == Outcome::Fail
-                && (self.failures.iter().any(|f| f == kind) || (private_failed && !public_failed))
+                && (self.failures.contains(&Failure::Kind(kind)) || (private_failed && !public_failed))
         };
         match expect {
-            "pass" => self.outcome == Outcome::Pass,
-            "fail" => self.outcome == Outcome::Fail,
-            "compile error" => self.outcome == Outcome::CompileError,
-            "no kernel" => self.outcome == Outcome::Fail && self.shapes.is_empty(),
-            "crashed" => self.outcome == Outcome::Crashed || failed_with("crashed"),
-            "timed out" => self.outcome == Outcome::TimedOut,
-            "could not check" => self.outcome == Outcome::CouldNotCheck,
-            kind => failed_with(kind),
+            Expectation::Pass => self.outcome == Outcome::Pass,
+            Expectation::Fail => self.outcome == Outcome::Fail,
+            Expectation::CompileError => self.outcome == Outcome::CompileError,
+            Expectation::NoKernel => self.outcome == Outcome::Fail && self.shapes.is_empty(),
+            Expectation::Kind(FailureKind::Crashed) => {
+                self.outcome == Outcome::Crashed || failed_with(FailureKind::Crashed)
+            }
+            Expectation::TimedOut => self.outcome == Outcome::TimedOut,
+            Expectation::CouldNotCheck => self.outcome == Outcome::CouldNotCheck,
+            Expectation::Kind(kind) => failed_with(kind),
         }
     }
 
@@ -349,7 +356,7 @@ impl Row {
     pub fn verdict(&self) -> String {
         match self.failures.is_empty() {
             true => self.outcome.as_str().to_string(),
-            false => format!("{} ({})", self.outcome.as_str(), self.failures.join(", ")),
+            false => format!("{} ({})", self.outcome.as_str(), joined(&self.failures, ", ")),
         }
     }
 
@@ -363,7 +370,7 @@ impl Row {
     /// of failure their shown shapes had, the counts of shown shapes, why
     /// the check failed before any shape ran, and the score.
     fn student_summary(&self) -> String {
-        let mut kinds: Vec<String> = Vec::new();
+        let mut kinds: Vec<Failure> = Vec::new();
         for s in self.shapes.iter().filter(|s| self.shown(s)) {
             for k in s.kinds() {
                 if !kinds.contains(&k) {
@@ -373,7 +380,7 @@ impl Row {
         }
         let mut line = format!("{} {}: {}", self.exercise, self.submission, self.outcome.as_str());
         if !kinds.is_empty() {
-            line.push_str(&format!(" ({})", kinds.join(", ")));
+            line.push_str(&format!(" ({})", joined(&kinds, ", ")));
         }
         let (pp, pt) = self.public;
         if pt > 0 {

@@ -3,29 +3,92 @@
 //! result is stored under. Everything here is checked before any work.
 
 use crate::exercise::{self, ExerciseRef};
+use crate::gradebook::Outcome;
 use crate::points::Points;
 use crate::roster::Student;
+use ktrav::lab::expect::Expect as ExpectLine;
+use ktrav::lab::FailureKind;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-/// The verdicts a manifest's `expect` column may name, and what each means
-/// of a gradebook row (see [`crate::gradebook::Row::meets`]).
-pub const EXPECTATIONS: [&str; 12] = [
-    "pass",
-    "fail",
-    "compile error",
-    "no kernel",
-    "wrong",
-    "unwritten",
-    "out of bounds",
-    "launch error",
-    "crashed",
-    "did not finish",
-    "timed out",
-    "could not check",
-];
+/// A verdict a manifest's `expect` columns may name; what each means of a
+/// gradebook row is [`crate::gradebook::Row::meets`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Expectation {
+    /// The outcome `pass`.
+    Pass,
+    /// Any failure of the file.
+    Fail,
+    /// The outcome `compile error`.
+    CompileError,
+    /// A failure before any shape ran that is no compile error.
+    NoKernel,
+    /// A failure showing this kind on some shape; `crashed` is met by a
+    /// crashed check too.
+    Kind(FailureKind),
+    /// The outcome `timed out`.
+    TimedOut,
+    /// The outcome `could not check`.
+    CouldNotCheck,
+}
+
+impl Expectation {
+    /// Every expectation, in the order a reader is told them.
+    pub fn all() -> Vec<Expectation> {
+        use Expectation::*;
+        [Pass, Fail, CompileError, NoKernel]
+            .into_iter()
+            .chain(FailureKind::ALL.iter().copied().map(Kind))
+            .chain([TimedOut, CouldNotCheck])
+            .collect()
+    }
+
+    /// Its name in a manifest: an outcome's or a kind's own, or `no kernel`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Expectation::Pass => Outcome::Pass.as_str(),
+            Expectation::Fail => Outcome::Fail.as_str(),
+            Expectation::CompileError => Outcome::CompileError.as_str(),
+            Expectation::NoKernel => "no kernel",
+            Expectation::Kind(k) => k.as_str(),
+            Expectation::TimedOut => Outcome::TimedOut.as_str(),
+            Expectation::CouldNotCheck => Outcome::CouldNotCheck.as_str(),
+        }
+    }
+}
+
+impl std::fmt::Display for Expectation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for Expectation {
+    type Err = String;
+
+    /// `Err` is one line naming every expectation.
+    fn from_str(s: &str) -> Result<Expectation, String> {
+        let all = Expectation::all();
+        all.iter().copied().find(|e| e.name() == s).ok_or_else(|| {
+            let names: Vec<&str> = all.iter().map(|e| e.name()).collect();
+            format!("'{s}' is not a verdict (use one of: {})", names.join(", "))
+        })
+    }
+}
+
+impl Serialize for Expectation {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
+impl<'de> Deserialize<'de> for Expectation {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Expectation, D::Error> {
+        String::deserialize(d)?.parse().map_err(serde::de::Error::custom)
+    }
+}
 
 /// The checks a run makes beyond the file and the exercise.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -85,23 +148,62 @@ pub struct Job {
 /// to hidden, then to large; hidden to public; large to public.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Expect {
-    pub public: Option<String>,
-    pub large: Option<String>,
-    pub hidden: Option<String>,
-    pub hidden_large: Option<String>,
+    pub public: Option<Expectation>,
+    pub large: Option<Expectation>,
+    pub hidden: Option<Expectation>,
+    pub hidden_large: Option<Expectation>,
+}
+
+impl Expect {
+    /// What a manifest expects of an exercise file for its `// expect:`
+    /// line (what `scripts/make-room` writes): a kind of failure is
+    /// expected of the public battery; a kernel that passes without
+    /// `--large` fails with it; one only the timing run rejects fails; one
+    /// only the hidden battery rejects passes the public one and fails the
+    /// hidden one (as the kind named, and with `--large` where the line
+    /// says so); one only memcheck rejects passes the public battery and
+    /// fails the hidden one, whose widest shapes send its stray reads past
+    /// mapped memory. `None` for a race: a lucky run may pass it, so its
+    /// verdict is not fixed.
+    pub fn of_line(line: &ExpectLine) -> Option<Expect> {
+        use Expectation::{Fail, Pass};
+        if line.race {
+            return None;
+        }
+        let none = Expect::default();
+        Some(if line.large_only {
+            Expect { public: Some(Pass), large: Some(Fail), ..none }
+        } else if line.sanitize_only {
+            Expect { public: Some(Pass), hidden: Some(Fail), ..none }
+        } else if line.timing_only {
+            Expect { public: Some(Fail), ..none }
+        } else if line.hidden_only && line.hidden_large {
+            Expect { public: Some(Pass), hidden_large: Some(Fail), ..none }
+        } else if line.hidden_only {
+            Expect { public: Some(Pass), hidden: Some(line.hidden_kind.map_or(Fail, Expectation::Kind)), ..none }
+        } else {
+            Expect { public: Some(line.kind.map_or(Fail, Expectation::Kind)), ..none }
+        })
+    }
+
+    /// The four columns, in a manifest's order (`expect`, `expect_large`,
+    /// `expect_hidden`, `expect_hidden_large`).
+    pub fn columns(&self) -> [Option<Expectation>; 4] {
+        [self.public, self.large, self.hidden, self.hidden_large]
+    }
 }
 
 impl Job {
     /// The verdict expected under `options`, if the manifest names one.
-    pub fn expected(&self, options: &Options) -> Option<&str> {
+    pub fn expected(&self, options: &Options) -> Option<Expectation> {
         let e = &self.expect;
-        let chain: &[&Option<String>] = match (options.seeded, options.large) {
-            (false, false) => &[&e.public],
-            (false, true) => &[&e.large, &e.public],
-            (true, false) => &[&e.hidden, &e.public],
-            (true, true) => &[&e.hidden_large, &e.hidden, &e.large, &e.public],
+        let chain: &[Option<Expectation>] = match (options.seeded, options.large) {
+            (false, false) => &[e.public],
+            (false, true) => &[e.large, e.public],
+            (true, false) => &[e.hidden, e.public],
+            (true, true) => &[e.hidden_large, e.hidden, e.large, e.public],
         };
-        chain.iter().find_map(|v| v.as_deref())
+        chain.iter().find_map(|v| *v)
     }
 }
 
@@ -321,12 +423,8 @@ pub fn read_manifest(path: &Path, dir: &Path, catalogue: &[ExerciseRef]) -> Resu
             }
         }
         let exercise = exercise::find(catalogue, &row.exercise).map_err(at)?;
-        let expectation = |v: Option<String>| -> Result<Option<String>, String> {
-            match v.filter(|v| !v.is_empty()) {
-                None => Ok(None),
-                Some(v) if EXPECTATIONS.contains(&v.as_str()) => Ok(Some(v)),
-                Some(v) => Err(at(format!("'{v}' is not a verdict (use one of: {})", EXPECTATIONS.join(", ")))),
-            }
+        let expectation = |v: Option<String>| -> Result<Option<Expectation>, String> {
+            v.filter(|v| !v.is_empty()).map(|v| v.parse().map_err(at)).transpose()
         };
         let expect = Expect {
             public: expectation(row.expect)?,
@@ -424,13 +522,46 @@ mod tests {
         assert_ne!(base, key(b"kernel", &c[0], &options(), "build 2"), "a rebuilt checker checks again");
     }
 
-    /// Every kind of failure the exercise files' `expect:` lines name is a
-    /// verdict a manifest may expect.
+    /// Every kind of failure a check reports is a verdict a manifest may
+    /// expect, every expectation reads back from its name, and no two
+    /// share one (`crashed` is a kind's and an outcome's: one expectation).
     #[test]
-    fn every_kind_of_the_lab_may_be_expected() {
-        for kind in ktrav::lab::expect::KINDS {
-            assert!(EXPECTATIONS.contains(&kind), "a manifest cannot expect '{kind}'");
+    fn every_kind_of_the_lab_may_be_expected_and_every_name_reads_back() {
+        let all = Expectation::all();
+        for &kind in FailureKind::ALL {
+            assert!(all.contains(&Expectation::Kind(kind)), "a manifest cannot expect '{kind}'");
         }
+        for (i, e) in all.iter().enumerate() {
+            assert_eq!(e.name().parse::<Expectation>(), Ok(*e));
+            assert_eq!(serde_json::to_string(e).unwrap(), format!("\"{e}\""));
+            assert_eq!(serde_json::from_str::<Expectation>(&format!("\"{e}\"")).unwrap(), *e);
+            assert!(all[..i].iter().all(|f| f.name() != e.name()), "two expectations are named {e}");
+        }
+        let bad = "great".parse::<Expectation>().unwrap_err();
+        assert!(bad.starts_with("'great' is not a verdict (use one of: pass, fail, compile error, no kernel, wrong,"));
+        assert!(serde_json::from_str::<Expectation>("\"great\"").is_err());
+    }
+
+    /// Each form of `// expect:` line asks the manifest for the verdicts
+    /// its checks give, and a race asks for none.
+    #[test]
+    fn an_expect_line_becomes_the_columns_a_manifest_holds() {
+        let of = |verdict: &str| {
+            let line = ktrav::lab::expect::parse(&format!("// expect: copy: {verdict}")).unwrap().remove(0);
+            Expect::of_line(&line).map(|e| e.columns().map(|c| c.map_or(String::new(), |c| c.to_string())))
+        };
+        let cols = |a: &str, b: &str, c: &str, d: &str| Some([a, b, c, d].map(String::from));
+        assert_eq!(of("out of bounds (only on matrices wider than a block)"), cols("out of bounds", "", "", ""));
+        assert_eq!(of("unwritten (until the TODO is done)"), cols("unwritten", "", "", ""));
+        assert_eq!(of("input changed"), cols("input changed", "", "", ""));
+        assert_eq!(of("wrong (a race: it may pass one run, so it is repeated)"), None);
+        assert_eq!(of("passes without --large; fails with --large"), cols("pass", "fail", "", ""));
+        assert_eq!(of("passes without --sanitize; fails with --sanitize"), cols("pass", "", "fail", ""));
+        assert_eq!(of("passes every shape; fails its timing"), cols("fail", "", "", ""));
+        let hidden = ktrav::lab::expect::HIDDEN_ONLY;
+        assert_eq!(of(hidden), cols("pass", "", "fail", ""));
+        assert_eq!(of(&format!("{hidden} as unwritten")), cols("pass", "", "unwritten", ""));
+        assert_eq!(of(&format!("{hidden} with --large")), cols("pass", "", "", "fail"));
     }
 
     #[test]
@@ -516,17 +647,22 @@ mod tests {
         let rows =
             write("# a comment\nfile,exercise,expect\na.cu, K.2:transpose ,pass\na.cu,K.2:find-the-bug,\n").unwrap();
         assert_eq!(rows.len(), 2);
-        assert_eq!((rows[0].2.public.as_deref(), rows[1].2.public.as_deref()), (Some("pass"), None));
+        assert_eq!((rows[0].2.public, rows[1].2.public), (Some(Expectation::Pass), None));
         let hidden = write(
             "file,exercise,expect,expect_large,expect_hidden,expect_hidden_large\na.cu,K.2:transpose,pass,,fail,\n",
         )
         .unwrap();
         assert_eq!(
             hidden[0].2,
-            Expect { public: Some("pass".into()), large: None, hidden: Some("fail".into()), hidden_large: None }
+            Expect {
+                public: Some(Expectation::Pass),
+                large: None,
+                hidden: Some(Expectation::Fail),
+                hidden_large: None
+            }
         );
         let every = write("file,exercise,expect,expect_large,expect_hidden,expect_hidden_large\na.cu,K.2:transpose,pass,wrong,unwritten,fail\n").unwrap();
-        let v = |s: &str| Some(s.to_string());
+        let v = |s: &str| Some(s.parse::<Expectation>().unwrap());
         assert_eq!(
             every[0].2,
             Expect { public: v("pass"), large: v("wrong"), hidden: v("unwritten"), hidden_large: v("fail") }
@@ -549,7 +685,7 @@ mod tests {
 
     #[test]
     fn each_battery_reads_its_own_expectation_or_the_next_that_asks_less() {
-        let v = |s: &str| Some(s.to_string());
+        let v = |s: &str| Some(s.parse::<Expectation>().unwrap());
         let job = |expect: Expect| Job {
             submission: "a".into(),
             file: "/a.cu".into(),
@@ -565,19 +701,19 @@ mod tests {
         // A 32-bit index: wrong only past 2^31 elements, public or hidden.
         let int32 = job(Expect { public: v("pass"), large: v("fail"), ..Expect::default() });
         assert_eq!(
-            [&public, &large, &hidden, &both].map(|o| int32.expected(o)),
+            [&public, &large, &hidden, &both].map(|o| int32.expected(o).map(Expectation::name)),
             [Some("pass"), Some("fail"), Some("pass"), Some("fail")]
         );
         // Wrong on a shape only the hidden battery has.
         let stale = job(Expect { public: v("pass"), hidden: v("wrong"), ..Expect::default() });
         assert_eq!(
-            [&public, &large, &hidden, &both].map(|o| stale.expected(o)),
+            [&public, &large, &hidden, &both].map(|o| stale.expected(o).map(Expectation::name)),
             [Some("pass"), Some("pass"), Some("wrong"), Some("wrong")]
         );
         // Wrong only past 2^32 elements, which only the hidden large battery has.
         let uint32 = job(Expect { public: v("pass"), hidden_large: v("fail"), ..Expect::default() });
         assert_eq!(
-            [&public, &large, &hidden, &both].map(|o| uint32.expected(o)),
+            [&public, &large, &hidden, &both].map(|o| uint32.expected(o).map(Expectation::name)),
             [Some("pass"), Some("pass"), Some("pass"), Some("fail")]
         );
         assert_eq!(job(Expect::default()).expected(&both), None);

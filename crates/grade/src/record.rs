@@ -5,14 +5,16 @@
 //! and `timing.share_of_copy` (the copy's time over the kernel's, so 1.0 is
 //! as fast as a device-to-device copy; missing means not timed).
 
-use ktrav::lab::Verdict;
+use ktrav::lab::{CheckOutcome, FailureKind, Verdict};
 use serde::Deserialize;
 
 /// What a check printed, as far as grading reads it.
 #[derive(Clone, Debug, Deserialize, PartialEq)]
 pub struct CheckRecord {
-    /// `pass`, `fail` or `could not check`.
-    pub outcome: String,
+    /// `pass`, `fail` or `could not check`; a record that says `compiles`
+    /// (`check --compile-only`) judged no shape and is no verdict on the
+    /// file, so [`parse`] refuses it.
+    pub outcome: CheckOutcome,
     pub exit_code: i32,
     #[serde(default)]
     pub device: Option<String>,
@@ -27,8 +29,22 @@ pub struct CheckRecord {
     pub timing: Option<TimingRecord>,
 }
 
-/// The outcomes a record may state.
-pub const OUTCOMES: [&str; 3] = ["pass", "fail", "could not check"];
+impl CheckRecord {
+    /// The record in `value`, if it is one and states a verdict on the file
+    /// (see [`CheckRecord::outcome`]).
+    pub fn from_value(value: serde_json::Value) -> Option<CheckRecord> {
+        let record: CheckRecord = serde_json::from_value(value).ok()?;
+        (record.outcome != CheckOutcome::Compiles).then_some(record)
+    }
+
+    /// Whether the check failed because the file does not compile: no
+    /// shape ran, and the reason is the checker's for a compile error.
+    pub fn does_not_compile(&self) -> bool {
+        self.outcome == CheckOutcome::Fail
+            && self.shapes.is_empty()
+            && self.reason.as_deref() == Some(ktrav::lab::DOES_NOT_COMPILE)
+    }
+}
 
 /// Which battery a shape belongs to.
 #[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq, PartialOrd, Ord)]
@@ -98,13 +114,12 @@ impl ShapeRecord {
         self.known().is_none_or(Verdict::failed)
     }
 
-    /// The kinds of failure this shape shows, in the words of the exercise
-    /// files' `expect:` lines ([`Verdict::kinds`]); a verdict this crate
-    /// does not know is named with its underscores as spaces.
-    pub fn kinds(&self) -> Vec<String> {
+    /// The kinds of failure this shape shows ([`Verdict::kinds`]); a
+    /// verdict this crate does not know is one of its own.
+    pub fn kinds(&self) -> Vec<Failure> {
         match &self.verdict {
-            ShapeVerdict::Known(v) => v.kinds().into_iter().map(String::from).collect(),
-            ShapeVerdict::Other { verdict } => vec![verdict.replace('_', " ")],
+            ShapeVerdict::Known(v) => v.kinds().into_iter().map(Failure::Kind).collect(),
+            ShapeVerdict::Other { verdict } => vec![Failure::Other(verdict.clone())],
         }
     }
 
@@ -131,6 +146,23 @@ impl ShapeRecord {
     }
 }
 
+/// A kind of failure a shape shows: one the lab knows, or a verdict a
+/// newer checker adds, which is named with its underscores as spaces.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Failure {
+    Kind(FailureKind),
+    Other(String),
+}
+
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Failure::Kind(k) => k.fmt(f),
+            Failure::Other(verdict) => f.write_str(&verdict.replace('_', " ")),
+        }
+    }
+}
+
 /// The timing part of a record.
 #[derive(Clone, Debug, Deserialize, PartialEq)]
 pub struct TimingRecord {
@@ -139,13 +171,13 @@ pub struct TimingRecord {
 }
 
 /// Reads a record from a checker's standard output: the whole output, or
-/// else its last non-empty line, as one JSON object naming a known outcome.
+/// else its last non-empty line, as one JSON object stating a verdict on
+/// the file ([`CheckRecord::from_value`]).
 pub fn parse(stdout: &str) -> Option<(CheckRecord, serde_json::Value)> {
     let candidates = [stdout.trim(), stdout.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("").trim()];
     candidates.iter().find_map(|text| {
         let value: serde_json::Value = serde_json::from_str(text).ok()?;
-        let record: CheckRecord = serde_json::from_value(value.clone()).ok()?;
-        OUTCOMES.contains(&record.outcome.as_str()).then_some((record, value))
+        Some((CheckRecord::from_value(value.clone())?, value))
     })
 }
 
@@ -159,12 +191,17 @@ mod tests {
     #[test]
     fn todays_record_reads_with_defaults() {
         let (r, _) = parse(TODAY).unwrap();
-        assert_eq!(r.outcome, "fail");
+        assert_eq!(r.outcome, CheckOutcome::Fail);
+        assert!(!r.does_not_compile(), "shapes ran");
         assert!(r.shapes.iter().all(|s| s.battery == Battery::Public));
         assert_eq!(r.shapes.iter().filter(|s| s.passed()).count(), 1, "a skipped shape is not passed");
         assert!(r.shapes[2].skipped() && !r.shapes[2].failed() && r.shapes[1].failed());
-        assert_eq!(r.shapes[1].kinds(), ["unwritten", "out of bounds"]);
-        assert_eq!(r.shapes[3].kinds(), ["launch error"]);
+        assert_eq!(
+            r.shapes[1].kinds(),
+            [Failure::Kind(FailureKind::Unwritten), Failure::Kind(FailureKind::OutOfBounds)]
+        );
+        assert_eq!(r.shapes[3].kinds(), [Failure::Kind(FailureKind::LaunchError)]);
+        assert_eq!(r.shapes[1].kinds()[1].to_string(), "out of bounds");
         assert_eq!(r.shapes[1].describe(), "12707 elements: 12707 unwritten, first at index 0, written out of bounds: 0 words before the output, 3 after");
         assert!(r.timing.is_none());
     }
@@ -174,7 +211,8 @@ mod tests {
         let text = r#"{"outcome":"pass","exit_code":0,"shapes":[{"label":"h","rows":3,"cols":4,"verdict":"pass","battery":"hidden"},{"label":"n","rows":3,"cols":4,"verdict":"some_new_verdict"}],"timing":{"copy_ms":1.0,"yours_ms":2.0,"share_of_copy":0.5}}"#;
         let (r, _) = parse(&format!("compiling...\n{text}\n")).unwrap();
         assert_eq!(r.shapes[0].battery, Battery::Hidden);
-        assert_eq!(r.shapes[1].kinds(), ["some new verdict"]);
+        assert_eq!(r.shapes[1].kinds(), [Failure::Other("some_new_verdict".into())]);
+        assert_eq!(r.shapes[1].kinds()[0].to_string(), "some new verdict");
         let private: ShapeRecord = serde_json::from_str(r#"{"label":"hidden shape 2","rows":0,"cols":0,"verdict":"fail","wrong":0,"unwritten":0,"first_bad":null,"out_of_bounds_before":0,"out_of_bounds_after":0,"battery":"hidden"}"#).unwrap();
         assert_eq!(
             (private.describe().as_str(), private.passed(), private.failed(), private.kinds().len()),
@@ -192,9 +230,21 @@ mod tests {
         assert_eq!(read.verdict, ShapeVerdict::Known(written.verdict.clone()));
         assert_eq!(
             (read.kinds(), read.describe()),
-            (vec!["input changed".to_string()], written.verdict.describe(33_000))
+            (vec![Failure::Kind(FailureKind::InputChanged)], written.verdict.describe(33_000))
         );
         assert_eq!(r.timing.unwrap().share_of_copy, Some(0.5));
+    }
+
+    /// A compile error is told apart by the reason the checker gives for
+    /// it, and only where no shape ran.
+    #[test]
+    fn a_compile_error_is_the_checkers_reason_for_one() {
+        let record = |reason: &str| {
+            let text = serde_json::json!({ "outcome": "fail", "exit_code": 1, "reason": reason }).to_string();
+            parse(&text).unwrap().0
+        };
+        assert!(record(ktrav::lab::DOES_NOT_COMPILE).does_not_compile());
+        assert!(!record("the file has no kernel `extern \"C\" __global__ void k(...)`").does_not_compile());
     }
 
     #[test]
@@ -202,6 +252,8 @@ mod tests {
         assert!(parse("").is_none());
         assert!(parse("Segmentation fault").is_none());
         assert!(parse(r#"{"outcome":"maybe","exit_code":0}"#).is_none());
+        assert!(parse(r#"{"outcome":"compiles","exit_code":0}"#).is_none(), "a compile-only check judges nothing");
+        assert!(parse(r#"{"outcome":"could not check","exit_code":3}"#).is_some());
         assert!(parse(r#"{"exit_code":0}"#).is_none());
         assert!(parse(r#"{"outcome":"pass","exit_code":0,"shapes":[{"label":1}]}"#).is_none());
     }

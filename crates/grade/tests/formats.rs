@@ -8,7 +8,7 @@
 
 use ktrav_grade::exercise::ExerciseRef;
 use ktrav_grade::gradebook::{gradescope, prairielearn, Outcome, Row, TaskState, NOT_GRADED};
-use ktrav_grade::plan::Job;
+use ktrav_grade::plan::{Expectation, Job};
 use ktrav_grade::store::{Ended, Stored};
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
@@ -416,6 +416,7 @@ fn the_readers_refuse_missing_mistyped_and_unknown_fields() {
 /// only where no public shape failed.
 #[test]
 fn a_private_hidden_failure_meets_a_kind_only_alone() {
+    let expect = |name: &str| name.parse::<Expectation>().unwrap();
     let j = job();
     let private = shape(
         "hidden shape 1",
@@ -434,11 +435,14 @@ fn a_private_hidden_failure_meets_a_kind_only_alone() {
         Row::of(&j, Some(&stored(Ended::Record, Some(record), None)), None)
     };
     let alone = row(vec![shape("1x1", "pass", "public", json!({})), private.clone()]);
-    assert!(alone.meets("unwritten") && alone.meets("fail") && !alone.meets("pass"));
+    assert!(alone.meets(expect("unwritten")) && alone.meets(expect("fail")) && !alone.meets(expect("pass")));
     let wrong =
         json!({"wrong": 2, "unwritten": 0, "first_bad": 0, "out_of_bounds_before": 0, "out_of_bounds_after": 0});
     let with_public = row(vec![shape("1x1", "fail", "public", wrong.clone()), private]);
-    assert!(with_public.meets("wrong") && !with_public.meets("unwritten"));
+    assert!(with_public.meets(expect("wrong")) && !with_public.meets(expect("unwritten")));
     let sized = row(vec![shape("1x1", "pass", "public", json!({})), shape("hidden: 7x9", "fail", "hidden", wrong)]);
-    assert!(sized.meets("wrong") && !sized.meets("unwritten"), "a hidden shape with its counts is held to them");
+    assert!(
+        sized.meets(expect("wrong")) && !sized.meets(expect("unwritten")),
+        "a hidden shape with its counts is held to them"
+    );
 }

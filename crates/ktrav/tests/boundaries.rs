@@ -236,7 +236,7 @@ fn the_judge_places_a_single_stray_word_on_its_side() {
         w[at] = 7;
         let got = judge(&w, Elem::F32, &expected);
         assert_eq!(got, verdict, "word {at}");
-        assert!(!got.passed() && got.kinds() == ["out of bounds"], "word {at}: {got:?}");
+        assert!(!got.passed() && got.kinds() == [ktrav::lab::FailureKind::OutOfBounds], "word {at}: {got:?}");
     }
     let big: Expected = Box::new(|_| 5u64 << 32 | 6);
     let mut after = guarded(&[6, 5]);

@@ -4,9 +4,9 @@
 //! `exercises/` means something and agrees with the simulator track.
 //!
 //! A verdict is one of:
-//! * a kind of failure on the public battery (`wrong`, `unwritten`, `out of
-//!   bounds`, ...), with `(a race ...)` or `(only on the shape past
-//!   gridDim.y's limit)` after it where that applies;
+//! * a kind of failure on the public battery ([`FailureKind`]: `wrong`,
+//!   `unwritten`, `out of bounds`, ...), with `(a race ...)` or `(only on
+//!   the shape past gridDim.y's limit)` after it where that applies;
 //! * `passes without --large; fails with --large`;
 //! * `passes every shape; fails its timing`: a kernel that does its work
 //!   only on its first launch in a module, which every shape's fresh
@@ -18,11 +18,14 @@
 //!   KIND`, or `... fails the hidden battery with --large`: a kernel only the
 //!   hidden battery ([`super::hidden_battery`]) rejects.
 
+use super::FailureKind;
 use anyhow::{anyhow, bail, Result};
 use std::path::{Path, PathBuf};
 
-/// The kinds of failure an `expect:` line can name (see `Verdict::kinds`).
-pub const KINDS: [&str; 6] = ["wrong", "unwritten", "out of bounds", "launch error", "crashed", "did not finish"];
+/// The kind of failure `text` starts with, if any.
+fn kind_at_start(text: &str) -> Option<FailureKind> {
+    FailureKind::ALL.iter().copied().find(|k| text.starts_with(k.as_str()))
+}
 
 /// One `expect:` line.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -31,7 +34,7 @@ pub struct Expect {
     pub exercise: String,
     /// The kind of failure the default battery must show; `None` when the
     /// kernel passes the default battery (it fails only with `--large`).
-    pub kind: Option<&'static str>,
+    pub kind: Option<FailureKind>,
     /// Fails only with `--large` (a 32-bit index that overflows).
     pub large_only: bool,
     /// A race: it may pass a run, so the suite repeats it.
@@ -43,7 +46,7 @@ pub struct Expect {
     /// hidden battery`, optionally naming the kind, `... battery as wrong`.
     pub hidden_only: bool,
     /// The kind of failure the hidden battery must show, when named.
-    pub hidden_kind: Option<&'static str>,
+    pub hidden_kind: Option<FailureKind>,
     /// The hidden battery fails it only with `--large`: `passes the public
     /// battery; fails the hidden battery with --large` (a 32-bit unsigned
     /// index wraps past 2^32 elements, beyond the public `--large` shape).
@@ -101,9 +104,7 @@ pub fn parse(text: &str) -> Result<Vec<Expect>> {
                     None => (false, after),
                 };
                 let hidden_kind = match named.strip_prefix("as ") {
-                    Some(k) => Some(
-                        *KINDS.iter().find(|x| k.starts_with(*x)).ok_or_else(|| anyhow!("unknown kind in '{l}'"))?,
-                    ),
+                    Some(k) => Some(kind_at_start(k).ok_or_else(|| anyhow!("unknown kind in '{l}'"))?),
                     None if named.is_empty() || named.starts_with('(') => None,
                     None => bail!("unknown verdict in '{l}'"),
                 };
@@ -115,8 +116,7 @@ pub fn parse(text: &str) -> Result<Vec<Expect>> {
                     ..none
                 });
             }
-            let kind =
-                KINDS.iter().find(|k| rest.starts_with(*k)).ok_or_else(|| anyhow!("unknown verdict in '{l}'"))?;
+            let kind = kind_at_start(rest).ok_or_else(|| anyhow!("unknown verdict in '{l}'"))?;
             Ok(Expect {
                 kind: Some(kind),
                 race: rest.contains("a race"),
@@ -154,7 +154,7 @@ mod tests {
     #[test]
     fn lines_parse_into_what_they_promise() {
         let e = parse("// expect: transpose: wrong (a race: it may pass one run, so it is repeated)\n").unwrap();
-        assert_eq!((e[0].kind, e[0].race, e[0].large_only), (Some("wrong"), true, false));
+        assert_eq!((e[0].kind, e[0].race, e[0].large_only), (Some(FailureKind::Wrong), true, false));
         let e = parse("// expect: guard: passes without --large; fails with --large").unwrap();
         assert_eq!((e[0].kind, e[0].large_only), (None, true));
         let e = parse("// expect: find-the-bug: unwritten (only on the shape past gridDim.y's limit)").unwrap();
@@ -173,14 +173,14 @@ mod tests {
         )
         .unwrap();
         assert!(e[0].hidden_only && !e[0].hidden_large && e[0].kind.is_none() && !e[0].large_only);
-        assert_eq!(e[0].hidden_kind, Some("wrong"));
+        assert_eq!(e[0].hidden_kind, Some(FailureKind::Wrong));
         let e = parse("// expect: guard: passes the public battery; fails the hidden battery with --large").unwrap();
         assert!(e[0].hidden_only && e[0].hidden_large && e[0].hidden_kind.is_none() && !e[0].large_only);
         let e = parse(
             "// expect: transpose: passes the public battery; fails the hidden battery with --large as unwritten",
         )
         .unwrap();
-        assert_eq!((e[0].hidden_large, e[0].hidden_kind), (true, Some("unwritten")));
+        assert_eq!((e[0].hidden_large, e[0].hidden_kind), (true, Some(FailureKind::Unwritten)));
         let e = parse("// expect: transpose: passes the public battery; fails the hidden battery").unwrap();
         assert!(e[0].hidden_only && e[0].hidden_kind.is_none());
         let bad = parse("// expect: copy: passes the public battery; fails the hidden battery as fine").unwrap_err();
@@ -189,5 +189,17 @@ mod tests {
             "unknown kind in 'copy: passes the public battery; fails the hidden battery as fine'"
         );
         assert!(parse("// expect: copy: passes the public battery; fails the hidden battery sometimes").is_err());
+    }
+
+    /// Every kind of failure a check reports may be named, on its own and
+    /// after `as`, and reads back as itself.
+    #[test]
+    fn every_kind_may_be_named() {
+        for &k in FailureKind::ALL {
+            let e = parse(&format!("// expect: copy: {k} (a note)")).unwrap();
+            assert_eq!(e[0].kind, Some(k));
+            let e = parse(&format!("// expect: copy: {HIDDEN_ONLY} as {k}")).unwrap();
+            assert_eq!((e[0].kind, e[0].hidden_kind), (None, Some(k)));
+        }
     }
 }

@@ -16,12 +16,14 @@
 
 pub mod expect;
 pub mod includes;
+pub mod outcome;
 pub mod printed;
 pub mod simcheck;
 pub mod simtrack;
 pub mod timing;
 pub mod twin;
 
+pub use outcome::{CheckOutcome, FailureKind};
 pub use printed::Printed;
 pub use timing::Timing;
 
@@ -35,9 +37,9 @@ use serde::{Deserialize, Serialize};
 /// The exit code of a check that could not be made (no GPU, no NVRTC).
 pub const COULD_NOT_CHECK: i32 = 3;
 
-/// The outcome of `check --compile-only` when the file compiles and its
-/// kernel's name and parameters match.
-pub const COMPILES: &str = "compiles";
+/// Why a check failed when the file does not compile: the record's
+/// `reason`, by which grading tells a compile error from other failures.
+pub const DOES_NOT_COMPILE: &str = "the file does not compile (the compiler's log is above)";
 
 /// Timed runs of each kernel; the median is printed.
 pub const TIMING_REPEATS: usize = 11;
@@ -514,31 +516,31 @@ impl Verdict {
         !matches!(self, Verdict::Pass | Verdict::Skipped { .. })
     }
 
-    /// The kinds of failure this verdict shows, in the words the exercise
-    /// files' `// expect:` lines use: `wrong`, `unwritten`, `out of bounds`,
-    /// `launch error`, `crashed`, `did not finish`. Empty for a pass.
-    pub fn kinds(&self) -> Vec<&'static str> {
+    /// The kinds of failure this verdict shows ([`FailureKind`]), in the
+    /// order of its declaration. Empty for a pass, a skipped shape and one
+    /// not run.
+    pub fn kinds(&self) -> Vec<FailureKind> {
         match self {
             Verdict::Pass | Verdict::Skipped { .. } | Verdict::NotRun => Vec::new(),
             Verdict::Fail { wrong, unwritten, out_of_bounds_before, out_of_bounds_after, .. } => {
                 let mut k = Vec::new();
                 if *wrong > 0 {
-                    k.push("wrong");
+                    k.push(FailureKind::Wrong);
                 }
                 if *unwritten > 0 {
-                    k.push("unwritten");
+                    k.push(FailureKind::Unwritten);
                 }
                 if out_of_bounds_before + out_of_bounds_after > 0 {
-                    k.push("out of bounds");
+                    k.push(FailureKind::OutOfBounds);
                 }
                 k
             }
-            Verdict::LaunchFailed { .. } => vec!["launch error"],
-            Verdict::Crashed { .. } => vec!["crashed"],
-            Verdict::DidNotFinish { .. } => vec!["did not finish"],
-            Verdict::InputChanged { .. } => vec!["input changed"],
-            Verdict::Sanitizer { tool, .. } if tool == "racecheck" => vec!["race"],
-            Verdict::Sanitizer { .. } => vec!["memory error"],
+            Verdict::LaunchFailed { .. } => vec![FailureKind::LaunchError],
+            Verdict::Crashed { .. } => vec![FailureKind::Crashed],
+            Verdict::DidNotFinish { .. } => vec![FailureKind::DidNotFinish],
+            Verdict::InputChanged { .. } => vec![FailureKind::InputChanged],
+            Verdict::Sanitizer { tool, .. } if tool == "racecheck" => vec![FailureKind::Race],
+            Verdict::Sanitizer { .. } => vec![FailureKind::MemoryError],
         }
     }
 
@@ -640,8 +642,8 @@ pub struct Record {
     pub section: String,
     pub kernel: String,
     pub file: String,
-    /// `pass`, `fail` or `could not check`.
-    pub outcome: String,
+    /// `pass`, `fail` or `could not check` (`compiles` with `--compile-only`).
+    pub outcome: CheckOutcome,
     pub exit_code: i32,
     pub device: Option<String>,
     pub compiler: Option<String>,
@@ -772,11 +774,11 @@ pub fn render(r: &Record) -> String {
     let passed = r.shapes.iter().filter(|s| s.verdict.passed()).count();
     let skipped = r.shapes.iter().filter(|s| matches!(s.verdict, Verdict::Skipped { .. })).count();
     let skipped = if skipped > 0 { format!(" ({skipped} skipped)") } else { String::new() };
-    match (r.outcome.as_str(), &r.reason) {
-        ("could not check", Some(why)) => out.line(format!("could not check: {why}")),
-        (COMPILES, _) => out.line(format!(
+    match (r.outcome, &r.reason) {
+        (CheckOutcome::CouldNotCheck, Some(why)) => out.line(format!("{}: {why}", r.outcome)),
+        (CheckOutcome::Compiles, _) => out.line(format!(
             "result: {}: the file compiles, and its kernel's name and parameters match (no shape was run)",
-            report::flag(true, COMPILES)
+            report::flag(true, CheckOutcome::Compiles.as_str())
         )),
         (_, Some(why)) => out.line(format!("result: {}: {why}", report::flag(false, "FAIL"))),
         _ => out.line(format!(
@@ -811,8 +813,8 @@ impl Record {
             section: section.into(),
             kernel: ex.kernel.into(),
             file,
-            outcome: "could not check".into(),
-            exit_code: COULD_NOT_CHECK,
+            outcome: CheckOutcome::CouldNotCheck,
+            exit_code: CheckOutcome::CouldNotCheck.exit_code(),
             device: None,
             compiler: None,
             reason: None,
@@ -828,35 +830,37 @@ impl Record {
         }
     }
 
+    /// The outcome, and the exit code that goes with it.
+    fn set(&mut self, outcome: CheckOutcome) {
+        self.outcome = outcome;
+        self.exit_code = outcome.exit_code();
+    }
+
     /// The check failed before any shape ran, because of `why`.
     pub fn fail(mut self, why: &str) -> Record {
         self.reason = Some(why.to_string());
-        self.outcome = "fail".into();
-        self.exit_code = 1;
+        self.set(CheckOutcome::Fail);
         self
     }
 
     /// `--compile-only`: the file compiled and its kernel's name and
     /// parameters match; no shape ran.
     pub fn compiled_only(&mut self) {
-        self.outcome = COMPILES.into();
-        self.exit_code = 0;
+        self.set(CheckOutcome::Compiles);
         self.reason = None;
     }
 
     /// The check could not be finished, through no fault of the file: the
     /// shapes judged so far are kept, the outcome is "could not check".
     pub fn could_not_check(&mut self, why: &str) {
-        self.outcome = "could not check".into();
-        self.exit_code = COULD_NOT_CHECK;
+        self.set(CheckOutcome::CouldNotCheck);
         self.reason = Some(why.to_string());
     }
 
     /// The outcome and exit code of the shapes checked so far.
     pub fn finish(&mut self) {
         let ok = !self.shapes.iter().chain(&self.sanitize).any(|s| s.verdict.failed());
-        self.outcome = if ok { "pass" } else { "fail" }.into();
-        self.exit_code = if ok { 0 } else { 1 };
+        self.set(if ok { CheckOutcome::Pass } else { CheckOutcome::Fail });
     }
 }
 

@@ -20,7 +20,7 @@
 //! (that takes `check --large` on a GPU).
 
 pub use super::twin::{Body, Ctx, Mem, Twin, Twins};
-use super::{case_launches, input_value, judge, Case, Exercise, Launch, Verdict};
+use super::{case_launches, input_value, judge, Case, Exercise, FailureKind, Launch, Verdict};
 use crate::geometry::{ceil_div, LaunchConfig, Shape};
 use crate::report::{self, Report};
 use crate::sim::{launch_stepped, BlockOrder, ThreadOrder};
@@ -207,9 +207,10 @@ impl SimCheck {
         self.lines.iter().all(|l| l.failure.is_none())
     }
 
-    /// Every kind of failure any shape showed (`wrong`, `unwritten`, ...).
-    pub fn kinds(&self) -> Vec<&'static str> {
-        let mut k: Vec<&'static str> =
+    /// Every kind of failure any shape showed, once each, in the order of
+    /// [`FailureKind`]'s declaration.
+    pub fn kinds(&self) -> Vec<FailureKind> {
+        let mut k: Vec<FailureKind> =
             self.lines.iter().filter_map(|l| l.failure.as_ref()).flat_map(|(_, v)| v.kinds()).collect();
         k.sort();
         k.dedup();
@@ -426,9 +427,9 @@ mod tests {
         assert!(check_twin(ex, &OK).passed());
         assert_track(ex);
         let nothing = Twin { name: "nothing", body: |_, _, _, _| {}, ..OK };
-        assert_eq!(check_twin(ex, &nothing).kinds(), ["unwritten"]);
+        assert_eq!(check_twin(ex, &nothing).kinds(), [FailureKind::Unwritten]);
         let far = check_twin(ex, &Twin { name: "far", body: far_writes, ..OK });
-        assert_eq!(far.kinds(), ["out of bounds"]);
+        assert_eq!(far.kinds(), [FailureKind::OutOfBounds]);
         let line = &far.lines[0];
         assert_eq!(line.failed, line.schedules, "a far write fails under every schedule");
         match &line.failure {
@@ -452,7 +453,7 @@ mod tests {
         let ex = &copy(covering(Dim2::new(32, 8), false));
         let c = check_twin(ex, &Twin { name: "past shared", body: past_shared, ..OK });
         assert!(!c.passed());
-        assert_eq!(c.kinds(), ["crashed"]);
+        assert_eq!(c.kinds(), [FailureKind::Crashed]);
         assert!(c.lines.iter().all(|l| l.failed == l.schedules), "{}", c.render());
         let first = report::plain(&c.render());
         assert!(first.contains("the twin panicked") && first.contains("index out of bounds"), "{first}");

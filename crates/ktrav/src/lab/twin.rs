@@ -122,13 +122,13 @@ pub struct Twin {
 
 /// An exercise's kernels on the simulator track that the chapter's own
 /// tests judge: the solution, and the catalogued wrong kernels that have a
-/// twin, each with the kind of verdict (`wrong`, `unwritten`, `out of
-/// bounds`) its file's `// expect:` line names. A wrong twin is named after
+/// twin, each with the kind of failure ([`super::FailureKind`]) its file's
+/// `// expect:` line names. A wrong twin is named after
 /// its file in the chapter's `exercises/<chapter>/wrong/`. The student's
 /// own twin is not here: it lives in a file of its own beside the `.cu`
 /// starter, and only `sim-check` runs it ([`super::simcheck`]).
 #[derive(Clone, Copy)]
 pub struct Twins {
     pub solution: Twin,
-    pub wrong: &'static [(Twin, &'static str)],
+    pub wrong: &'static [(Twin, super::FailureKind)],
 }

@@ -247,7 +247,7 @@ pub fn check_on(chapter: &Chapter, ex: &Exercise, args: &CheckArgs, source: &str
         Ok(c) => c,
         Err(nvrtc::CompileFailure::Rejected { log }) => {
             record.compile_log = Some(log);
-            return record.fail("the file does not compile (the compiler's log is above)");
+            return record.fail(ktrav::lab::DOES_NOT_COMPILE);
         }
         Err(nvrtc::CompileFailure::Failed(why)) => {
             record.reason = Some(why);
@@ -590,7 +590,7 @@ pub fn time_on(gpu: &Gpu, kernel: &Kernel, ex: &Exercise, shape: Shape) -> anyho
 mod tests {
     use super::*;
     use ktrav::lab::simtrack::{Twin, Twins};
-    use ktrav::lab::{input_value, Arg, Elem, Launch};
+    use ktrav::lab::{input_value, Arg, CheckOutcome, Elem, Launch};
     use ktrav::Dim2;
 
     fn args(file: &str) -> CheckArgs {
@@ -660,15 +660,15 @@ mod tests {
         let r = check(&CHAPTER, &COPY, &args("solution.cu"), SOLUTION);
         assert_eq!((r.exercise.as_str(), r.section.as_str(), r.kernel.as_str()), ("test-copy", "K.9", "test_copy"));
         match gpu::open() {
-            Ok(_) => assert_eq!((r.outcome.as_str(), r.exit_code), ("pass", 0), "{}", render(&r)),
+            Ok(_) => assert_eq!((r.outcome, r.exit_code), (CheckOutcome::Pass, 0), "{}", render(&r)),
             Err(_) => {
-                assert_eq!((r.outcome.as_str(), r.exit_code), ("could not check", COULD_NOT_CHECK));
+                assert_eq!((r.outcome, r.exit_code), (CheckOutcome::CouldNotCheck, COULD_NOT_CHECK));
                 assert!(r.reason.as_deref().unwrap().contains("the file compiles"), "{:?}", r.reason);
                 assert!(r.shapes.is_empty() && r.compiler.as_deref().unwrap().contains("for sm_80 machine code"));
             }
         }
         let broken = check(&CHAPTER, &COPY, &args("broken.cu"), "extern \"C\" __global__ void test_copy() { nope; }");
-        assert_eq!((broken.outcome.as_str(), broken.exit_code), ("fail", 1));
+        assert_eq!((broken.outcome, broken.exit_code), (CheckOutcome::Fail, 1));
         assert!(broken.compile_log.as_deref().unwrap().contains("broken.cu"));
         assert!(render(&broken).contains("the file does not compile"));
         let other = check(&CHAPTER, &COPY, &args("other.cu"), "extern \"C\" __global__ void copy(float* o) { }");
@@ -688,7 +688,7 @@ mod tests {
             &args("hostile.cu"),
             &format!("#include <cstdio>\n#include \"/etc/hostname\"\n{SOLUTION}"),
         );
-        assert_eq!((hostile.outcome.as_str(), hostile.exit_code), ("fail", 1));
+        assert_eq!((hostile.outcome, hostile.exit_code), (CheckOutcome::Fail, 1));
         let why = hostile.reason.as_deref().unwrap();
         assert!(why.starts_with("refused before compiling: line 2: `#include \"/etc/hostname\"`"), "{why}");
         assert!(hostile.compile_log.is_none() && hostile.compiler.is_none(), "the compiler never saw it: {hostile:?}");

@@ -243,7 +243,7 @@ mod tests {
         assert_eq!(input_changes(1, &v), Some(Verdict::InputChanged { input: 1, changed: 2, first_changed: Some(7) }));
         assert_eq!(
             Verdict::InputChanged { input: 1, changed: 2, first_changed: Some(7) }.kinds(),
-            vec!["input changed"]
+            vec![ktrav::lab::FailureKind::InputChanged]
         );
     }
 }

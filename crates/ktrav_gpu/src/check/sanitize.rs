@@ -238,10 +238,10 @@ mod tests {
                 first: "Invalid __global__ write of size 4 bytes".into()
             }
         );
-        assert_eq!(v.kinds(), vec!["memory error"]);
+        assert_eq!(v.kinds(), vec![ktrav::lab::FailureKind::MemoryError]);
         let race = lines("========= Error: Race reported between Write access at k+0x10\n=========     and Read access\n========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)\n========= ERROR SUMMARY: 1 error");
         let r = verdict("racecheck", &race).unwrap();
-        assert_eq!(r.kinds(), vec!["race"]);
+        assert_eq!(r.kinds(), vec![ktrav::lab::FailureKind::Race]);
         assert!(
             r.describe(1).starts_with("racecheck found 1 errors, the first: Error: Race reported"),
             "{}",

@@ -574,7 +574,7 @@ mod tests {
         assert_eq!(ran.sanitizer.len(), SANITIZER_LINES + 1);
         assert_eq!(ran.sanitizer[0], "========= at kx+0x10");
         assert_eq!(ran.sanitizer.last().map(String::as_str), Some("========= ERROR SUMMARY: 301 errors"));
-        assert!(ran.verdict(Duration::from_secs(30)).kinds() == vec!["crashed"]);
+        assert!(ran.verdict(Duration::from_secs(30)).kinds() == vec![ktrav::lab::FailureKind::Crashed]);
         let killed = supervise(&sh("echo oops >&2; kill -SEGV $$"), job(), "1x1", None, thirty);
         assert_eq!(
             killed.ended_without_verdict(),
