@@ -181,7 +181,7 @@ fn the_goals_read_exactly_what_the_ncu_part_collects() {
     let wave = booktools::goals::render_wavefront(&record, Some(&counters));
     assert!(
         wave.contains(
-            "| `lattice_v2_systolic_2rows` | 64 | 2290000 | 30000 cycles | 63 | 83% | 400000 cycles | 307 | 16x |"
+            "| `lattice_v2_systolic_2rows` | 64 | 2290000 | 30000 cycles | 63 | 83% | 400000 cycles | 307 | 63 columns | 16x |"
         ),
         "{wave}"
     );
