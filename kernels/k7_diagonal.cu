@@ -97,8 +97,9 @@ extern "C" __global__ void lattice_tiled(unsigned long long* grid, long long row
 // lane that computed it a step earlier: no barrier per cell. Lane 0 of band b
 // needs the last row of band b-1; lane 31 of band b-1 publishes each value of
 // that row into a side buffer with bit 63 set (the value is below 2^61), so
-// the value is its own ready flag: lane 0's warp waits, per chunk of 32
-// columns, until it sees bit 63, and clears the slot after reading it. Bands
+// the value is its own ready flag: band b's warp waits for a chunk of 32
+// columns at a time, each lane polling one slot until it sees bit 63 and
+// clearing it after reading, and hands the values to lane 0 by shuffle. Bands
 // are handed out in order by an atomic counter, so the band a warp waits on
 // was taken earlier by a running warp: no deadlock, whatever the grid.
 //
@@ -298,14 +299,15 @@ extern "C" __global__ void __launch_bounds__(256) lattice_v3_binomial(unsigned l
     }
 }
 
-// v4 (measured SLOWER than v1 on the H200, 2.33 ms against 1.95: kept to show that the stores were not the limit; see below):
+// v4 (measured SLOWER than v1 on the H200, the book's table has the times: kept to show that the stores were not the limit; see below):
 // v1 with its stores staged: each lane parks its value in a 32 x 32 shared tile (8 KB, conflict-free: lane t writes word
 // t*32 + (s-t)%32) and, per step, the warp writes the one row that just finished 32 columns as a single 256-byte store;
 // the band's last row is published to the band below from those same coalesced stores. v1 issued one store touching
 // 32 rows (32 cache lines) per step, plus a flag store per step. Launch and work as v1: blockDim = (32, 1),
 // gridDim = (min(ceil(rows / 32), 1024), 1), (grid, rows, cols, work), work 2 + ceil(rows / 32) * cols u64 zeroed once.
-// What limits v1, v2 and v4 (Nsight Compute): one warp per multiprocessor issuing one instruction every ~8 cycles, ~40
-// dependent instructions per step, ~300 cycles per step over ~12 000 steps of critical path. The way on is fewer
+// What limits v1, v2 and v4 (Nsight Compute, bench/results/run2_ncu_lattice.log): one warp per multiprocessor issuing
+// an instruction only every several cycles, a chain of dependent instructions per step, and every step of the critical
+// path paying for that chain. The way on is fewer
 // instructions per step (unroll a 32-column chunk so lane tests, shuffle index and bounds leave the inner loop), not fewer bytes.
 extern "C" __global__ void __launch_bounds__(32) lattice_v4_systolic_staged(unsigned long long* grid, long long rows, long long cols,
                                                                            unsigned long long* work) {
@@ -387,9 +389,9 @@ extern "C" __global__ void __launch_bounds__(32) lattice_v4_systolic_staged(unsi
 // independent adds. Steps run in chunks of 32 with every index known at compile time; bounds are tested only in the
 // chunks at either end of a band. Each cell goes to a 32 x 33 u64 stage per row of the lane (16 896 bytes); after a
 // chunk the warp writes each of the band's 64 rows as 32 consecutive cells, one coalesced 256-byte store, where v1
-// to v4 wrote 32 rows a cache line each per step. Lane 0 reads the band above's last row (flagged slots, as v1) a
-// chunk of 32 columns at a time: it waits for the first chunk, then loads each next chunk while the rows of the
-// current one are being written.
+// and v2 wrote 32 rows a cache line each per step. The band above's last row (flagged slots, as v1) is read a chunk
+// of 32 columns at a time, each lane loading one slot and lane 0 taking the values by shuffle: the warp waits for the
+// first chunk, then loads each next chunk while the rows of the current one are being written.
 // Launch: blockDim = (32, 1) (exactly one warp: lanes, shuffles and the stage assume it),
 // gridDim = (min(ceil(rows / 64), 1024), 1); (grid, rows, cols, work), work as v2: 2 + ceil(rows / 64) * cols u64,
 // zeroed once when allocated and left zeroed by each launch.

@@ -96,8 +96,8 @@ pub fn spiral_rank(row: u64, col: u64, rows: u64, cols: u64) -> u64 {
     let (top, left) = (k, k);
     let (bottom, right) = (rows - 1 - k, cols - 1 - k);
     let (width, height) = (right - left + 1, bottom - top + 1);
-    // A ring that is a lone row is all top side; a lone column is all
-    // right side. Testing the sides in walk order handles both.
+    // A ring that is a lone row is all top side; a lone column is its top
+    // cell, then right side. Testing the sides in walk order handles both.
     if row == top {
         start + (col - left) // top side: left to right
     } else if col == right {
@@ -143,7 +143,7 @@ pub fn spiral_position(rank: u64, rows: u64, cols: u64) -> (u64, u64) {
     if offset < width {
         (top, left + offset) // top side (all of a lone row)
     } else if offset < width + height - 1 {
-        (top + offset - (width - 1), right) // right side (all of a lone column)
+        (top + offset - (width - 1), right) // right side (a lone column below its top cell)
     } else if offset < 2 * width + height - 2 {
         (bottom, right - (offset - (width - 1) - (height - 1))) // bottom side
     } else {
@@ -360,7 +360,8 @@ pub const SOURCE_SHAPES: [Shape; 10] = [
 ];
 
 /// Shapes whose innermost ring has collapsed to a lone row or column inside
-/// an outer ring (the source's non-square shapes all end in a full ring).
+/// an outer ring. Of the source's shapes only its 7x5 kernel case has one (a
+/// lone column); its ten cross-check shapes have none.
 pub const COLLAPSED_RING_SHAPES: [Shape; 4] = [Shape::new(3, 5), Shape::new(5, 3), Shape::new(3, 7), Shape::new(7, 3)];
 
 /// The innermost ring of a spiral: its number and the shape of the core it

@@ -336,10 +336,10 @@ fn render_bound(counters: &[KernelCounters], shape: Shape, graph_ms: Option<f64>
     );
     let _ = writeln!(
         md,
-        "| Version | Bands | Elapsed cycles | Hand-off | Hand-offs | Share of the launch | One band's sweep | Hand-off in columns of sweep | Ceiling over the graph |"
+        "| Version | Bands | Elapsed cycles | Hand-off | Hand-offs | Share of the launch | One band's sweep | Hand-off in columns of sweep | First chunk published after | Ceiling over the graph |"
     );
-    let _ = writeln!(md, "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
-    let mut in_columns: Vec<(&str, f64)> = Vec::new();
+    let _ = writeln!(md, "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+    let mut in_columns: Vec<(&str, f64, u64)> = Vec::new();
     for v in wavefront_versions() {
         let k = counters_at(counters, v, shape);
         let bands = (v.plan)(shape, 1).ok().map(|p| p.cfg.grid.x as f64);
@@ -357,10 +357,14 @@ fn render_bound(counters: &[KernelCounters], shape: Shape, graph_ms: Option<f64>
                 let handoffs_ms = (b - 1.0) * handoff * (ns / 1e6) / elapsed;
                 let ceiling = graph_ms.map_or(NOT_MEASURED.to_string(), |g| format!("{:.0}x", g / handoffs_ms));
                 let columns = handoff / (sweep / shape.cols as f64);
-                in_columns.push((v.kernel, columns));
+                let lag = first_chunk_lag(v.kernel);
+                let lag_text = lag.map_or(NOT_MEASURED.to_string(), |l| format!("{l} columns"));
+                if let Some(lag) = lag {
+                    in_columns.push((v.kernel, columns, lag));
+                }
                 let _ = writeln!(
                     md,
-                    "| `{}` | {b:.0} | {elapsed:.0} | {handoff:.0} cycles | {:.0} | {:.0}% | {sweep:.0} cycles | {columns:.0} | {ceiling} |",
+                    "| `{}` | {b:.0} | {elapsed:.0} | {handoff:.0} cycles | {:.0} | {:.0}% | {sweep:.0} cycles | {columns:.0} | {lag_text} | {ceiling} |",
                     v.kernel,
                     b - 1.0,
                     100.0 * (b - 1.0) * handoff / elapsed
@@ -369,7 +373,7 @@ fn render_bound(counters: &[KernelCounters], shape: Shape, graph_ms: Option<f64>
             None => {
                 let _ = writeln!(
                     md,
-                    "| `{}` | {} | {NOT_MEASURED} | | | | | | |",
+                    "| `{}` | {} | {NOT_MEASURED} | | | | | | | |",
                     v.kernel,
                     bands.map_or("—".into(), |b| format!("{b:.0}"))
                 );
@@ -379,31 +383,34 @@ fn render_bound(counters: &[KernelCounters], shape: Shape, graph_ms: Option<f64>
     let _ = writeln!(
         md,
         "\nThe ceiling is the graph's time over the hand-offs' alone: what the version would reach if nothing but the \
-         hand-offs remained. A hand-off is partly sweep work, though: a band can start only once the band above has swept \
-         far enough to publish its first chunk of {HANDOFF_CHUNK} columns, and that part shrinks only as the sweep gets \
-         faster. The hand-off in columns of sweep (the hand-off over one band's sweep time per column) shows how much."
+         hand-offs remained. A hand-off is partly sweep work, though: a band can start only once the band above has \
+         published the first chunk of {HANDOFF_CHUNK} columns of its last row, and that row trails the band's first lane \
+         by one step or more per lane. So the band above must first sweep those {HANDOFF_CHUNK} columns and the trail, \
+         the column \"first chunk published after\", and that part shrinks only as the sweep gets faster. It and the \
+         hand-off are both in columns of sweep: cycles over one band's sweep time per column."
     );
     let join = |v: Vec<String>| match v.split_last() {
         Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
         _ => v.join(""),
     };
-    let tied: Vec<String> =
-        in_columns.iter().filter(|c| c.1 <= TIED_COLUMNS).map(|(k, c)| format!("`{k}` ({c:.0})")).collect();
-    let waiting: Vec<String> =
-        in_columns.iter().filter(|c| c.1 > TIED_COLUMNS).map(|(k, c)| format!("`{k}` ({c:.0})")).collect();
+    // Mostly sweep when what the hand-off adds to the first chunk's sweep is
+    // less than that sweep itself.
+    let say = |(k, c, lag): &(&str, f64, u64)| format!("`{k}` ({c:.0} against {lag})");
+    let tied: Vec<String> = in_columns.iter().filter(|c| c.1 < 2.0 * c.2 as f64).map(say).collect();
+    let waiting: Vec<String> = in_columns.iter().filter(|c| c.1 >= 2.0 * c.2 as f64).map(say).collect();
     if !tied.is_empty() {
         let _ = writeln!(
             md,
-            "\nFor {}, a hand-off lasts no longer than the band above takes to sweep {TIED_COLUMNS:.0} columns: mostly that \
-             sweep, so their ceilings cannot be reached by shortening the waits alone.",
+            "\nFor {}, a hand-off is mostly the sweep that publishes the first chunk, so their ceilings cannot be reached \
+             by shortening the waits alone.",
             join(tied)
         );
     }
     if !waiting.is_empty() {
         let _ = writeln!(
             md,
-            "\nFor {}, a hand-off lasts longer than that, so most of it is latency beyond the sweep, and its ceiling is the \
-             one a shorter wait could approach.",
+            "\nFor {}, most of a hand-off is latency beyond that sweep, and its ceiling is the one a shorter wait could \
+             approach.",
             join(waiting)
         );
     }
@@ -413,9 +420,25 @@ fn render_bound(counters: &[KernelCounters], shape: Shape, graph_ms: Option<f64>
 /// The columns the systolic versions publish to the band below at a time.
 const HANDOFF_CHUNK: u64 = 32;
 
-/// A hand-off no longer than the sweep of this many columns (four chunks)
-/// counts as tied to the sweep.
-const TIED_COLUMNS: f64 = 4.0 * HANDOFF_CHUNK as f64;
+/// How many steps a band's last row trails its first lane's first row in
+/// each version that keeps the recurrence (`kernels/k7_diagonal.cu`): lane
+/// `t` works one step behind lane `t - 1`, so lane 31 trails by 31 steps in
+/// v1, v2 (its two rows in the same step) and v4; in v5 lane `t`'s row `i`
+/// is at column `s - i - 2t`, so lane 31's second row trails by 63.
+const LAST_ROW_TRAIL: [(&str, u64); 4] = [
+    ("lattice_v1_systolic", 31),
+    ("lattice_v2_systolic_2rows", 31),
+    ("lattice_v4_systolic_staged", 31),
+    ("lattice_v5_skewed_staged", 63),
+];
+
+/// The steps of a band's sweep before its last row has published the first
+/// chunk, in columns of sweep (a band takes about a step per column): the
+/// chunk's columns and the last row's trail. `None` for a version whose
+/// trail is not known here.
+fn first_chunk_lag(kernel: &str) -> Option<u64> {
+    LAST_ROW_TRAIL.iter().find(|(k, _)| *k == kernel).map(|(_, trail)| HANDOFF_CHUNK + trail)
+}
 
 #[cfg(test)]
 mod tests {
@@ -456,6 +479,18 @@ mod tests {
         assert!(md.contains("What the counters show: not measured yet"), "{md}");
     }
 
+    /// Every version that keeps the recurrence has its first chunk's lag,
+    /// so a new one cannot be judged against a lag it does not have.
+    #[test]
+    fn every_version_that_keeps_the_recurrence_has_its_first_chunk_lag() {
+        for v in wavefront_versions() {
+            assert!(first_chunk_lag(v.kernel).is_some(), "{} has no trail in LAST_ROW_TRAIL", v.kernel);
+        }
+        assert_eq!(first_chunk_lag("lattice_v1_systolic"), Some(63));
+        assert_eq!(first_chunk_lag("lattice_v5_skewed_staged"), Some(95));
+        assert_eq!(first_chunk_lag("lattice_v3_binomial"), None);
+    }
+
     #[test]
     fn the_wavefront_is_set_against_the_graph_and_its_bound_read_from_the_counters() {
         use k7_diagonal::gpu::{GRAPH_BASELINE, STREAM_BASELINE};
@@ -484,7 +519,7 @@ mod tests {
         k.metrics.insert(metric::ELAPSED_CYCLES.into(), 63.0 * h + s);
         k.metrics.insert(metric::SM_ACTIVE_CYCLES.into(), b * (31.5 * h + s));
         k.metrics.insert(metric::DURATION.into(), 1.0e6);
-        let md = render_wavefront(&r, Some(&[k]));
+        let md = render_wavefront(&r, Some(&[k.clone()]));
         assert!(md.contains("| `lattice_v5_skewed_staged` | 1.000 ms | 12.0x | 30.0x |"), "{md}");
         assert!(
             md.contains("| `lattice_v3_binomial` (closed form: no recurrence) | 0.120 ms | 100.0x | 250.0x |"),
@@ -498,12 +533,18 @@ mod tests {
         );
         assert!(
             md.contains(
-                "| `lattice_v5_skewed_staged` | 64 | 2290000 | 30000 cycles | 63 | 83% | 400000 cycles | 307 | 15x |"
+                "| `lattice_v5_skewed_staged` | 64 | 2290000 | 30000 cycles | 63 | 83% | 400000 cycles | 307 | 95 columns | 15x |"
             ),
             "{md}"
         );
-        // 307 columns of sweep is more than four 32-column chunks: latency.
-        assert!(md.contains("For `lattice_v5_skewed_staged` (307), a hand-off lasts longer than that"), "{md}");
+        // 307 columns of sweep is more than twice the 95 that publish the first chunk: latency.
+        assert!(md.contains("For `lattice_v5_skewed_staged` (307 against 95), most of a hand-off is latency"), "{md}");
+        // A hand-off of 90 columns of sweep (S / 4096 cycles each) is mostly that sweep.
+        let h = 90.0 * s / 4096.0;
+        k.metrics.insert(metric::ELAPSED_CYCLES.into(), 63.0 * h + s);
+        k.metrics.insert(metric::SM_ACTIVE_CYCLES.into(), b * (31.5 * h + s));
+        let md = render_wavefront(&r, Some(&[k]));
+        assert!(md.contains("For `lattice_v5_skewed_staged` (90 against 95), a hand-off is mostly the sweep"), "{md}");
         assert!(md.contains("| `lattice_v1_systolic` | 128 | not measured yet |"), "{md}");
         // An older record: the stream is the yardstick, the graph is missing.
         let t = table(

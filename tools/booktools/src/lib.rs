@@ -182,12 +182,34 @@ pub fn measured_pages() -> Result<Vec<(PathBuf, String)>> {
     let gpu_chapters: Vec<&str> = CHAPTERS.iter().filter(|ch| ch.gpu_section.is_some()).map(|ch| ch.id).collect();
     pages.push((dir.join("sanitizers.md"), sanitizer::render_small(&small, &gpu_chapters)));
     pages.push((dir.join("sanitizers-wrong.md"), sanitizer::render_wrong(&small, &gpu_chapters)));
-    pages.push((dir.join("sanitizers-whole.md"), sanitizer::render(&other)));
+    pages.push((dir.join("sanitizers-whole.md"), sanitizer::render(&other, &chapter_kernels())));
     for path in files(&dir, "log")?.into_iter().filter(|p| p.to_string_lossy().contains("gpu-suite")) {
         let stem = stem(&path);
         pages.push((dir.join(format!("{stem}.md")), suite::render_suite_log(&stem, &read(&path)?)));
     }
     Ok(pages)
+}
+
+/// Every `extern "C" __global__` entry point of the chapters' `.cu` files,
+/// chapter by chapter, in the order each file declares them.
+pub fn chapter_kernels() -> Vec<&'static str> {
+    const ENTRY: &str = "extern \"C\" __global__ void ";
+    let mut kernels = Vec::new();
+    for source in CHAPTERS.iter().filter_map(|ch| ch.kernel_source) {
+        for (at, _) in source.match_indices(ENTRY) {
+            let rest = &source[at + ENTRY.len()..];
+            // Past `__launch_bounds__(...)`, if the declaration states one.
+            let rest = match rest.strip_prefix("__launch_bounds__(") {
+                Some(bounds) => bounds.split_once(')').map_or("", |(_, after)| after.trim_start()),
+                None => rest,
+            };
+            let name = &rest[..rest.find('(').unwrap_or(0)];
+            if !name.is_empty() && !kernels.contains(&name) {
+                kernels.push(name);
+            }
+        }
+    }
+    kernels
 }
 
 /// The pages of one record named `stem`; K.6's and K.7's sections end
@@ -342,6 +364,22 @@ mod tests {
         // K.1 is not K.10, and a heading no chapter claims stays as it was.
         assert!(chapter_headed("K.10 Beyond").is_none());
         assert_eq!(current_heading("K.10 Beyond"), "K.10 Beyond");
+    }
+
+    /// Every chapter's versions and teaching kernels, with or without
+    /// `__launch_bounds__`, and nothing that is not a name.
+    #[test]
+    fn the_chapters_kernels_are_read_from_their_sources() {
+        let kernels = chapter_kernels();
+        for ch in CHAPTERS {
+            for v in ch.versions {
+                assert!(kernels.contains(&v.kernel), "{} is missing", v.kernel);
+            }
+        }
+        for k in ["transpose_tile32", "spiral_scatter", "lattice_single_launch", "fill_row_only_checked"] {
+            assert!(kernels.contains(&k), "{k} is missing");
+        }
+        assert!(kernels.iter().all(|k| k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')), "{kernels:?}");
     }
 
     #[test]

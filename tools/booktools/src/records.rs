@@ -60,16 +60,18 @@ pub fn section_key(chapter: &str) -> Option<String> {
 /// chapter the record has no timing of (`unmeasured`), said to be not
 /// measured yet. `chart` names the figure file of table `i`, or `None` for
 /// a table without a chart.
+///
+/// The commentary keeps its place around the tables, as the run printed it:
+/// the lines before the first table's heading come first, and the lines a
+/// run printed after a table (below its rows, on the terminal) follow that
+/// table. The heading line itself is left out, the table's title says it.
 pub fn render_section(s: &Section, unmeasured: &[&str], mut chart: impl FnMut(usize) -> Option<String>) -> String {
     let mut md = render_checks(&s.checks, &s.lines);
-    let lines = shown_lines(&s.lines);
-    if !lines.is_empty() {
-        let _ = writeln!(md, "\n<pre class=\"measured\">");
-        for l in lines {
-            let _ = writeln!(md, "{}", escape(l));
-        }
-        let _ = writeln!(md, "</pre>");
-    }
+    let headings = table_headings(&s.lines, &s.tables);
+    let found: Vec<usize> = headings.iter().flatten().copied().collect();
+    let next_heading =
+        |after: Option<usize>| found.iter().copied().find(|&h| after.is_none_or(|a| h > a)).unwrap_or(s.lines.len());
+    render_lines(&mut md, &s.lines[..next_heading(None)]);
     for (i, t) in s.tables.iter().enumerate() {
         match &t.yardstick {
             None => render_bandwidth_table(&mut md, t),
@@ -83,12 +85,49 @@ pub fn render_section(s: &Section, unmeasured: &[&str], mut chart: impl FnMut(us
             };
             let _ = writeln!(md, "\n![Bar chart: {what}, {}]({file})", report::plain(&t.title));
         }
+        if let Some(h) = headings[i] {
+            render_lines(&mut md, &s.lines[h + 1..next_heading(Some(h))]);
+        }
     }
     if !unmeasured.is_empty() {
         let names: Vec<String> = unmeasured.iter().map(|k| format!("`{k}`")).collect();
         let _ = writeln!(md, "\nNot measured yet (newer than this record): {}.", names.join(", "));
     }
     md
+}
+
+/// Where the run announced each of `tables` in `lines`: the heading line
+/// (one ending in `:`) that names the table's title, such as `bandwidth on
+/// 8192x8192 floats, how fast can it go, median of 20 (...):`, matched in
+/// order; `None` for a table no heading after the previous one names.
+pub fn table_headings(lines: &[String], tables: &[Table]) -> Vec<Option<usize>> {
+    let mut from = 0;
+    tables
+        .iter()
+        .map(|t| {
+            let at = (from..lines.len()).find(|&i| lines[i].trim_end().ends_with(':') && lines[i].contains(&t.title));
+            if let Some(i) = at {
+                from = i + 1;
+            }
+            at
+        })
+        .collect()
+}
+
+/// The shown ones of `lines` (see [`shown_lines`]) as a block of
+/// preformatted text, their common indentation removed; nothing when none
+/// is shown.
+fn render_lines(md: &mut String, lines: &[String]) {
+    let lines = shown_lines(lines);
+    let indent = lines.iter().filter(|l| !l.trim().is_empty()).map(|l| l.len() - l.trim_start().len()).min();
+    let Some(indent) = indent else {
+        return;
+    };
+    let _ = writeln!(md, "\n<pre class=\"measured\">");
+    for l in lines {
+        let _ = writeln!(md, "{}", escape(l.get(indent..).unwrap_or("")));
+    }
+    let _ = writeln!(md, "</pre>");
 }
 
 /// A check's label read as `SHAPE ... KERNEL ...`: the shape (`8191x8193`),
@@ -465,6 +504,37 @@ mod tests {
         assert!(md.contains("| 4097x8191 | — | — | — | — | — | agrees (col-major data) |"), "{md}");
         assert!(md.ends_with("\n- fill_checked: 2000 of 2000 runs equal the simulator — agrees\n"), "{md}");
         assert_eq!(shape_and_kernel("the timed fills"), None);
+    }
+
+    /// A line the run printed below a table's rows stays below the table;
+    /// the lines before its heading stay above, and the heading itself,
+    /// which the table's title repeats, is left out.
+    #[test]
+    fn commentary_keeps_its_place_around_the_tables() {
+        let mut s = sample().sections.remove(0);
+        s.lines = [
+            "times on the table, median of 3:",
+            "  scalar DP: 101.3 ms",
+            "times on the 8192x8192, median of 20 (never asserted):",
+            "  every speed-up above is 2.08 times larger",
+        ]
+        .map(String::from)
+        .to_vec();
+        assert_eq!(table_headings(&s.lines, &s.tables), [Some(2)]);
+        let md = render_section(&s, &[], |_| None);
+        let (before, after) = md.split_once("| v1 |").expect("the table");
+        assert!(
+            before
+                .contains("<pre class=\"measured\">\ntimes on the table, median of 3:\n  scalar DP: 101.3 ms\n</pre>"),
+            "{md}"
+        );
+        assert!(after.contains("<pre class=\"measured\">\nevery speed-up above is 2.08 times larger\n</pre>"), "{md}");
+        assert!(!md.contains("median of 20 (never asserted)"), "{md}");
+        // A table no heading names: every line stays above the tables.
+        s.lines.truncate(2);
+        assert_eq!(table_headings(&s.lines, &s.tables), [None]);
+        let md = render_section(&s, &[], |_| None);
+        assert!(md.find("scalar DP").unwrap() < md.find("| v1 |").unwrap(), "{md}");
     }
 
     #[test]

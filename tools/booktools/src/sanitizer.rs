@@ -48,6 +48,10 @@ pub struct Summary {
     /// A small-shape log (`...-small-...`): its section must reach its
     /// `small-summary` line for the verdict to cover every kernel.
     pub small: bool,
+    /// The kernels a harness's log names in its validation lines
+    /// (`  K.2  transpose_tile32  1x1  ok ...`), in order; empty for a
+    /// chapter's own section, which prints no such lines.
+    pub harness_kernels: Vec<String>,
 }
 
 /// A chapter's verdict under one tool, its wrong-on-purpose kernels set
@@ -130,7 +134,14 @@ pub fn parse(file_name: &str, log: &str) -> Option<Summary> {
     let mut wrong_on_purpose: Vec<String> = Vec::new();
     let mut skipped: Vec<String> = Vec::new();
     let mut small_runs = None;
+    let mut harness_kernels: Vec<String> = Vec::new();
     for line in log.lines() {
+        if let Some(kernel) = harness_kernel(line) {
+            if !harness_kernels.iter().any(|k| k == kernel) {
+                harness_kernels.push(kernel.to_string());
+            }
+            continue;
+        }
         if line.starts_with("small-run ") {
             if let (Some("wrong"), Some(kernel)) = (field(line, "role"), field(line, "kernel")) {
                 if !wrong_on_purpose.iter().any(|k| k == kernel) {
@@ -174,7 +185,28 @@ pub fn parse(file_name: &str, log: &str) -> Option<Summary> {
         }
     }
     let small = file_name.contains("-small-");
-    Some(Summary { tool: tool.to_string(), command, result, findings, wrong_on_purpose, skipped, small_runs, small })
+    Some(Summary {
+        tool: tool.to_string(),
+        command,
+        result,
+        findings,
+        wrong_on_purpose,
+        skipped,
+        small_runs,
+        small,
+        harness_kernels,
+    })
+}
+
+/// The kernel a harness's validation line names: `  K.7  lattice_tiled(per
+/// tile diag)  1x1  ok ...` gives `lattice_tiled`.
+fn harness_kernel(line: &str) -> Option<&str> {
+    let rest = line.strip_prefix("  K.")?;
+    let mut words = rest.split_whitespace();
+    words.next().filter(|label| label.chars().all(|c| c.is_ascii_digit()))?;
+    let word = words.next()?;
+    let name = &word[..word.find('(').unwrap_or(word.len())];
+    (!name.is_empty()).then_some(name)
 }
 
 impl Summary {
@@ -261,7 +293,7 @@ pub fn render_wrong(summaries: &[(String, Summary)], chapters: &[&str]) -> Strin
                                 None => kinds.push((kind, 1)),
                             }
                         }
-                        kinds.iter().map(|(k, n)| format!("{n} × {k}")).collect::<Vec<_>>().join("; ")
+                        kinds.iter().map(|(k, n)| format!("{n} × `{k}`")).collect::<Vec<_>>().join("; ")
                     }
                 };
                 let said = if s.skipped.contains(kernel) {
@@ -279,19 +311,40 @@ pub fn render_wrong(summaries: &[(String, Summary)], chapters: &[&str]) -> Strin
     md
 }
 
-/// A finding's kind: its opening line up to any address, thread or block.
+/// A finding's kind: its opening line up to any address, thread or block,
+/// as the tool wrote it (the page shows it as code, so that `__global__`
+/// is not read as markdown).
 fn finding_kind(what: &str) -> String {
     let cut =
         [" at ", " by thread", " in block", " Address"].iter().filter_map(|m| what.find(m)).min().unwrap_or(what.len());
-    what[..cut].trim_end_matches([' ', '.', ':']).replace('|', "\\|")
+    what[..cut].trim_end_matches([' ', '.', ':']).replace('`', "'")
 }
 
 /// A markdown table of every other log's summary (whole sections,
-/// harness runs).
-pub fn render(summaries: &[(String, Summary)]) -> String {
+/// harness runs). A harness's log names the kernels it ran; for it, the
+/// command is shown without the note the log gives it in parentheses,
+/// followed by the ones of `kernels` (every kernel the chapters have now)
+/// the log never names.
+pub fn render(summaries: &[(String, Summary)], kernels: &[&str]) -> String {
     let mut md = String::from("| Tool | What it ran | Summary | Log |\n| --- | --- | --- | --- |\n");
     for (file, s) in summaries {
-        let command = if s.command.is_empty() { "see the log".to_string() } else { format!("`{}`", s.command) };
+        let command = match (s.command.as_str(), s.harness_kernels.is_empty()) {
+            ("", _) => "see the log".to_string(),
+            (command, true) => format!("`{command}`"),
+            (command, false) => {
+                let bare = command.find(" (").filter(|_| command.ends_with(')')).map_or(command, |at| &command[..at]);
+                let never: Vec<String> = kernels
+                    .iter()
+                    .filter(|k| !s.harness_kernels.iter().any(|h| h == *k))
+                    .map(|k| format!("`{k}`"))
+                    .collect();
+                if never.is_empty() {
+                    format!("`{bare}`, every kernel the chapters have now")
+                } else {
+                    format!("`{bare}`, every kernel the chapters have now but {}", never.join(", "))
+                }
+            }
+        };
         let summary = match &s.result {
             Some((_, line)) => line.clone(),
             None => "did not finish within its time limit: no verdict".to_string(),
@@ -319,9 +372,38 @@ mod tests {
         assert!(killed.result.is_none());
         assert_eq!(killed.verdict().describe(), "no verdict: stopped at its time limit");
         assert!(parse("notes.log", log).is_none());
-        let md = render(&[("a.log".into(), bad), ("b.log".into(), killed)]);
+        let md = render(&[("a.log".into(), bad), ("b.log".into(), killed)], &["k"]);
         assert!(md.contains("| memcheck | see the log | ERROR SUMMARY: 3 errors |"), "{md}");
         assert!(md.contains("did not finish"), "{md}");
+    }
+
+    /// A harness's log names its kernels; the table says which of the
+    /// chapters' kernels it never ran, in place of the note on its command.
+    #[test]
+    fn a_harness_log_is_shown_with_the_kernels_it_never_ran() {
+        let log = "\
+$ compute-sanitizer --tool memcheck ./ladder --small (every kernel, it said)
+== validation ==
+  K.2  transpose_tile32                     1x1         ok    vs CPU
+  K.7  lattice_tiled(per tile diag)         1x1         ok    vs CPU, launched twice
+  K.7  lattice_tiled(per tile diag)         7x1         ok    vs CPU, launched twice
+========= ERROR SUMMARY: 0 errors
+";
+        let s = parse("ladder-memcheck-small.log", log).unwrap();
+        assert_eq!(s.harness_kernels, ["transpose_tile32", "lattice_tiled"]);
+        let quick =
+            parse("h200-memcheck-k2.log", "$ compute-sanitizer k2 (QUICK)\n========= ERROR SUMMARY: 0 errors\n")
+                .unwrap();
+        assert!(quick.harness_kernels.is_empty());
+        let kernels = ["transpose_tile32", "lattice_tiled", "lattice_v5_skewed_staged", "fill_checked"];
+        let md = render(&[("l.log".into(), s.clone()), ("q.log".into(), quick)], &kernels);
+        assert!(
+            md.contains("| memcheck | `compute-sanitizer --tool memcheck ./ladder --small`, every kernel the chapters have now but `lattice_v5_skewed_staged`, `fill_checked` |"),
+            "{md}"
+        );
+        assert!(md.contains("| `compute-sanitizer k2 (QUICK)` |"), "{md}");
+        let md = render(&[("l.log".into(), s)], &kernels[..2]);
+        assert!(md.contains("./ladder --small`, every kernel the chapters have now |"), "{md}");
     }
 
     #[test]
@@ -368,7 +450,7 @@ small-summary chapter=k4_boundary_check runs=2 disagree=0
         let wrong = render_wrong(&logs, &["k4_boundary_check"]);
         assert!(
             wrong.contains(
-                "- k4_boundary_check, `fill_row_only_checked`, memcheck: 2 × Invalid __global__ write of size 4 bytes"
+                "- k4_boundary_check, `fill_row_only_checked`, memcheck: 2 × `Invalid __global__ write of size 4 bytes`"
             ),
             "{wrong}"
         );
@@ -413,7 +495,7 @@ small-summary chapter=k4_boundary_check runs=3 disagree=0
         assert_eq!(s.verdict().describe(), "clean");
         let logs = vec![("h200-small-memcheck-k4_boundary_check.log".to_string(), s)];
         let wrong = render_wrong(&logs, &["k4_boundary_check"]);
-        assert!(wrong.contains("`fill_row_only_checked`, memcheck: 1 × Invalid __global__ write of size 4 bytes; 1 × Program hit CUDA_ERROR_LAUNCH_FAILED"), "{wrong}");
+        assert!(wrong.contains("`fill_row_only_checked`, memcheck: 1 × `Invalid __global__ write of size 4 bytes`; 1 × `Program hit CUDA_ERROR_LAUNCH_FAILED"), "{wrong}");
         assert!(
             wrong.contains("`add_row_only_checked`, memcheck: nothing (its run past the buffer's end was skipped"),
             "{wrong}"

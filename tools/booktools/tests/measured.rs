@@ -133,7 +133,7 @@ fn made_up_logs_render_to_their_verdicts() {
         "{table}"
     );
     let wrong = booktools::sanitizer::render_wrong(&logs, &["k4_boundary_check", "k7_diagonal"]);
-    assert!(wrong.contains("- k4_boundary_check, `fill_row_only_checked`, memcheck: 3 × Invalid __global__ write of size 4 bytes; 1 × Program hit CUDA_ERROR_LAUNCH_FAILED (error 719) due to \"unspecified launch failure\" on CUDA API call to cuStreamSynchronize"), "{wrong}");
+    assert!(wrong.contains("- k4_boundary_check, `fill_row_only_checked`, memcheck: 3 × `Invalid __global__ write of size 4 bytes`; 1 × `Program hit CUDA_ERROR_LAUNCH_FAILED (error 719) due to \"unspecified launch failure\" on CUDA API call to cuStreamSynchronize`"), "{wrong}");
     assert!(wrong.contains("- k4_boundary_check, `fill_row_only_checked`, racecheck: nothing"), "{wrong}");
     assert!(wrong.contains("- k7_diagonal, `lattice_single_launch`, memcheck: no verdict"), "{wrong}");
 }
@@ -181,7 +181,7 @@ fn the_goals_read_exactly_what_the_ncu_part_collects() {
     let wave = booktools::goals::render_wavefront(&record, Some(&counters));
     assert!(
         wave.contains(
-            "| `lattice_v2_systolic_2rows` | 64 | 2290000 | 30000 cycles | 63 | 83% | 400000 cycles | 307 | 16x |"
+            "| `lattice_v2_systolic_2rows` | 64 | 2290000 | 30000 cycles | 63 | 83% | 400000 cycles | 307 | 63 columns | 16x |"
         ),
         "{wave}"
     );
