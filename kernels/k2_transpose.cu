@@ -160,7 +160,7 @@ extern "C" __global__ void __launch_bounds__(256) transpose_v2_64x64_float2(floa
     }
 }
 
-// v3: 64 x 64 tile of 4 x 4 blocks, float4 loads and stores: a quarter of v1's memory instructions for the same bytes in flight.
+// v3: 64 x 64 tile of 4 x 4 blocks, float4 loads and stores: half of v2's memory instructions for the same bytes in flight.
 // Launch blockDim = (16, 16) (not 32 x 8); shared t[h][q][p] holds column 4q+h of row block p, rows of 17 float4: 17 408 bytes.
 // The float4 path needs rows and cols divisible by 4 and 16-byte aligned buffers; other shapes and edge tiles go scalar.
 extern "C" __global__ void __launch_bounds__(256) transpose_v3_64x64_float4(float* __restrict__ out, const float* __restrict__ in,

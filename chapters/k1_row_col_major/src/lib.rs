@@ -185,11 +185,11 @@ pub enum Traversal {
 }
 
 /// Visits every element of a matrix of `shape` stored in `storage`, in
-/// `traversal` order, and feeds each element's address to a fresh cache.
+/// `traversal` order, and feeds the line number of each element's address
+/// to a fresh cache.
 pub fn simulate(shape: Shape, storage: StorageOrder, traversal: Traversal, cfg: CacheConfig) -> CacheStats {
     simulate_counted(shape, storage, traversal, cfg, &ProgressBar::hidden())
 }
-// ANCHOR_END: traversal
 
 /// [`simulate`], advancing `progress` by every access made.
 fn simulate_counted(
@@ -230,6 +230,7 @@ fn simulate_counted(
     }
     cache.stats()
 }
+// ANCHOR_END: traversal
 
 impl Traversal {
     /// The traversal that walks `storage` front to back.
@@ -441,18 +442,13 @@ fn describe_cache(cfg: &CacheConfig) -> String {
     format!("{}-line cache, {assoc} ({floats} floats per line, {} floats resident)", cfg.lines, cfg.lines * floats)
 }
 
-/// How a crossing traversal's stride compares with one cache line.
+/// A stride in floats and in the lines of `cfg`: `64 floats (4 lines)`,
+/// `8 floats (1/2 line)`, `24 floats (1.5 lines)`.
 pub fn stride_story(stride_floats: u64, cfg: &CacheConfig) -> String {
     let per_line = cfg.line_bytes / ELEM_BYTES;
-    if stride_floats >= per_line && stride_floats.is_multiple_of(per_line) {
-        let lines = stride_floats / per_line;
-        let cmp = if lines >= cfg.lines { "at least" } else { "less than" };
-        format!("{stride_floats} floats = {lines} whole lines, {cmp} the {}-line capacity", cfg.lines)
-    } else if stride_floats < per_line && per_line.is_multiple_of(stride_floats) {
-        format!("{stride_floats} floats = 1/{} of a {per_line}-float line", per_line / stride_floats)
-    } else {
-        format!("{stride_floats} floats = {} of a {per_line}-float line", stride_floats as f64 / per_line as f64)
-    }
+    let floats = if stride_floats == 1 { "float" } else { "floats" };
+    let lines = if stride_floats > per_line { "lines" } else { "line" };
+    format!("{stride_floats} {floats} ({} {lines})", in_lines(stride_floats, per_line))
 }
 
 /// The report for any shape and cache: four runs and what they show. Call
@@ -526,31 +522,29 @@ pub fn worked_example() -> String {
     let cm_follow = case1.get(StorageOrder::ColMajor, Traversal::ColOuter);
     let cm_cross = case1.get(StorageOrder::ColMajor, Traversal::RowOuter);
     let rm_follow = case1.get(StorageOrder::RowMajor, Traversal::RowOuter);
-    let rm_cross = case1.get(StorageOrder::RowMajor, Traversal::ColOuter);
     out.line(format!("col-outer, follows the storage: {}", stats_line(cm_follow)));
     out.line(format!("row-outer, crosses the storage: {}", stats_line(cm_cross)));
     out.line(format!(
-        "reading col-major in its own order hits {}% of the time, as row-major did: {}",
-        report::pct(cm_follow.hits, cm_follow.accesses()),
+        "following the storage costs both layouts the same ({} hits, {} misses each): {}",
+        cm_follow.hits,
+        cm_follow.misses,
         report::verdict(cm_follow == rm_follow)
     ));
     out.blank();
 
     out.heading("Crossing each layout: the same idea, a different price");
-    let (row_stride, _) = StorageOrder::RowMajor.strides(case1.shape);
-    let (_, col_stride) = StorageOrder::ColMajor.strides(case1.shape);
-    out.line(format!("row-major 8x64, crossing stride = cols = {}", stride_story(row_stride, &cfg)));
-    out.line(format!("col-major 8x64, crossing stride = rows = {}", stride_story(col_stride, &cfg)));
-    out.line(format!(
-        "row-major crossed: {} hits, {} misses (a stride of whole lines)",
-        rm_cross.hits, rm_cross.misses
-    ));
-    out.line(format!(
-        "col-major crossed: {} hits, {} misses (a stride inside one line)",
-        cm_cross.hits, cm_cross.misses
-    ));
-    out.line("crossing hurts both layouts, but the bill differs: it is set by the jump between");
-    out.line("consecutive accesses, counted in lines, and by whether one pass fits in the cache.");
+    for storage in [StorageOrder::RowMajor, StorageOrder::ColMajor] {
+        let c = Crossing::run(case1.shape, storage, cfg);
+        let walk = match Traversal::crossing(storage) {
+            Traversal::ColOuter => "down a column",
+            Traversal::RowOuter => "along a row",
+        };
+        out.line(format!("{storage}: the inner loop walks {walk} in steps of {}", stride_story(c.stride_floats, &cfg)));
+        out.line(format!(
+            "  one pass touches {} lines, the cache holds {}: {} hits, {} misses",
+            c.pass_lines, cfg.lines, c.stats.hits, c.stats.misses
+        ));
+    }
     out.blank();
 
     out.heading("A square matrix: the two layouts trade places exactly");
@@ -601,9 +595,12 @@ impl Crossing {
         Crossing { storage, stride_floats, pass_lines: lines.len() as u64, stats }
     }
 
-    /// What the rule predicts: a crossing hits only if consecutive accesses
-    /// share a line (a stride under one line) or one pass's lines all stay
-    /// in the cache until the next pass comes back for them.
+    /// What the rule predicts for a fully associative LRU cache whose lines
+    /// hold more than one float: a crossing hits only if consecutive
+    /// accesses share a line (a stride under one line) or one pass's lines
+    /// all stay in the cache until the next pass comes back for them. With
+    /// sets, lines that share a set evict each other whatever the pass
+    /// length, so the rule can be wrong either way.
     pub fn rule_says_hits(&self, cache: CacheConfig) -> bool {
         self.stride_floats * ELEM_BYTES < cache.line_bytes || self.pass_lines <= cache.lines
     }

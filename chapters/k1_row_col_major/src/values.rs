@@ -101,7 +101,7 @@ pub fn values() -> Vec<(&'static str, String)> {
         ("k1.check.cache_lines", and_list(&caches)),
         ("k1.bench.shape", format!("{}×{}", bench.rows, bench.cols)),
         ("k1.bench.accesses_millions", format!("{:.1}", bench.elements() as f64 / 1e6)),
-        ("k1.mirror.shape", MIRROR_SHAPE.to_string()),
+        ("k1.mirror.shape", format!("{}×{}", MIRROR_SHAPE.rows, MIRROR_SHAPE.cols)),
         ("k1.mirror.cache_lines", MIRROR_CACHE.lines.to_string()),
         ("k1.mirror.row_stride_lines", lines(row.stride_lines)),
         ("k1.mirror.row_pass_lines", row.pass_lines.to_string()),

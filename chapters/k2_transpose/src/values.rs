@@ -122,6 +122,19 @@ fn power_of_two(n: u64) -> String {
     format!("2{exp}")
 }
 
+/// How the rounds of the kernel's grid-stride loop spread over the block
+/// rows of `cfg` on `shape`: the fewest any block row walks, and how many
+/// block rows walk the most (`cfg.rounds(shape)`). Block row `b` walks tile
+/// rows `b`, `b + gridDim.y`, ... below the last one, as the kernel's loop does.
+pub fn round_spread(shape: Shape, cfg: &LaunchConfig) -> (u64, u64) {
+    let tile_rows = shape.rows.div_ceil(cfg.block.y as u64);
+    let rounds = |b: u64| (b..tile_rows).step_by(cfg.grid.y as usize).count() as u64;
+    let most = cfg.rounds(shape);
+    let fewest = (0..cfg.grid.y as u64).map(rounds).min().unwrap_or(0);
+    let at_most = (0..cfg.grid.y as u64).filter(|&b| rounds(b) == most).count() as u64;
+    (fewest, at_most)
+}
+
 pub fn values() -> Vec<(&'static str, String)> {
     let square = TileLayout::Square.shared_bytes(TILE);
     let padded = TileLayout::Padded.shared_bytes(TILE);
@@ -134,11 +147,14 @@ pub fn values() -> Vec<(&'static str, String)> {
         .expect("a one-column shape");
     let tall_launch =
         crate::transpose_launch(TileLayout::Padded, tall, TILE).expect("the suite's tall shape launches").cfg;
+    let (fewest_rounds, longest_block_rows) = round_spread(tall, &tall_launch);
     let mut v = vec![
         ("k2.tall.rows", power_of_two(tall.rows)),
         ("k2.tall.tile_rows", power_of_two(tall.rows.div_ceil(TILE as u64))),
         ("k2.tall.grid_y", tall_launch.grid.y.to_string()),
         ("k2.tall.rounds", tall_launch.rounds(tall).to_string()),
+        ("k2.tall.fewest_rounds", fewest_rounds.to_string()),
+        ("k2.tall.longest_block_rows", longest_block_rows.to_string()),
         ("k2.tile.square_bytes", square.to_string()),
         ("k2.tile.padded_bytes", padded.to_string()),
         ("k2.tile.padding_bytes", (padded - square).to_string()),
@@ -216,6 +232,19 @@ mod tests {
         assert_eq!(column_read(SOURCE_CASES[1].shape), (7, 7, 1));
         assert_eq!(guards_leave_banks_alone(&guard_bank_shapes()).0, 680);
         assert_eq!(narrow_padded_conflicts(), [(64, 85), (64, 99)]);
+    }
+
+    #[test]
+    fn block_rows_walk_as_many_rounds_as_their_tile_rows_need() {
+        // 10 rows of tiles over 4 block rows: block rows 0 and 1 take tile
+        // rows 0, 4, 8 and 1, 5, 9; block rows 2 and 3 take two each.
+        let cfg = LaunchConfig { grid: Dim2::new(1, 4), block: Dim2::new(1, 1) };
+        assert_eq!(round_spread(Shape::new(10, 1), &cfg), (2, 2));
+        assert_eq!(round_spread(Shape::new(8, 1), &cfg), (2, 4));
+        // The suite's tall matrix: 2^21 tile rows over 65535 block rows.
+        let get = |n: &str| values().into_iter().find(|(k, _)| *k == n).unwrap().1;
+        let spread = (get("k2.tall.fewest_rounds"), get("k2.tall.rounds"), get("k2.tall.longest_block_rows"));
+        assert_eq!(spread, ("32".into(), "33".into(), "32".into()));
     }
 
     #[test]

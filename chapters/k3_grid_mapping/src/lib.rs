@@ -337,17 +337,16 @@ fn config_lines(out: &mut Report, label: &str, shape: Shape, cfg: &LaunchConfig,
         cfg.threads_y()
     ));
     out.line(format!(
-        "  wasted (guarded) threads: {} along x, {} along y, {} in total ({} launched - {needed} needed)",
-        waste.x,
-        waste.y,
+        "  idle threads, turned away by the guard: {} = {} launched - {needed} needed",
         waste.total,
         cfg.total_threads()
     ));
-    let c = counted_coverage(shape, cfg, |t| Mapping::XToCol.element(t, shape), progress);
     out.line(format!(
-        "  coverage: {} elements touched 0 times, {} exactly once, {} more than once",
-        c.never, c.once, c.more
+        "    ({} past the last column in each row of threads, {} past the last row in each column)",
+        waste.x, waste.y
     ));
+    let c = counted_coverage(shape, cfg, |t| Mapping::XToCol.element(t, shape), progress);
+    out.line(format!("  touches per element: {} once, {} never, {} twice or more", c.once, c.never, c.more));
     c.exact(shape)
 }
 
@@ -380,7 +379,7 @@ fn traffic_line(out: &mut Report, mapping: Mapping, tr: &Traffic) {
 pub fn worked_example() -> String {
     let mut out = Report::new();
     let quiet = ProgressBar::hidden();
-    out.heading("K.3: 2D launch configurations, every thread accounted for");
+    out.heading("K.3: four 2D launches, every thread run and counted");
     out.blank();
     let mut all = true;
     for c in SOURCE_CASES {
@@ -395,7 +394,7 @@ pub fn worked_example() -> String {
     ));
     out.blank();
 
-    out.heading("Why x walks columns: neighbouring lanes should read neighbouring addresses");
+    out.heading("One warp's addresses under each mapping");
     writeln!(
         out,
         "a {}x{} row-major matrix (cols={}), block={DEMO_BLOCK}; fixed blockIdx=({},{}), threadIdx.y={DEMO_THREAD_Y},",
@@ -406,16 +405,15 @@ pub fn worked_example() -> String {
     out.line("x -> column (col from threadIdx.x, row from threadIdx.y):");
     let good = lane_lines(&mut out, Mapping::XToCol);
     out.line(format!(
-        "  consecutive threadIdx.x, consecutive addresses (stride {}): {}",
+        "  from one lane to the next the address grows by {}: {}",
         good.map_or("uneven".to_string(), |s| s.to_string()),
         report::flag(good == Some(1), if good == Some(1) { "coalesced" } else { "NOT coalesced" })
     ));
     out.blank();
-    out.line("Common trap: swap the axes and every element is still copied, but coalescing is gone.");
     out.line("x -> row (row from threadIdx.x, col from threadIdx.y):");
     let bad = lane_lines(&mut out, Mapping::XToRow);
     out.line(format!(
-        "  consecutive threadIdx.x now {} addresses apart (stride = cols = {}), not 1: {}",
+        "  from one lane to the next the address grows by {}, a whole row (cols = {}): {}",
         bad.map_or("unevenly".to_string(), |s| s.to_string()),
         DEMO_SHAPE.cols,
         report::flag(bad == Some(1), if bad == Some(1) { "coalesced" } else { "NOT coalesced" })
@@ -430,7 +428,7 @@ pub fn worked_example() -> String {
     ));
     let (good_lanes, good_sectors) = demo_sectors(Mapping::XToCol);
     let (bad_lanes, bad_sectors) = demo_sectors(Mapping::XToRow);
-    out.line("  correctness survives, the cost does not: of the lanes shown that lie inside the matrix,");
+    out.line("  32-byte sectors behind the lanes shown that lie inside the matrix:");
     out.line(format!(
         "  x -> row's {bad_lanes} lanes touch {bad_sectors} different 32-byte sector(s), x -> column's {good_lanes} lanes share {good_sectors}"
     ));

@@ -1,8 +1,11 @@
 //! The numbers K.3's page quotes, computed here (see `book/values.txt`).
 
-use crate::{demo_lanes, demo_sectors, traffic, validate, Mapping, DEMO_SHAPE, ELEM_BYTES, SOURCE_CASES};
+use crate::{
+    demo_lanes, demo_sectors, traffic, validate, Mapping, DEMO_BLOCK, DEMO_BLOCK_IDX, DEMO_SHAPE, DEMO_THREAD_Y,
+    ELEM_BYTES, SOURCE_CASES, WARP,
+};
 use ktrav::geometry::ceil_div;
-use ktrav::{Dim2, Shape};
+use ktrav::{Dim2, Shape, Thread};
 
 /// The page's try-it matrix that only the conventional mapping can launch.
 pub const TOO_TALL_FOR_SWAPPED: (Shape, Dim2) = (Shape::new(5, 3_000_000), Dim2::new(16, 16));
@@ -38,6 +41,21 @@ pub fn sectors_per_warp(shape: Shape, block: Dim2) -> (f64, f64) {
     (per(Mapping::XToCol), per(Mapping::XToRow))
 }
 
+/// The last lane of the demonstration warp, the whole warp and not only the
+/// lanes the worked example shows, and the column it lands on under
+/// x -> column. The warp is `WARP` consecutive linear thread indices of the
+/// block; the page speaks of its lanes as one row of threads, so it must not
+/// reach into the next row.
+pub fn demo_warp_end() -> (u32, u64) {
+    let cfg = Mapping::XToCol.launch(DEMO_SHAPE, DEMO_BLOCK).expect("the demo launch is valid");
+    let first = DEMO_THREAD_Y * DEMO_BLOCK.x;
+    let last = (first / WARP + 1) * WARP - 1;
+    let thread_idx = Dim2::new(last % DEMO_BLOCK.x, last / DEMO_BLOCK.x);
+    assert_eq!(thread_idx.y, DEMO_THREAD_Y, "the demo warp is one row of threads");
+    let t = Thread { block_idx: DEMO_BLOCK_IDX, thread_idx, block_dim: cfg.block, grid_dim: cfg.grid };
+    (thread_idx.x, Mapping::XToCol.coords(&t).1)
+}
+
 pub fn values() -> Vec<(&'static str, String)> {
     let c = SOURCE_CASES[3];
     let (col, row) = sectors_per_warp(c.shape, c.block);
@@ -58,6 +76,7 @@ pub fn values() -> Vec<(&'static str, String)> {
     let swapped = demo_lanes(Mapping::XToRow);
     let (_, good_sectors) = demo_sectors(Mapping::XToCol);
     let (tall, tall_block) = TOO_TALL_FOR_SWAPPED;
+    let (warp_last_lane, warp_last_col) = demo_warp_end();
     vec![
         ("k3.sectors.x_to_col_per_warp", format!("{col:.2}")),
         ("k3.sectors.x_to_row_per_warp", format!("{row:.2}")),
@@ -94,6 +113,8 @@ pub fn values() -> Vec<(&'static str, String)> {
         ("k3.demo.last_lane", last.0.to_string()),
         ("k3.demo.first_past_col", first_past.2.to_string()),
         ("k3.demo.last_col", last.2.to_string()),
+        ("k3.demo.warp_last_lane", warp_last_lane.to_string()),
+        ("k3.demo.warp_last_col", warp_last_col.to_string()),
         ("k3.demo.first_past_address", first_past.3.to_string()),
         ("k3.demo.last_address", last.3.to_string()),
         ("k3.demo.first_past_is", format!("({}, {})", first_past.3 / DEMO_SHAPE.cols, first_past.3 % DEMO_SHAPE.cols)),
@@ -115,6 +136,7 @@ mod tests {
         assert_eq!(launch_counts(1), [4, 3, 64, 48, 3, 11, 3072, 2257, 815]);
         let get = |n: &str| values().into_iter().find(|(k, _)| *k == n).unwrap().1;
         assert_eq!(get("k3.demo.first_past_address"), "1800");
+        assert_eq!(demo_warp_end(), (31, 127));
         assert_eq!(get("k3.sectors.x_to_col_total"), get("k3.sectors.minimum"));
     }
 

@@ -13,7 +13,11 @@ fn default_prints_the_worked_example() {
 #[test]
 fn custom_launch_runs() {
     let text = stdout_of(BIN, &["--rows", "37", "--cols", "61", "--block-x", "16", "--block-y", "16"]);
-    assert!(text.contains("wasted (guarded) threads: 3 along x, 11 along y, 815 in total"), "{text}");
+    assert!(text.contains("idle threads, turned away by the guard: 815 = 3072 launched - 2257 needed"), "{text}");
+    assert!(
+        text.contains("(3 past the last column in each row of threads, 11 past the last row in each column)"),
+        "{text}"
+    );
     assert!(text.contains("x -> row: grid = 3 x 4 blocks"), "{text}");
     // Any one flag is a custom run; the others keep their defaults.
     let text = stdout_of(BIN, &["--block-y", "4"]);

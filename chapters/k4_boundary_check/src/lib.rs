@@ -417,10 +417,6 @@ pub fn experiment_work(plan: &LaunchPlan, shuffles: u64) -> Option<u64> {
 
 // --- 5. Report ---------------------------------------------------------------
 
-fn order_name(cfg: &LaunchConfig, order: &BlockOrder) -> String {
-    format!("blockIdx.y = {}", join(block_row_sequence(cfg, order), ", "))
-}
-
 /// The worked example: every figure of the source's K.4 output.
 pub fn worked_example() -> String {
     let plan = source_plan();
@@ -428,7 +424,7 @@ pub fn worked_example() -> String {
     let block = cfg.block;
     let mut out = Report::new();
     let mut all_ok = true;
-    out.heading("K.4: a bounds check that guards one axis of two");
+    out.heading(&format!("K.4: a {rows}x{cols} fill with its column check missing"));
     out.blank();
     out.line(format!(
         "matrix {rows}x{cols}, blocks of {}x{} threads, grid {}x{}: {cols} is {}a multiple of blockDim.x = {}",
@@ -451,18 +447,22 @@ pub fn worked_example() -> String {
     ));
     out.blank();
 
-    out.heading("Why an element-wise addition would hide the same bug");
+    out.heading("The first stray thread, in a fill and in an addition");
     let (r, c) = (0, cols); // the first thread past the end of row 0
     let flat = r * cols + c;
     let (r2, c2) = (flat / cols, flat % cols);
     out.line(format!(
-        "thread (row {r}, col {c}) is past the last column but computes flat index {r}*{cols}+{c} = {flat},"
+        "thread (row {r}, col {c}) is past the last column; its flat index {r}*{cols}+{c} = {flat} is cell (row {r2}, col {c2})"
     ));
     out.line(format!(
-        "which is cell (row {r2}, col {c2}) of out, a and b alike: it stores a({r2},{c2}) + b({r2},{c2}),"
+        "  the fill stores the thread's own marker, {r}*1000+{c} = {}, where the cell needs {}",
+        marker(r, c),
+        marker(r2, c2)
     ));
-    out.line("the very value that cell should hold. Every stray store inside the matrix does the same.");
-    out.line("A fill marker is made from the storing thread's own (row, col), so its strays are wrong.");
+    out.line(format!(
+        "  the addition stores a[{flat}] + b[{flat}] = a({r2},{c2}) + b({r2},{c2}), the sum the cell needs"
+    ));
+    out.line("every stray inside the matrix does the same: a wrong value in the fill, the right one in the addition");
     out.blank();
 
     out.heading("Only the row checked");
@@ -472,16 +472,20 @@ pub fn worked_example() -> String {
     let fwd = run_fill(&plan, &BlockOrder::Forward, Fill::RowOnly);
     let rev = run_fill(&plan, &BlockOrder::Reverse, Fill::RowOnly);
     let (fwd_d, rev_d) = (Damage::of(&fwd, marker), Damage::of(&rev, marker));
-    for (name, order, d) in [("forward", BlockOrder::Forward, &fwd_d), ("in reverse", BlockOrder::Reverse, &rev_d)] {
-        out.line(format!(
-            "blocks run {name} ({}): {} of {} rows below row 0 wrong",
-            order_name(&cfg, &order),
-            d.wrong_rows.len(),
-            rows - 1
-        ));
+    let mut table =
+        vec![["order of blockIdx.y", "rows below row 0 wrong", "padding cells overwritten"].map(String::from)];
+    for (name, order, d) in [("forward", BlockOrder::Forward, &fwd_d), ("reverse", BlockOrder::Reverse, &rev_d)] {
+        table.push([
+            format!("{} ({name})", join(block_row_sequence(&cfg, &order), ", ")),
+            format!("{} of {}", d.wrong_rows.len(), rows - 1),
+            d.padding_overwritten.to_string(),
+        ]);
     }
-    out.line(format!("padding cells overwritten, forward: {}", fwd_d.padding_overwritten));
-    out.line(format!("padding cells overwritten, reverse: {}", rev_d.padding_overwritten));
+    let width = |i: usize| table.iter().map(|row| row[i].len()).max().unwrap_or(0);
+    let (w0, w1) = (width(0), width(1));
+    for [order, wrong, padding] in &table {
+        out.line(format!("{order:<w0$}  {wrong:<w1$}  {padding}"));
+    }
     out.blank();
     out.line("column 0 of each row after the reverse run:");
     for r in 0..rows {
@@ -495,7 +499,9 @@ pub fn worked_example() -> String {
         out.line(format!("  row {r}: holds {got}, should hold {want} -- {verdict}"));
     }
     out.blank();
-    out.line(format!("what both orders agree on: the last row's {overflow} stray stores, which land in the padding"));
+    out.line(format!(
+        "in both runs the padding count is the last row's {overflow} strays, stored past the end of the matrix"
+    ));
     all_ok &= fwd_d.wrong_rows.is_empty()
         && rev_d.wrong_rows.len() as u64 == rows - 1
         && fwd_d.padding_overwritten == overflow
