@@ -75,8 +75,8 @@ pub fn ring_of(row: u64, col: u64, rows: u64, cols: u64) -> u64 {
     row.min(col).min(rows - 1 - row).min(cols - 1 - col)
 }
 
-/// The first rank on ring `k`: peeling `k` rings off a `rows x cols`
-/// matrix removes everything outside the `(rows-2k) x (cols-2k)` core.
+/// The first rank on ring `k`: the number of cells on rings 0 to `k - 1`,
+/// which is the `rows x cols` matrix less its `(rows-2k) x (cols-2k)` core.
 pub fn ring_start(k: u64, rows: u64, cols: u64) -> u64 {
     rows * cols - (rows - 2 * k) * (cols - 2 * k)
 }
