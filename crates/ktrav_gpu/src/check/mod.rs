@@ -257,7 +257,7 @@ pub fn check_on(chapter: &Chapter, ex: &Exercise, args: &CheckArgs, source: &str
     record.compile_log = Some(compiled.log.clone());
     record.compiler = Some(format!("{} for {}; {}", compiler, compiled.code(), nvrtc::HEADERS));
     if let Err(why) = crate::hints::check_entry(&compiled.ptx, ex) {
-        return record.fail(&why);
+        return record.fail(&format!("{why:#}"));
     }
     if args.compile_only {
         record.compiled_only();
@@ -287,7 +287,7 @@ pub fn check_on(chapter: &Chapter, ex: &Exercise, args: &CheckArgs, source: &str
     let timeout = Duration::from_secs(args.timeout);
     match worker::launcher() {
         Some(launcher) => {
-            if let Err(busy) = shapes_in_workers(
+            if let Err(MachineBusy(busy)) = shapes_in_workers(
                 &mut record,
                 launcher,
                 chapter,
@@ -368,6 +368,10 @@ pub fn check_on(chapter: &Chapter, ex: &Exercise, args: &CheckArgs, source: &str
     record
 }
 
+/// The machine stopped a shape's worker twice (too slow to start, or to
+/// judge): the check cannot be made, and the line says why.
+struct MachineBusy(String);
+
 /// Runs every case in a worker of its own and pushes its verdict. A shape
 /// whose worker the machine stopped (too slow to start, or to judge) is
 /// run again; twice stopped, the check cannot be made: `Err` says why. A
@@ -387,7 +391,7 @@ fn shapes_in_workers(
     cubin: Option<&[u8]>,
     cases: &[Case],
     timeout: Duration,
-) -> Result<(), String> {
+) -> Result<(), MachineBusy> {
     let mut hung: Option<Instant> = None;
     for case in cases {
         let limit = match hung {
@@ -434,10 +438,10 @@ fn shapes_in_workers(
             }
         }
         if let Some(busy) = ran.machine_too_busy() {
-            return Err(format!(
+            return Err(MachineBusy(format!(
                 "{busy} (on {}); nothing is wrong with the kernel as far as the check got: run it again",
                 case.label
-            ));
+            )));
         }
         keep_printed(record, ran.printed.clone());
         push(record, case, ran.verdict(limit));
