@@ -86,10 +86,10 @@ fn main() {
     if let Some(Command::Grade(grade)) = &args.command {
         match ktrav_grade::grade(grade, &catalogue()) {
             Ok(code) => std::process::exit(code),
-            Err(failure) if failure.code() == 2 => cli::fail(failure.message()),
-            Err(failure) => {
-                eprintln!("error: {}", failure.message());
-                std::process::exit(failure.code())
+            Err(ktrav_grade::GradeError::Usage(message)) => cli::fail(&message),
+            Err(e) => {
+                eprintln!("error: {e}");
+                std::process::exit(e.code())
             }
         }
     }
