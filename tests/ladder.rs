@@ -1,8 +1,9 @@
 //! Every chapter's ladder against its kernel file, read through `CHAPTERS`:
 //! what a `.cu` file states about a version (its number, its
 //! `__launch_bounds__`, the block its comment names) is what the version's
-//! plan launches, on every shape the ladder runs, and the kernel source a
-//! chapter reads is the file the build embeds.
+//! plan launches, on every shape the ladder runs, the kernel source a
+//! chapter reads is the file the build embeds, and each chapter checks how
+//! its kernel file compiles in one place, its `tests/kernels.rs`.
 
 use appendix_k::CHAPTERS;
 use ktrav::ladder::shapes;
@@ -24,6 +25,41 @@ fn a_chapters_kernel_source_is_its_embedded_kernel_file() {
         let embedded = ktrav_gpu::kernels::find(ch.id).map(|k| k.source);
         assert_eq!(ch.kernel_source, embedded, "{}: its kernel_source is not kernels/{}.cu", ch.id, ch.id);
         assert!(ch.versions.is_empty() || ch.kernel_source.is_some(), "{} has versions but no kernel file", ch.id);
+    }
+}
+
+/// Every chapter with a kernel file checks how it compiles in its
+/// `tests/kernels.rs`: its kernels (`check_compiled`) and, with a ladder,
+/// its versions (`check_versions`); no other file of the chapter does.
+#[test]
+fn a_chapters_compile_checks_are_its_tests_kernels_rs() {
+    fn rust_files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+        for e in std::fs::read_dir(dir).unwrap().flatten() {
+            let path = e.path();
+            if path.is_dir() {
+                rust_files(&path, out);
+            } else if path.extension().is_some_and(|x| x == "rs") {
+                out.push(path);
+            }
+        }
+    }
+    let chapters = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("chapters");
+    for ch in CHAPTERS.iter().filter(|ch| ch.kernel_source.is_some()) {
+        let dir = chapters.join(ch.id);
+        let place = dir.join("tests/kernels.rs");
+        let text = std::fs::read_to_string(&place).unwrap_or_else(|e| panic!("{}: {e}", place.display()));
+        assert!(text.contains("check_compiled(") && text.contains(&format!("\"{}\"", ch.id)), "{}", place.display());
+        assert!(ch.versions.is_empty() || text.contains("check_versions("), "{} checks no version", place.display());
+        let mut files = Vec::new();
+        rust_files(&dir, &mut files);
+        for file in files.iter().filter(|f| **f != place) {
+            let text = std::fs::read_to_string(file).unwrap();
+            assert!(
+                !text.contains("check_compiled(") && !text.contains("check_versions("),
+                "{} checks the kernel file: that is tests/kernels.rs's",
+                file.display()
+            );
+        }
     }
 }
 
