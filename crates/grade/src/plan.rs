@@ -66,16 +66,22 @@ impl std::fmt::Display for Expectation {
     }
 }
 
-impl std::str::FromStr for Expectation {
-    type Err = String;
+/// A word no [`Expectation`] is named: shown as one line naming every
+/// expectation.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("'{0}' is not a verdict (use one of: {names})", names = expectation_names())]
+pub struct UnknownExpectation(pub String);
 
-    /// `Err` is one line naming every expectation.
-    fn from_str(s: &str) -> Result<Expectation, String> {
-        let all = Expectation::all();
-        all.iter().copied().find(|e| e.name() == s).ok_or_else(|| {
-            let names: Vec<&str> = all.iter().map(|e| e.name()).collect();
-            format!("'{s}' is not a verdict (use one of: {})", names.join(", "))
-        })
+/// Every expectation's name, in [`Expectation::all`]'s order.
+fn expectation_names() -> String {
+    Expectation::all().iter().map(|e| e.name()).collect::<Vec<_>>().join(", ")
+}
+
+impl std::str::FromStr for Expectation {
+    type Err = UnknownExpectation;
+
+    fn from_str(s: &str) -> Result<Expectation, UnknownExpectation> {
+        Expectation::all().into_iter().find(|e| e.name() == s).ok_or_else(|| UnknownExpectation(s.to_string()))
     }
 }
 
@@ -425,7 +431,9 @@ pub fn read_manifest(path: &Path, dir: &Path, catalogue: &[ExerciseRef]) -> anyh
         }
         let exercise = exercise::find(catalogue, &row.exercise).map_err(|e| at(e.to_string()))?;
         let expectation = |v: Option<String>| -> anyhow::Result<Option<Expectation>> {
-            v.filter(|v| !v.is_empty()).map(|v| v.parse().map_err(at)).transpose()
+            v.filter(|v| !v.is_empty())
+                .map(|v| v.parse().map_err(|e: UnknownExpectation| at(e.to_string())))
+                .transpose()
         };
         let expect = Expect {
             public: expectation(row.expect)?,
@@ -538,7 +546,7 @@ mod tests {
             assert_eq!(serde_json::from_str::<Expectation>(&format!("\"{e}\"")).unwrap(), *e);
             assert!(all[..i].iter().all(|f| f.name() != e.name()), "two expectations are named {e}");
         }
-        let bad = "great".parse::<Expectation>().unwrap_err();
+        let bad = "great".parse::<Expectation>().unwrap_err().to_string();
         assert!(bad.starts_with("'great' is not a verdict (use one of: pass, fail, compile error, no kernel, wrong,"));
         assert!(serde_json::from_str::<Expectation>("\"great\"").is_err());
     }
