@@ -11,25 +11,25 @@ pub const STARTERS: &[(&str, &str)] = include!(concat!(env!("OUT_DIR"), "/starte
 
 /// Writes the handout into `dir`, which must be missing or empty; returns
 /// the files written. `Err` is one line, before anything is written.
-pub fn write(dir: &Path) -> Result<Vec<String>, String> {
+pub fn write(dir: &Path) -> anyhow::Result<Vec<String>> {
     match std::fs::read_dir(dir) {
         Ok(mut entries) => {
             if entries.next().is_some() {
-                return Err(format!("{} is not empty: give a new or empty folder for the handout", dir.display()));
+                anyhow::bail!("{} is not empty: give a new or empty folder for the handout", dir.display());
             }
         }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
         Err(e) if e.kind() == std::io::ErrorKind::NotADirectory => {
-            return Err(format!("{} is a file, not a folder", dir.display()))
+            anyhow::bail!("{} is a file, not a folder", dir.display())
         }
-        Err(e) => return Err(format!("cannot read {}: {e}", dir.display())),
+        Err(e) => anyhow::bail!("cannot read {}: {e}", dir.display()),
     }
     let mut written = Vec::new();
     for (name, text) in STARTERS {
         let path = dir.join(name);
         let parent = path.parent().expect("a starter lies in a chapter's folder");
-        std::fs::create_dir_all(parent).map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
-        std::fs::write(&path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        std::fs::create_dir_all(parent).map_err(|e| anyhow::anyhow!("cannot create {}: {e}", parent.display()))?;
+        std::fs::write(&path, text).map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
         written.push(name.to_string());
     }
     Ok(written)
@@ -67,10 +67,10 @@ mod tests {
         let written = write(&dir).unwrap();
         assert_eq!(written.len(), STARTERS.len());
         assert_eq!(std::fs::read_to_string(dir.join(STARTERS[0].0)).unwrap(), STARTERS[0].1);
-        let again = write(&dir).unwrap_err();
+        let again = write(&dir).unwrap_err().to_string();
         assert!(again.ends_with("is not empty: give a new or empty folder for the handout"), "{again}");
         std::fs::write(d.path().join("file"), "x").unwrap();
-        assert!(write(&d.path().join("file")).unwrap_err().contains("is a file"));
+        assert!(write(&d.path().join("file")).unwrap_err().to_string().contains("is a file"));
         let empty = d.path().join("empty");
         std::fs::create_dir(&empty).unwrap();
         assert!(write(&empty).is_ok());

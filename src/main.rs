@@ -78,64 +78,71 @@ fn chapter_list() -> String {
 }
 
 fn main() {
+    std::process::exit(cli::finish(run()))
+}
+
+/// The command; `Ok` is the exit code.
+fn run() -> Result<i32, cli::Exit> {
     let command = Args::command().after_help(chapter_list());
-    let args = match command.try_get_matches().and_then(|m| Args::from_arg_matches(&m)) {
-        Ok(args) => args,
-        Err(e) => cli::exit_on_clap_error(e),
-    };
-    if let Some(Command::Grade(grade)) = &args.command {
-        match ktrav_grade::grade(grade, &catalogue()) {
-            Ok(code) => std::process::exit(code),
-            Err(failure) if failure.code() == 2 => cli::fail(failure.message()),
-            Err(failure) => {
-                eprintln!("error: {}", failure.message());
-                std::process::exit(failure.code())
+    let args = command.try_get_matches().and_then(|m| Args::from_arg_matches(&m))?;
+    match &args.command {
+        Some(Command::Grade(grade)) => match ktrav_grade::grade(grade, &catalogue()) {
+            Ok(code) => Ok(code),
+            Err(ktrav_grade::GradeError::Usage(message)) => Err(cli::Exit::Usage(message)),
+            Err(e) => {
+                eprintln!("error: {e}");
+                Ok(e.code())
             }
+        },
+        Some(Command::Record { file }) => record(file),
+        Some(Command::Handout { dir }) => {
+            let written = cli::usage(appendix_k::handout::write(dir))?;
+            cli::print(&format!("wrote {} starters into {}: {}\n", written.len(), dir.display(), written.join(", ")))?;
+            Ok(0)
         }
-    }
-    if let Some(Command::Record { file }) = &args.command {
-        std::process::exit(record(file));
-    }
-    if let Some(Command::Handout { dir }) = &args.command {
-        let written = cli::or_exit(appendix_k::handout::write(dir));
-        cli::print(&format!("wrote {} starters into {}: {}\n", written.len(), dir.display(), written.join(", ")));
-        std::process::exit(0);
-    }
-    if let Some(Command::ExpectColumns { files }) = &args.command {
-        cli::print(&cli::or_exit(appendix_k::room::expect_columns(files)));
-        std::process::exit(0);
-    }
-    if let Some(Command::Doctor) = args.command {
-        cli::print(&ktrav_gpu::doctor::report());
-    } else if args.list {
-        cli::print(&format!("{}\n", chapter_list()));
-    } else if args.ids || args.gpu_ids {
-        for ch in CHAPTERS.iter().filter(|ch| args.ids || ch.gpu_section.is_some()) {
-            cli::print(&format!("{}\n", ch.id));
+        Some(Command::ExpectColumns { files }) => {
+            cli::print(&cli::usage(appendix_k::room::expect_columns(files))?)?;
+            Ok(0)
         }
-    } else {
-        for (i, ch) in CHAPTERS.iter().enumerate() {
-            if i > 0 {
-                cli::print("\n");
+        Some(Command::Doctor) => {
+            cli::print(&ktrav_gpu::doctor::report())?;
+            Ok(0)
+        }
+        None if args.list => {
+            cli::print(&format!("{}\n", chapter_list()))?;
+            Ok(0)
+        }
+        None if args.ids || args.gpu_ids => {
+            for ch in CHAPTERS.iter().filter(|ch| args.ids || ch.gpu_section.is_some()) {
+                cli::print(&format!("{}\n", ch.id))?;
             }
-            cli::print(&ch.report_text());
+            Ok(0)
+        }
+        None => {
+            for (i, ch) in CHAPTERS.iter().enumerate() {
+                if i > 0 {
+                    cli::print("\n")?;
+                }
+                cli::print(&ch.report_text())?;
+            }
+            Ok(0)
         }
     }
 }
 
 /// `record FILE`: every chapter's GPU section, then the record of what they
 /// measured, written only when every section passed. The exit code: 0
-/// written, 1 a section failed, 2 bad input, 3 no GPU.
-fn record(file: &std::path::Path) -> i32 {
+/// written, 1 a section failed, 3 no GPU; bad input is [`cli::Exit::Usage`].
+fn record(file: &std::path::Path) -> Result<i32, cli::Exit> {
     let folder = file.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
     if !folder.is_dir() {
-        cli::fail(&format!("cannot write {}: no folder {}", file.display(), folder.display()));
+        return Err(cli::Exit::Usage(format!("cannot write {}: no folder {}", file.display(), folder.display())));
     }
     let gpu = match ktrav_gpu::open() {
         Ok(g) => g,
         Err(why) => {
             eprintln!("error: nothing recorded: no GPU ({why})");
-            return ktrav::lab::COULD_NOT_CHECK;
+            return Ok(ktrav::lab::COULD_NOT_CHECK);
         }
     };
     let mut sections = Vec::new();
@@ -146,22 +153,22 @@ fn record(file: &std::path::Path) -> i32 {
         match section() {
             ktrav::SectionOutcome::Ran { failures: 0, record, .. } => sections.push(record),
             other => {
-                cli::print(&format!("{}: FAILED\n{}", ch.heading(), ktrav::report::plain(&other.text())));
+                cli::print(&format!("{}: FAILED\n{}", ch.heading(), ktrav::report::plain(&other.text())))?;
                 failed.push(ch.id);
             }
         }
     }
     if !failed.is_empty() {
         eprintln!("error: nothing recorded: the GPU sections of {} did not pass", failed.join(", "));
-        return 1;
+        return Ok(1);
     }
     let large = if std::env::var_os(ktrav::section::LARGE_ENV).is_some() { "KTRAV_GPU_LARGE=1 " } else { "" };
     let run = ktrav_gpu::record::run_on(&gpu, &format!("{large}appendix_k record FILE"));
     let record = ktrav::measured::Record { run, sections };
     if let Err(e) = std::fs::write(file, record.to_json()) {
         eprintln!("error: cannot write {}: {e}", file.display());
-        return 1;
+        return Ok(1);
     }
-    cli::print(&format!("record written to {}\n", file.display()));
-    0
+    cli::print(&format!("record written to {}\n", file.display()))?;
+    Ok(0)
 }

@@ -11,11 +11,11 @@ use std::path::PathBuf;
 /// verdict is not fixed), `FILE,EXERCISE,EXPECT,EXPECT_LARGE,EXPECT_HIDDEN,
 /// EXPECT_HIDDEN_LARGE`, an empty column where the manifest falls back to
 /// another. `Err` is one line, and nothing is printed before it.
-pub fn expect_columns(files: &[PathBuf]) -> Result<String, String> {
+pub fn expect_columns(files: &[PathBuf]) -> anyhow::Result<String> {
     let mut out = String::new();
     for file in files {
-        let text = std::fs::read_to_string(file).map_err(|e| format!("cannot read {}: {e}", file.display()))?;
-        let lines = expect::parse(&text).map_err(|e| format!("{}: {e}", file.display()))?;
+        let text = std::fs::read_to_string(file).map_err(|e| anyhow::anyhow!("cannot read {}: {e}", file.display()))?;
+        let lines = expect::parse(&text).map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
         for line in &lines {
             let Some(columns) = Expect::of_line(line) else { continue };
             let columns = columns.columns().map(|c| c.map_or(String::new(), |c| c.to_string()));
@@ -46,10 +46,10 @@ mod tests {
         );
         std::fs::write(&file, "// expect: copy: fine\n").unwrap();
         assert_eq!(
-            expect_columns(std::slice::from_ref(&file)).unwrap_err(),
+            expect_columns(std::slice::from_ref(&file)).unwrap_err().to_string(),
             format!("{f}: unknown verdict in 'copy: fine'")
         );
         let missing = d.path().join("missing.cu");
-        assert!(expect_columns(&[missing]).unwrap_err().starts_with("cannot read "));
+        assert!(expect_columns(&[missing]).unwrap_err().to_string().starts_with("cannot read "));
     }
 }

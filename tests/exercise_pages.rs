@@ -342,7 +342,7 @@ fn every_pages_sim_check_fails_the_starter_and_passes_the_solution() {
 #[test]
 fn an_unknown_exercise_is_refused_in_one_line() {
     for ch in CHAPTERS.iter().filter(|ch| !ch.sim_exercises.is_empty()) {
-        let err = ktrav::lab::simcheck::find(ch, Some("no-such-exercise")).unwrap_err();
+        let err = ktrav::lab::simcheck::find(ch, Some("no-such-exercise")).unwrap_err().to_string();
         assert!(err.contains("no-such-exercise") && !err.contains('\n'), "{err}");
         for sim in ch.sim_exercises {
             assert_eq!(ktrav::lab::simcheck::find(ch, Some(sim.id)).unwrap().id, sim.id);

@@ -1,8 +1,9 @@
 //! Every chapter's ladder against its kernel file, read through `CHAPTERS`:
 //! what a `.cu` file states about a version (its number, its
 //! `__launch_bounds__`, the block its comment names) is what the version's
-//! plan launches, on every shape the ladder runs, and the kernel source a
-//! chapter reads is the file the build embeds.
+//! plan launches, on every shape the ladder runs, the kernel source a
+//! chapter reads is the file the build embeds, and each chapter checks how
+//! its kernel file compiles in one place, its `tests/kernels.rs`.
 
 use appendix_k::CHAPTERS;
 use ktrav::ladder::shapes;
@@ -27,12 +28,47 @@ fn a_chapters_kernel_source_is_its_embedded_kernel_file() {
     }
 }
 
+/// Every chapter with a kernel file checks how it compiles in its
+/// `tests/kernels.rs`: its kernels (`check_compiled`) and, with a ladder,
+/// its versions (`check_versions`); no other file of the chapter does.
+#[test]
+fn a_chapters_compile_checks_are_its_tests_kernels_rs() {
+    fn rust_files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+        for e in std::fs::read_dir(dir).unwrap().flatten() {
+            let path = e.path();
+            if path.is_dir() {
+                rust_files(&path, out);
+            } else if path.extension().is_some_and(|x| x == "rs") {
+                out.push(path);
+            }
+        }
+    }
+    let chapters = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("chapters");
+    for ch in CHAPTERS.iter().filter(|ch| ch.kernel_source.is_some()) {
+        let dir = chapters.join(ch.id);
+        let place = dir.join("tests/kernels.rs");
+        let text = std::fs::read_to_string(&place).unwrap_or_else(|e| panic!("{}: {e}", place.display()));
+        assert!(text.contains("check_compiled(") && text.contains(&format!("\"{}\"", ch.id)), "{}", place.display());
+        assert!(ch.versions.is_empty() || text.contains("check_versions("), "{} checks no version", place.display());
+        let mut files = Vec::new();
+        rust_files(&dir, &mut files);
+        for file in files.iter().filter(|f| **f != place) {
+            let text = std::fs::read_to_string(file).unwrap();
+            assert!(
+                !text.contains("check_compiled(") && !text.contains("check_versions("),
+                "{} checks the kernel file: that is tests/kernels.rs's",
+                file.display()
+            );
+        }
+    }
+}
+
 #[test]
 fn every_version_is_numbered_commented_and_bounded_as_its_plan_launches() {
-    let mut versions = 0;
+    let mut listed = Vec::new();
     for ch in CHAPTERS {
         for (i, v) in ch.versions.iter().enumerate() {
-            versions += 1;
+            listed.push(v.kernel);
             let n = i + 1;
             let source = ch.kernel_source.unwrap();
             assert!(v.kernel.contains(&format!("_v{n}_")), "{}: version {n} is {}", ch.id, v.kernel);
@@ -64,7 +100,18 @@ fn every_version_is_numbered_commented_and_bounded_as_its_plan_launches() {
             }
         }
     }
-    assert!(versions >= CHAPTERS.iter().filter(|ch| !ch.versions.is_empty()).count());
+    // The ladders hold every numbered version the kernel files declare,
+    // once: a version its chapter's ladder leaves out (or lists twice)
+    // fails here.
+    let mut declared: Vec<&str> = CHAPTERS
+        .iter()
+        .filter_map(|ch| ch.kernel_source)
+        .flat_map(cu::entry_points)
+        .filter(|kernel| kernel.split('_').any(|w| w.len() > 1 && w.starts_with('v') && w[1..].parse::<u32>().is_ok()))
+        .collect();
+    declared.sort();
+    listed.sort();
+    assert_eq!(listed, declared, "the chapters' ladders against the numbered kernels of kernels/*.cu");
 }
 
 /// A plan that launches a block its kernel is not written for is refused

@@ -16,6 +16,7 @@
 //! side only (the source's simulator has no sets). Timings are printed,
 //! never asserted.
 
+use anyhow::anyhow;
 use k1_row_col_major::{simulate, CacheConfig, CacheStats, Traversal, BENCH_SIDE, SOURCE_CACHE, TYPICAL_L1};
 use ktrav::{Shape, StorageOrder};
 use std::hint::black_box;
@@ -61,22 +62,22 @@ struct SourceSim {
 
 impl SourceSim {
     /// Finds, extracts and compiles the source's program, or says why not.
-    fn build() -> Result<Self, String> {
+    fn build() -> anyhow::Result<Self> {
         let seed = seed_path()?;
-        let text = fs::read_to_string(&seed).map_err(|e| format!("cannot read {}: {e}", seed.display()))?;
+        let text = fs::read_to_string(&seed).map_err(|e| anyhow!("cannot read {}: {e}", seed.display()))?;
         let program = extract_program(&text).ok_or_else(|| {
-            format!("{} holds no K.1 program with simulate_row_outer and simulate_col_outer", seed.display())
+            anyhow!("{} holds no K.1 program with simulate_row_outer and simulate_col_outer", seed.display())
         })?;
         let cxx = env::var("KTRAV_CXX").unwrap_or_else(|_| "c++".to_string());
         let version = Command::new(&cxx)
             .arg("--version")
             .output()
-            .map_err(|e| format!("no C++ compiler: `{cxx}` could not be run ({e}); set KTRAV_CXX to one"))?;
+            .map_err(|e| anyhow!("no C++ compiler: `{cxx}` could not be run ({e}); set KTRAV_CXX to one"))?;
         let version = String::from_utf8_lossy(&version.stdout).lines().next().unwrap_or("").to_string();
         let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("k1-source-sim");
-        fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        fs::create_dir_all(&dir).map_err(|e| anyhow!("cannot create {}: {e}", dir.display()))?;
         let write =
-            |name: &str, body: &str| fs::write(dir.join(name), body).map_err(|e| format!("cannot write {name}: {e}"));
+            |name: &str, body: &str| fs::write(dir.join(name), body).map_err(|e| anyhow!("cannot write {name}: {e}"));
         write("source.cpp", program)?;
         write("driver.cpp", DRIVER)?;
         let exe = dir.join("driver");
@@ -87,13 +88,10 @@ impl SourceSim {
             .arg("-o")
             .arg(&exe)
             .output()
-            .map_err(|e| format!("`{cxx}` could not be run ({e})"))?;
+            .map_err(|e| anyhow!("`{cxx}` could not be run ({e})"))?;
         if !out.status.success() {
             let err = String::from_utf8_lossy(&out.stderr);
-            return Err(format!(
-                "`{cxx}` rejected the source's program: {}",
-                err.lines().next().unwrap_or("(no message)")
-            ));
+            anyhow::bail!("`{cxx}` rejected the source's program: {}", err.lines().next().unwrap_or("(no message)"));
         }
         let about = format!("{} (`{cxx} {}`: {version})", seed.display(), flags.join(" "));
         Ok(SourceSim { exe, about })
@@ -118,15 +116,15 @@ impl SourceSim {
 /// `KTRAV_SOURCE` (relative to the workspace root), or else `shared/seed/`
 /// in the nearest parent of the workspace root that has it
 /// (`../shared/seed/` from the root first).
-fn seed_path() -> Result<PathBuf, String> {
+fn seed_path() -> anyhow::Result<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let root = root.canonicalize().unwrap_or(root);
     if let Some(path) = env::var_os("KTRAV_SOURCE") {
         let path = root.join(path);
-        return if path.is_file() { Ok(path) } else { Err(format!("KTRAV_SOURCE={} is not a file", path.display())) };
+        return if path.is_file() { Ok(path) } else { Err(anyhow!("KTRAV_SOURCE={} is not a file", path.display())) };
     }
     let found = root.ancestors().skip(1).map(|dir| dir.join("shared/seed").join(SEED)).find(|p| p.is_file());
-    found.ok_or_else(|| format!("no shared/seed/{SEED} beside {} or any parent (set KTRAV_SOURCE)", root.display()))
+    found.ok_or_else(|| anyhow!("no shared/seed/{SEED} beside {} or any parent (set KTRAV_SOURCE)", root.display()))
 }
 
 /// The source's K.1 program: the lines between its file heading and its

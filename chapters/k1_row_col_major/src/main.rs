@@ -47,25 +47,35 @@ struct Args {
 }
 
 fn main() {
-    let (args, custom) = cli::parse_typed_or_exit::<Args>(&["rows", "cols", "lines", "ways", "line_bytes"]);
+    std::process::exit(cli::finish(run()))
+}
+
+/// The chapter's command; `Ok` is the exit code.
+fn run() -> Result<i32, cli::Exit> {
+    let (args, custom) = cli::parse_typed::<Args>(&["rows", "cols", "lines", "ways", "line_bytes"])?;
     if let Some(command) = &args.lab {
-        command.run(&CHAPTER);
+        return command.run(&CHAPTER);
     }
     if args.measure {
         cli::warn_if_debug("timings");
     }
-    if custom {
+    let code = if custom {
         let shape = Shape::new(args.rows, args.cols);
         let cache =
             CacheConfig { lines: args.lines, line_bytes: args.line_bytes, ways: args.ways.unwrap_or(args.lines) };
-        cli::or_exit(validate(shape, &cache));
-        cli::check_limit("cache-slot checks", slot_checks(shape, &cache), MAX_SLOT_CHECKS);
-        cli::print(&experiment_report(shape, cache));
+        cli::usage(validate(shape, &cache))?;
+        cli::check_limit("cache-slot checks", slot_checks(shape, &cache), MAX_SLOT_CHECKS)?;
+        cli::print(&experiment_report(shape, cache))?;
+        0
     } else {
-        CHAPTER.run_default();
+        CHAPTER.run_default()?
+    };
+    if code != 0 {
+        return Ok(code);
     }
     if args.measure {
-        cli::print("\n");
-        cli::print(&measure(args.measure_size, 5));
+        cli::print("\n")?;
+        cli::print(&measure(args.measure_size, 5))?;
     }
+    Ok(0)
 }

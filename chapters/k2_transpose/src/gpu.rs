@@ -76,7 +76,8 @@ pub fn small(gpu: &Gpu, sec: &mut GpuSection) -> Result<()> {
 
 /// The section at a reader's shape (`--gpu`): both teaching kernels and
 /// every version against the plain transpose, then timed beside a copy.
-pub fn at_shape(shape: Shape) -> ktrav::SectionOutcome {
+/// `Err` when its buffers do not fit in the free device memory.
+pub fn at_shape(shape: Shape) -> Result<ktrav::SectionOutcome, ktrav_gpu::section::TooLarge> {
     let expected = transposed();
     let ladder = ladder(&expected, vec![shape]);
     ktrav_gpu::section::section_at(

@@ -34,20 +34,25 @@ struct Args {
 }
 
 fn main() {
-    let (args, custom) = cli::parse_typed_or_exit::<Args>(&["rows", "cols", "tile"]);
+    std::process::exit(cli::finish(run()))
+}
+
+/// The chapter's command; `Ok` is the exit code.
+fn run() -> Result<i32, cli::Exit> {
+    let (args, custom) = cli::parse_typed::<Args>(&["rows", "cols", "tile"])?;
     if let Some(command) = &args.lab {
-        command.run(&CHAPTER);
+        return command.run(&CHAPTER);
     }
     if !custom {
-        CHAPTER.run_default();
-        return;
+        return CHAPTER.run_default();
     }
     let shape = Shape::new(args.rows, args.cols);
     if args.gpu {
-        cli::run_on_gpu(shape, k2_transpose::gpu::at_shape);
+        return cli::run_on_gpu(shape, k2_transpose::gpu::at_shape);
     }
-    cli::check_limit("matrix elements", shape.checked_elements(), MAX_ELEMENTS);
+    cli::check_limit("matrix elements", shape.checked_elements(), MAX_ELEMENTS)?;
     let tile = args.tile as u32; // size_in caps it at 2^16
-    cli::or_exit(validate(shape, tile));
-    cli::print(&cli::or_exit(experiment_report(shape, tile)));
+    cli::usage(validate(shape, tile))?;
+    cli::print(&cli::usage(experiment_report(shape, tile))?)?;
+    Ok(0)
 }

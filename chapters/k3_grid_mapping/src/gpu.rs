@@ -64,7 +64,8 @@ pub fn small(gpu: &Gpu, sec: &mut GpuSection) -> Result<()> {
 /// The section at a reader's shape (`--gpu`): both mappings (each where
 /// its grid can cover the shape) and every version against the source,
 /// then timed beside a device copy.
-pub fn at_shape(shape: Shape) -> ktrav::SectionOutcome {
+/// `Err` when its buffers do not fit in the free device memory.
+pub fn at_shape(shape: Shape) -> Result<ktrav::SectionOutcome, ktrav_gpu::section::TooLarge> {
     let expected = copied();
     let ladder = ladder(&expected, vec![shape]);
     ktrav_gpu::section::section_at(

@@ -37,21 +37,26 @@ struct Args {
 }
 
 fn main() {
-    let (args, custom) = cli::parse_typed_or_exit::<Args>(&["rows", "cols", "block_x", "block_y"]);
+    std::process::exit(cli::finish(run()))
+}
+
+/// The chapter's command; `Ok` is the exit code.
+fn run() -> Result<i32, cli::Exit> {
+    let (args, custom) = cli::parse_typed::<Args>(&["rows", "cols", "block_x", "block_y"])?;
     if let Some(command) = &args.lab {
-        command.run(&CHAPTER);
+        return command.run(&CHAPTER);
     }
     if !custom {
-        CHAPTER.run_default();
-        return;
+        return CHAPTER.run_default();
     }
     let shape = Shape::new(args.rows, args.cols);
     if args.gpu {
-        cli::run_on_gpu(shape, k3_grid_mapping::gpu::at_shape);
+        return cli::run_on_gpu(shape, k3_grid_mapping::gpu::at_shape);
     }
-    cli::check_limit("matrix elements", shape.checked_elements(), MAX_ELEMENTS);
+    cli::check_limit("matrix elements", shape.checked_elements(), MAX_ELEMENTS)?;
     // size_in caps both block sides at 1024, so they fit in u32.
     let block = Dim2::new(args.block_x as u32, args.block_y as u32);
-    cli::or_exit(validate(shape, block));
-    cli::print(&cli::or_exit(experiment_report(shape, block)));
+    cli::usage(validate(shape, block))?;
+    cli::print(&cli::usage(experiment_report(shape, block))?)?;
+    Ok(0)
 }

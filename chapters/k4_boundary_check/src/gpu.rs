@@ -309,7 +309,8 @@ pub fn device_bytes(shape: Shape) -> Option<u64> {
 /// the two guarded kernels checked cell by cell, the two one-axis ones
 /// (wrong on purpose, into allocated padding as in the whole section)
 /// shown, then all four timed beside a device copy.
-pub fn at_shape(shape: Shape) -> ktrav::SectionOutcome {
+/// `Err` when its buffers do not fit in the free device memory.
+pub fn at_shape(shape: Shape) -> Result<ktrav::SectionOutcome, ktrav_gpu::section::TooLarge> {
     ktrav_gpu::section::section_at(
         &crate::CHAPTER,
         shape,

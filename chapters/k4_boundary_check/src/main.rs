@@ -69,19 +69,24 @@ fn shuffles(s: &str) -> anyhow::Result<u64> {
 }
 
 fn main() {
-    let args: Args = cli::parse_or_exit();
+    std::process::exit(cli::finish(run()))
+}
+
+/// The chapter's command; `Ok` is the exit code.
+fn run() -> Result<i32, cli::Exit> {
+    let args: Args = cli::parse()?;
     if let Some(command) = &args.lab {
-        command.run(&CHAPTER);
+        return command.run(&CHAPTER);
     }
     let Some(launch) = args.launch else {
-        CHAPTER.run_default();
-        return;
+        return CHAPTER.run_default();
     };
     let shape = Shape::new(launch.rows, launch.cols);
     if args.gpu {
-        cli::run_on_gpu(shape, k4_boundary_check::gpu::at_shape);
+        return cli::run_on_gpu(shape, k4_boundary_check::gpu::at_shape);
     }
-    let plan = cli::or_exit(experiment_plan(shape, Dim2::new(launch.block_x as u32, launch.block_y as u32)));
-    cli::check_limit("simulated thread bodies", experiment_work(&plan, args.shuffles), MAX_SIMULATED_THREADS);
-    cli::print(&experiment_report(&plan, args.shuffles, args.seed));
+    let plan = cli::usage(experiment_plan(shape, Dim2::new(launch.block_x as u32, launch.block_y as u32)))?;
+    cli::check_limit("simulated thread bodies", experiment_work(&plan, args.shuffles), MAX_SIMULATED_THREADS)?;
+    cli::print(&experiment_report(&plan, args.shuffles, args.seed))?;
+    Ok(0)
 }

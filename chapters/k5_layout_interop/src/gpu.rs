@@ -88,7 +88,8 @@ pub fn small(gpu: &Gpu, sec: &mut GpuSection) -> Result<()> {
 /// The section at a reader's shape (`--gpu`): the four pairings (the sum is
 /// element by element, so every layout's output is a + b at every offset)
 /// and every version, then timed beside a device copy.
-pub fn at_shape(shape: Shape) -> ktrav::SectionOutcome {
+/// `Err` when its buffers do not fit in the free device memory.
+pub fn at_shape(shape: Shape) -> Result<ktrav::SectionOutcome, ktrav_gpu::section::TooLarge> {
     let expected = summed();
     let ladder = ladder(&expected, vec![shape]);
     ktrav_gpu::section::section_at(

@@ -61,20 +61,24 @@ struct Gemm {
 }
 
 fn main() {
-    let args: Args = cli::parse_or_exit();
+    std::process::exit(cli::finish(run()))
+}
+
+/// The chapter's command; `Ok` is the exit code.
+fn run() -> Result<i32, cli::Exit> {
+    let args: Args = cli::parse()?;
     if let Some(command) = &args.lab {
-        command.run(&CHAPTER);
+        return command.run(&CHAPTER);
     }
     if args.layout.is_none() && args.gemm.is_none() {
-        CHAPTER.run_default();
-        return;
+        return CHAPTER.run_default();
     }
     let shape = args.layout.map(|l| Shape::new(l.rows, l.cols));
     if let (true, Some(shape)) = (args.gpu, shape) {
-        cli::run_on_gpu(shape, k5_layout_interop::gpu::at_shape);
+        return cli::run_on_gpu(shape, k5_layout_interop::gpu::at_shape);
     }
     if let Some(shape) = shape {
-        cli::check_limit("matrix elements", shape.checked_elements(), MAX_LAYOUT_ELEMENTS);
+        cli::check_limit("matrix elements", shape.checked_elements(), MAX_LAYOUT_ELEMENTS)?;
     }
     let mut parts = Vec::new();
     if let Some(shape) = shape {
@@ -83,5 +87,6 @@ fn main() {
     if let Some(g) = args.gemm {
         parts.push(gemm_report(g.m, g.n, g.k));
     }
-    cli::print(&parts.join("\n"));
+    cli::print(&parts.join("\n"))?;
+    Ok(0)
 }

@@ -104,7 +104,8 @@ pub fn small(gpu: &Gpu, sec: &mut GpuSection) -> Result<()> {
 /// one pass of [`TEACHING_BLOCK`] blocks covers the shape) and every
 /// version, checked against the inverse closed form, then timed beside a
 /// copy.
-pub fn at_shape(shape: Shape) -> ktrav::SectionOutcome {
+/// `Err` when its buffers do not fit in the free device memory.
+pub fn at_shape(shape: Shape) -> Result<ktrav::SectionOutcome, ktrav_gpu::section::TooLarge> {
     let gathered = gathered();
     let ladder = ladder(&gathered, vec![shape]);
     ktrav_gpu::section::section_at(

@@ -168,13 +168,3 @@ proptest! {
         }
     }
 }
-
-#[test]
-fn kernels_are_embedded() {
-    ktrav_gpu::kernels::check_compiled("k6_spiral", &["spiral_scatter", "spiral_gather"]);
-}
-
-#[test]
-fn the_fast_versions_compile_lean_and_declare_their_tiles() {
-    ktrav_gpu::kernels::check_versions("k6_spiral", &crate::VERSIONS);
-}

@@ -159,7 +159,8 @@ pub const SMALL_PER_DIAGONAL: [Shape; 5] =
 /// fills and every version (twice on one work buffer) against the scalar
 /// DP, the single launch's wrong cells shown, then every fill timed against
 /// the per-diagonal launches issued back to back.
-pub fn at_shape(shape: Shape) -> ktrav::SectionOutcome {
+/// `Err` when its buffers do not fit in the free device memory.
+pub fn at_shape(shape: Shape) -> Result<ktrav::SectionOutcome, ktrav_gpu::section::TooLarge> {
     let expected = dp();
     let ladder = ladder(&expected, vec![shape]);
     let (_, block_x, tile) = LARGE_TABLES[0];

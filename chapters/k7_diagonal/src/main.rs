@@ -54,24 +54,29 @@ struct Args {
 }
 
 fn main() {
-    let args: Args = cli::parse_or_exit();
+    std::process::exit(cli::finish(run()))
+}
+
+/// The chapter's command; `Ok` is the exit code.
+fn run() -> Result<i32, cli::Exit> {
+    let args: Args = cli::parse()?;
     if let Some(command) = &args.lab {
-        command.run(&CHAPTER);
+        return command.run(&CHAPTER);
     }
     if args.rows.is_none() && args.cols.is_none() {
-        CHAPTER.run_default();
-        return;
+        return CHAPTER.run_default();
     }
     let shape = Shape::new(args.rows.unwrap_or(9), args.cols.unwrap_or(6));
     if args.gpu {
-        cli::run_on_gpu(shape, k7_diagonal::gpu::at_shape);
+        return cli::run_on_gpu(shape, k7_diagonal::gpu::at_shape);
     }
-    cli::check_limit("table cells", shape.checked_elements(), MAX_CELLS);
+    cli::check_limit("table cells", shape.checked_elements(), MAX_CELLS)?;
     let (block_x, tile) = (args.block_x as u32, args.tile as u32);
-    let work = cli::or_exit(ShapeWork::of(shape, block_x, tile, 1)).total();
-    cli::check_limit("simulated steps", Some(work), MAX_WORK);
+    let work = cli::usage(ShapeWork::of(shape, block_x, tile, 1))?.total();
+    cli::check_limit("simulated steps", Some(work), MAX_WORK)?;
     let bar = progress::bar("simulating", work, QUICK_WORK);
     let report = shape_report(shape, block_x, tile, args.seed, &mut |steps| bar.inc(steps));
     bar.finish_and_clear();
-    cli::print(&cli::or_exit(report));
+    cli::print(&cli::usage(report)?)?;
+    Ok(0)
 }

@@ -11,7 +11,8 @@ fn default_prints_the_worked_example_then_the_gpu_line() {
     assert_default_run(BIN, &(k7_diagonal::CHAPTER.report)());
 }
 
-/// `k7_diagonal | head -1` used to panic with a broken pipe.
+/// `k7_diagonal | head -1`: the reader goes away before the report ends,
+/// and the binary stops quietly with exit code 0, no panic.
 #[test]
 fn a_closed_pipe_stops_it_quietly() {
     assert_quiet_on_closed_pipe(BIN, &[]);
@@ -49,7 +50,7 @@ fn bad_input_fails_in_one_line_naming_the_problem() {
         (&["--rows", "3000", "--cols", "3000"], "table cells"),
         (&["--rows", "4194304", "--cols", "4194304"], "the limit of 4194304"),
         // The case: the single launch's grid is too tall, found
-        // before the other versions run (it used to take 17.5 s).
+        // before any version is simulated, so within the refusal limit.
         (&["--rows", "4194304", "--cols", "1"], "blocks along y"),
         // Within the cell limit, but too much to simulate.
         (&["--rows", "1", "--cols", "4194304", "--block-x", "1024"], "simulated steps"),

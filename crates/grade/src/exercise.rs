@@ -2,6 +2,7 @@
 //! them: which chapter binary checks it and under which id. The catalogue
 //! itself is the lab's; the caller hands it over (see [`crate::run`]).
 
+use anyhow::anyhow;
 use std::fmt;
 
 /// One lab exercise: `K.2:transpose` is section `K.2`, chapter binary
@@ -92,9 +93,9 @@ impl fmt::Display for ExerciseRef {
 /// Finds `CHAPTER:EXERCISE` in the catalogue, the chapter given as its
 /// section (`K.2`, any case) or its crate (`k2_transpose`), or says in one
 /// line what exists.
-pub fn find(catalogue: &[ExerciseRef], name: &str) -> Result<ExerciseRef, String> {
+pub fn find(catalogue: &[ExerciseRef], name: &str) -> anyhow::Result<ExerciseRef> {
     let Some((chapter, id)) = name.split_once(':') else {
-        return Err(format!("'{name}' is not CHAPTER:EXERCISE (for example K.2:transpose)"));
+        return Err(anyhow!("'{name}' is not CHAPTER:EXERCISE (for example K.2:transpose)"));
     };
     let in_chapter: Vec<&ExerciseRef> = catalogue
         .iter()
@@ -103,13 +104,13 @@ pub fn find(catalogue: &[ExerciseRef], name: &str) -> Result<ExerciseRef, String
     if in_chapter.is_empty() {
         let mut sections: Vec<&str> = catalogue.iter().map(|e| e.section.as_str()).collect();
         sections.dedup();
-        return Err(format!("no chapter '{chapter}' has lab exercises (these do: {})", sections.join(", ")));
+        return Err(anyhow!("no chapter '{chapter}' has lab exercises (these do: {})", sections.join(", ")));
     }
     match in_chapter.iter().find(|e| e.id == id.trim()) {
         Some(e) => Ok((*e).clone()),
         None => {
             let ids: Vec<&str> = in_chapter.iter().map(|e| e.id.as_str()).collect();
-            Err(format!("{} has no exercise '{id}' (it has: {})", in_chapter[0].section, ids.join(", ")))
+            Err(anyhow!("{} has no exercise '{id}' (it has: {})", in_chapter[0].section, ids.join(", ")))
         }
     }
 }
@@ -131,11 +132,17 @@ mod tests {
     fn either_name_of_a_chapter_finds_the_exercise() {
         let c = sample();
         assert_eq!(find(&c, "K.2:transpose").unwrap(), c[0]);
-        assert_eq!(find(&c, "k2:transpose").unwrap_err(), "no chapter 'k2' has lab exercises (these do: K.2, K.3)");
+        assert_eq!(
+            find(&c, "k2:transpose").unwrap_err().to_string(),
+            "no chapter 'k2' has lab exercises (these do: K.2, K.3)"
+        );
         assert_eq!(find(&c, "k.2:find-the-bug").unwrap(), c[1]);
         assert_eq!(find(&c, "k3_grid_mapping:copy").unwrap(), c[2]);
-        assert_eq!(find(&c, "K.3:transpose").unwrap_err(), "K.3 has no exercise 'transpose' (it has: copy)");
-        assert!(find(&c, "transpose").unwrap_err().contains("CHAPTER:EXERCISE"));
+        assert_eq!(
+            find(&c, "K.3:transpose").unwrap_err().to_string(),
+            "K.3 has no exercise 'transpose' (it has: copy)"
+        );
+        assert!(find(&c, "transpose").unwrap_err().to_string().contains("CHAPTER:EXERCISE"));
         assert_eq!(c[1].to_string(), "K.2:find-the-bug");
     }
 }

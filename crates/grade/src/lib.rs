@@ -67,7 +67,7 @@ pub struct GradeArgs {
     #[arg(long, value_name = "DIR")]
     pub results: Option<PathBuf>,
     /// The seed of the hidden battery (or KTRAV_LAB_SEED, when set): every check then runs it, reporting hidden shapes as pass or fail only; the seed reaches the checks through a file only the grader can read
-    #[arg(long, value_parser = seed)]
+    #[arg(long, value_parser = ktrav::cli::seed)]
     pub seed: Option<u64>,
     /// Passed to every check: add the shapes past 2^31 elements
     #[arg(long)]
@@ -160,48 +160,50 @@ fn slurm_time(s: &str) -> Result<String, String> {
     Ok(s.to_string())
 }
 
-fn seed(s: &str) -> Result<u64, String> {
-    s.trim().parse().map_err(|_| format!("'{s}' is not a seed: use a whole number from 0 to {}", u64::MAX))
-}
-
-/// Why `grade` stopped early.
-#[derive(Debug, PartialEq, Eq)]
-pub enum Failure {
-    /// Bad input: exit code 2.
-    BadInput(String),
-    /// Nothing could be checked or submitted (no checker, no sbatch): exit code 3.
+/// Why `grade` stopped early: the message, and through its kind the exit
+/// code ([`GradeError::code`]).
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+pub enum GradeError {
+    /// Bad input, refused in one line before any work: exit code 2.
+    #[error("{0}")]
+    Usage(String),
+    /// Nothing could be checked or submitted (no checker, no sbatch, a
+    /// results folder that cannot be written): exit code 3.
+    #[error("{0}")]
     CouldNot(String),
 }
 
-impl Failure {
+impl GradeError {
     pub fn code(&self) -> i32 {
         match self {
-            Failure::BadInput(_) => 2,
-            Failure::CouldNot(_) => 3,
+            GradeError::Usage(_) => 2,
+            GradeError::CouldNot(_) => 3,
         }
     }
 
-    pub fn message(&self) -> &str {
-        match self {
-            Failure::BadInput(m) | Failure::CouldNot(m) => m,
-        }
+    /// `e` as bad input, its whole chain of context on one line.
+    fn usage(e: anyhow::Error) -> GradeError {
+        GradeError::Usage(format!("{e:#}"))
+    }
+
+    /// `e` as the grader's own failure, its whole chain of context on one line.
+    fn could_not(e: anyhow::Error) -> GradeError {
+        GradeError::CouldNot(format!("{e:#}"))
     }
 }
 
-type Outcome2<T> = Result<T, Failure>;
-
-fn bad<T>(m: impl Into<String>) -> Outcome2<T> {
-    Err(Failure::BadInput(m.into()))
+fn bad<T>(m: impl Into<String>) -> Result<T, GradeError> {
+    Err(GradeError::Usage(m.into()))
 }
 
 /// The seed the environment names ([`ktrav::lab::SEED_ENV`]), if any.
-fn env_seed() -> Outcome2<Option<u64>> {
-    ktrav::lab::seed_from(None).map_err(|e| Failure::BadInput(format!("{e:#}")))
+fn env_seed() -> Result<Option<u64>, GradeError> {
+    ktrav::lab::seed_from(None).map_err(GradeError::usage)
 }
 
 /// Refuses an environment seed that is not the one `plan` grades with: a
 /// check that read it would grade another battery than the plan says.
-fn env_agrees(plan: &Plan) -> Outcome2<()> {
+fn env_agrees(plan: &Plan) -> Result<(), GradeError> {
     match (env_seed()?, plan.options.seed) {
         (Some(e), p) if Some(e) != p => bad(format!(
             "{} is set to another seed than this grading run's ({}): unset it",
@@ -226,7 +228,7 @@ enum Regrade {
 /// `--regrade`'s values as a [`Regrade`]: a word, or files, each naming a
 /// submission of the plan (as under the submissions folder, with or
 /// without `.cu`, or as an absolute path).
-fn regrade_of(values: Option<&[String]>, plan: &Plan) -> Outcome2<Regrade> {
+fn regrade_of(values: Option<&[String]>, plan: &Plan) -> Result<Regrade, GradeError> {
     let Some(values) = values else { return Ok(Regrade::Nothing) };
     let values: Vec<&str> = values.iter().map(|v| v.trim()).filter(|v| !v.is_empty()).collect();
     match values.as_slice() {
@@ -260,10 +262,10 @@ fn regrade_of(values: Option<&[String]>, plan: &Plan) -> Outcome2<Regrade> {
 
 /// Runs `grade` with `catalogue` as the exercises there are, and returns
 /// its exit code.
-pub fn grade(args: &GradeArgs, catalogue: &[ExerciseRef]) -> Outcome2<i32> {
+pub fn grade(args: &GradeArgs, catalogue: &[ExerciseRef]) -> Result<i32, GradeError> {
     if let Some(dir) = &args.collect {
-        let results = Results::new(plan::absolute(dir).map_err(Failure::BadInput)?);
-        let plan = results.read_plan().map_err(Failure::BadInput)?;
+        let results = Results::new(plan::absolute(dir).map_err(GradeError::usage)?);
+        let plan = results.read_plan().map_err(GradeError::usage)?;
         return collect(&plan, &results, args.expect, true);
     }
     if let Some(task) = args.task {
@@ -286,7 +288,7 @@ pub fn grade(args: &GradeArgs, catalogue: &[ExerciseRef]) -> Outcome2<i32> {
         (a, e) => a.or(e),
     };
     let results_dir =
-        plan::absolute(args.results.as_deref().unwrap_or(Path::new(DEFAULT_RESULTS))).map_err(Failure::BadInput)?;
+        plan::absolute(args.results.as_deref().unwrap_or(Path::new(DEFAULT_RESULTS))).map_err(GradeError::usage)?;
     if results_dir.exists() && !results_dir.is_dir() {
         return bad(format!("the results folder {} is a file", results_dir.display()));
     }
@@ -300,20 +302,20 @@ pub fn grade(args: &GradeArgs, catalogue: &[ExerciseRef]) -> Outcome2<i32> {
     };
     let mut refused = Vec::new();
     let roster = match &args.roster {
-        Some(p) => Some(roster::read(p).map_err(Failure::BadInput)?),
+        Some(p) => Some(roster::read(p).map_err(GradeError::usage)?),
         None => None,
     };
     let rows = match (&args.exercise, &args.manifest) {
         (Some(name), None) => {
-            let exercise = exercise::find(catalogue, name).map_err(Failure::BadInput)?;
-            let found = plan::discover(dir, Some(&results_dir)).map_err(Failure::BadInput)?;
+            let exercise = exercise::find(catalogue, name).map_err(GradeError::usage)?;
+            let found = plan::discover(dir, Some(&results_dir)).map_err(GradeError::usage)?;
             if found.files.is_empty() {
                 return bad(format!("{} holds no .cu file to grade", dir.display()));
             }
             refused = found.refused;
             found.files.into_iter().map(|f| (f, exercise.clone(), plan::Expect::default())).collect()
         }
-        (None, Some(manifest)) => plan::read_manifest(manifest, dir, catalogue).map_err(Failure::BadInput)?,
+        (None, Some(manifest)) => plan::read_manifest(manifest, dir, catalogue).map_err(GradeError::usage)?,
         _ => unreachable!("clap's group allows one of the two"),
     };
     let rows: Vec<plan::Entry> = rows;
@@ -321,14 +323,14 @@ pub fn grade(args: &GradeArgs, catalogue: &[ExerciseRef]) -> Outcome2<i32> {
     graded.sort();
     graded.dedup();
     let points = match &args.points {
-        Some(p) => points::read(p, catalogue, &graded, seed.is_some()).map_err(Failure::BadInput)?,
+        Some(p) => points::read(p, catalogue, &graded, seed.is_some()).map_err(GradeError::usage)?,
         None => points::Points::default_for(&graded, seed.is_some()),
     };
     let mut chapters: Vec<&str> = graded.iter().map(|e| e.chapter.as_str()).collect();
     chapters.dedup();
-    let checker = run::Checker::from_env().map_err(Failure::CouldNot)?;
-    checker.ensure(&chapters).map_err(Failure::CouldNot)?;
-    let builds = checker.identities(&chapters).map_err(Failure::CouldNot)?;
+    let checker = run::Checker::from_env().map_err(GradeError::could_not)?;
+    checker.ensure(&chapters).map_err(GradeError::could_not)?;
+    let builds = checker.identities(&chapters).map_err(GradeError::could_not)?;
     let options = Options::new(seed, args.large, args.timeout);
     let (rows, students) = match &roster {
         None => (rows, None),
@@ -337,7 +339,7 @@ pub fn grade(args: &GradeArgs, catalogue: &[ExerciseRef]) -> Outcome2<i32> {
             (chosen.0, Some(chosen.1))
         }
     };
-    let mut plan = plan::plan(dir, rows, options, builds).map_err(Failure::BadInput)?;
+    let mut plan = plan::plan(dir, rows, options, builds).map_err(GradeError::usage)?;
     plan.refused = refused;
     if let (Some(students), Some(roster)) = (students, roster) {
         for job in &mut plan.jobs {
@@ -363,7 +365,7 @@ pub fn grade(args: &GradeArgs, catalogue: &[ExerciseRef]) -> Outcome2<i32> {
         let batch = args.batch.map(|b| b as usize);
         return submit(args, &plan, &results, gres, batch, &regrade);
     }
-    results.write_plan(&plan).map_err(|e| Failure::CouldNot(format!("{e:#}")))?;
+    results.write_plan(&plan).map_err(GradeError::could_not)?;
     let todo = to_check(&plan, &results, &regrade);
     let devices = run::devices();
     check_locally(&plan, &results, &checker, todo, &devices, args.checks_per_gpu as usize, |d| {
@@ -447,7 +449,7 @@ fn check_locally(
     devices: &[String],
     per_gpu: usize,
     shown: impl Fn(Option<&str>) -> String + Sync,
-) -> Outcome2<()> {
+) -> Result<(), GradeError> {
     let total = todo.len() as u64;
     let workers = run::workers(devices, per_gpu);
     let already = plan.jobs.len() - todo.len();
@@ -496,7 +498,7 @@ fn check_locally(
     );
     bar.finish_and_clear();
     match failure {
-        Some(f) => Err(Failure::CouldNot(f)),
+        Some(f) => Err(GradeError::CouldNot(f)),
         None => Ok(()),
     }
 }
@@ -504,16 +506,16 @@ fn check_locally(
 /// Writes the gradebook and every results file of `plan` from what is
 /// stored (asking Slurm about the tasks that stored nothing), prints where
 /// they are and what they say, and returns the exit code.
-pub fn collect(plan: &Plan, results: &Results, expect: bool, print: bool) -> Outcome2<i32> {
+pub fn collect(plan: &Plan, results: &Results, expect: bool, print: bool) -> Result<i32, GradeError> {
     let missing: Vec<String> =
         plan.jobs.iter().filter(|j| results.stored(&j.key).is_none()).map(|j| j.key.clone()).collect();
     let tasks = if missing.is_empty() { BTreeMap::new() } else { slurm::states_of_missing(results, &missing) };
     let rows = gradebook::rows(plan, results, &tasks);
-    gradebook::write_all(plan, results, &rows).map_err(|e| Failure::CouldNot(format!("{e:#}")))?;
+    gradebook::write_all(plan, results, &rows).map_err(GradeError::could_not)?;
     if !plan.refused.is_empty() {
         let summary = results.dir.join("summary.md");
         let text = std::fs::read_to_string(&summary).unwrap_or_default() + &refused_section(&plan.refused);
-        store::write_atomic(&summary, &text).map_err(|e| Failure::CouldNot(format!("{e:#}")))?;
+        store::write_atomic(&summary, &text).map_err(GradeError::could_not)?;
     }
     let counts: Vec<String> = Outcome::ALL
         .iter()
@@ -597,13 +599,13 @@ fn node_name() -> String {
 }
 
 /// `grade --task N --round R --results DIR`: one array task's checks.
-fn run_task(args: &GradeArgs, task: usize) -> Outcome2<i32> {
+fn run_task(args: &GradeArgs, task: usize) -> Result<i32, GradeError> {
     let dir = args.results.as_deref().expect("clap requires --results with --task");
-    let results = Results::new(plan::absolute(dir).map_err(Failure::BadInput)?);
-    let plan = results.read_plan().map_err(Failure::BadInput)?;
+    let results = Results::new(plan::absolute(dir).map_err(GradeError::usage)?);
+    let plan = results.read_plan().map_err(GradeError::usage)?;
     env_agrees(&plan)?;
     let round_no = args.round.expect("clap requires --round with --task");
-    let round = slurm::read_round(&results, round_no).map_err(Failure::BadInput)?;
+    let round = slurm::read_round(&results, round_no).map_err(GradeError::usage)?;
     let keys = round.of_task(task);
     if keys.is_empty() {
         return bad(format!("round {round_no} has no task {task} (it has {})", round.tasks()));
@@ -617,16 +619,16 @@ fn run_task(args: &GradeArgs, task: usize) -> Outcome2<i32> {
             }
         }
     }
-    let checker = run::Checker::from_env().map_err(Failure::CouldNot)?;
+    let checker = run::Checker::from_env().map_err(GradeError::could_not)?;
     let mut chapters: Vec<&str> = jobs.iter().map(|j| j.exercise.chapter.as_str()).collect();
     chapters.sort();
     chapters.dedup();
-    checker.ensure(&chapters).map_err(Failure::CouldNot)?;
+    checker.ensure(&chapters).map_err(GradeError::could_not)?;
     // A result is stored under its checker's build: a rebuilt checker
     // would store results under keys no plan names.
-    for (chapter, build) in checker.identities(&chapters).map_err(Failure::CouldNot)? {
+    for (chapter, build) in checker.identities(&chapters).map_err(GradeError::could_not)? {
         if plan.builds.get(&chapter) != Some(&build) {
-            return Err(Failure::CouldNot(format!(
+            return Err(GradeError::CouldNot(format!(
                 "the checker {} is not the build this round was planned with: run the same grade --slurm again to plan a round for it",
                 checker.program(&chapter).display()
             )));
@@ -662,7 +664,7 @@ fn run_task(args: &GradeArgs, task: usize) -> Outcome2<i32> {
         },
     );
     match failure {
-        Some(f) => Err(Failure::CouldNot(f)),
+        Some(f) => Err(GradeError::CouldNot(f)),
         None => Ok(0),
     }
 }
@@ -677,12 +679,12 @@ fn submit(
     gres: Option<String>,
     batch: Option<usize>,
     regrade: &Regrade,
-) -> Outcome2<i32> {
+) -> Result<i32, GradeError> {
     let wanted = to_check(plan, results, regrade);
-    let covered = slurm::covered(results).map_err(Failure::CouldNot)?;
+    let covered = slurm::covered(results).map_err(GradeError::could_not)?;
     let todo: Vec<plan::Job> = wanted.iter().filter(|j| !covered.contains_key(&j.key)).cloned().collect();
-    let exe = std::env::current_exe().map_err(|e| Failure::CouldNot(format!("cannot find this program: {e}")))?;
-    let io = |e: anyhow::Error| Failure::CouldNot(format!("{e:#}"));
+    let exe = std::env::current_exe().map_err(|e| GradeError::CouldNot(format!("cannot find this program: {e}")))?;
+    let io = |e: anyhow::Error| GradeError::could_not(e);
     if todo.is_empty() {
         if !wanted.is_empty() {
             let mut jobs: Vec<&str> = wanted.iter().filter_map(|j| covered.get(&j.key).map(String::as_str)).collect();
@@ -739,7 +741,7 @@ fn submit(
     results.write_plan(plan).map_err(io)?;
     let slurm_dir = results.slurm_dir();
     std::fs::create_dir_all(slurm_dir.join("logs"))
-        .map_err(|e| Failure::CouldNot(format!("cannot create {}: {e}", slurm_dir.display())))?;
+        .map_err(|e| GradeError::CouldNot(format!("cannot create {}: {e}", slurm_dir.display())))?;
     let array_path = slurm_dir.join(format!("round-{number}.sbatch"));
     let collect_path = slurm_dir.join(format!("collect-{number}.sbatch"));
     store::write_atomic(&array_path, &array).map_err(io)?;
@@ -751,11 +753,11 @@ fn submit(
         say!("  sbatch --dependency=afterany:$job {}", slurm::quoted(&collect_path));
         return Ok(0);
     }
-    let job = slurm::sbatch(&array_path, &[]).map_err(Failure::CouldNot)?;
+    let job = slurm::sbatch(&array_path, &[]).map_err(GradeError::could_not)?;
     round.job_id = Some(job.clone());
     slurm::write_round(results, &round).map_err(io)?;
     let collector =
-        slurm::sbatch(&collect_path, &[format!("--dependency=afterany:{job}")]).map_err(Failure::CouldNot)?;
+        slurm::sbatch(&collect_path, &[format!("--dependency=afterany:{job}")]).map_err(GradeError::could_not)?;
     round.collect_job_id = Some(collector.clone());
     slurm::write_round(results, &round).map_err(io)?;
     say!("{job}");

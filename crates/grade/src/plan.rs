@@ -6,6 +6,7 @@ use crate::exercise::{self, ExerciseRef};
 use crate::gradebook::Outcome;
 use crate::points::Points;
 use crate::roster::Student;
+use anyhow::anyhow;
 use ktrav::lab::expect::Expect as ExpectLine;
 use ktrav::lab::FailureKind;
 use serde::{Deserialize, Serialize};
@@ -65,16 +66,22 @@ impl std::fmt::Display for Expectation {
     }
 }
 
-impl std::str::FromStr for Expectation {
-    type Err = String;
+/// A word no [`Expectation`] is named: shown as one line naming every
+/// expectation.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("'{0}' is not a verdict (use one of: {names})", names = expectation_names())]
+pub struct UnknownExpectation(pub String);
 
-    /// `Err` is one line naming every expectation.
-    fn from_str(s: &str) -> Result<Expectation, String> {
-        let all = Expectation::all();
-        all.iter().copied().find(|e| e.name() == s).ok_or_else(|| {
-            let names: Vec<&str> = all.iter().map(|e| e.name()).collect();
-            format!("'{s}' is not a verdict (use one of: {})", names.join(", "))
-        })
+/// Every expectation's name, in [`Expectation::all`]'s order.
+fn expectation_names() -> String {
+    Expectation::all().iter().map(|e| e.name()).collect::<Vec<_>>().join(", ")
+}
+
+impl std::str::FromStr for Expectation {
+    type Err = UnknownExpectation;
+
+    fn from_str(s: &str) -> Result<Expectation, UnknownExpectation> {
+        Expectation::all().into_iter().find(|e| e.name() == s).ok_or_else(|| UnknownExpectation(s.to_string()))
     }
 }
 
@@ -341,18 +348,18 @@ pub fn normalized_hash(content: &[u8]) -> String {
 /// are graded: a `.cu` entry that is anything else (a link, a device, a
 /// folder) is refused, not followed, and listed with why; links to folders
 /// are not followed either.
-pub fn discover(dir: &Path, skip: Option<&Path>) -> Result<Found, String> {
-    fn walk(root: &Path, dir: &Path, skip: Option<&Path>, out: &mut Found) -> Result<(), String> {
-        let entries = std::fs::read_dir(dir).map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
+pub fn discover(dir: &Path, skip: Option<&Path>) -> anyhow::Result<Found> {
+    fn walk(root: &Path, dir: &Path, skip: Option<&Path>, out: &mut Found) -> anyhow::Result<()> {
+        let entries = std::fs::read_dir(dir).map_err(|e| anyhow!("cannot read {}: {e}", dir.display()))?;
         for entry in entries {
-            let entry = entry.map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
+            let entry = entry.map_err(|e| anyhow!("cannot read {}: {e}", dir.display()))?;
             let path = entry.path();
             if entry.file_name().to_string_lossy().starts_with('.') || skip.is_some_and(|s| same_path(s, &path)) {
                 continue;
             }
             // The entry's own type: a symbolic link is a link, not its target.
             let kind = std::fs::symlink_metadata(&path)
-                .map_err(|e| format!("cannot read {}: {e}", path.display()))?
+                .map_err(|e| anyhow!("cannot read {}: {e}", path.display()))?
                 .file_type();
             let cu = path.extension().is_some_and(|e| e == "cu");
             match not_regular(&kind) {
@@ -405,13 +412,13 @@ struct ManifestRow {
 /// `exercise`, and optionally `expect`, `expect_large`, `expect_hidden` and
 /// `expect_hidden_large` (see [`Expect`]); lines starting with `#` are
 /// comments.
-pub fn read_manifest(path: &Path, dir: &Path, catalogue: &[ExerciseRef]) -> Result<Vec<Entry>, String> {
+pub fn read_manifest(path: &Path, dir: &Path, catalogue: &[ExerciseRef]) -> anyhow::Result<Vec<Entry>> {
     let text =
-        std::fs::read_to_string(path).map_err(|e| format!("cannot read the manifest {}: {e}", path.display()))?;
+        std::fs::read_to_string(path).map_err(|e| anyhow!("cannot read the manifest {}: {e}", path.display()))?;
     let mut reader = csv::ReaderBuilder::new().comment(Some(b'#')).trim(csv::Trim::All).from_reader(text.as_bytes());
     let mut rows = Vec::new();
     for (n, row) in reader.deserialize::<ManifestRow>().enumerate() {
-        let at = |what: String| format!("{} row {}: {what}", path.display(), n + 1);
+        let at = |what: String| anyhow!("{} row {}: {what}", path.display(), n + 1);
         let row = row.map_err(|e| at(format!("{e}")))?;
         let file = dir.join(&row.file);
         match std::fs::symlink_metadata(&file) {
@@ -422,9 +429,11 @@ pub fn read_manifest(path: &Path, dir: &Path, catalogue: &[ExerciseRef]) -> Resu
                 }
             }
         }
-        let exercise = exercise::find(catalogue, &row.exercise).map_err(at)?;
-        let expectation = |v: Option<String>| -> Result<Option<Expectation>, String> {
-            v.filter(|v| !v.is_empty()).map(|v| v.parse().map_err(at)).transpose()
+        let exercise = exercise::find(catalogue, &row.exercise).map_err(|e| at(e.to_string()))?;
+        let expectation = |v: Option<String>| -> anyhow::Result<Option<Expectation>> {
+            v.filter(|v| !v.is_empty())
+                .map(|v| v.parse().map_err(|e: UnknownExpectation| at(e.to_string())))
+                .transpose()
         };
         let expect = Expect {
             public: expectation(row.expect)?,
@@ -435,7 +444,7 @@ pub fn read_manifest(path: &Path, dir: &Path, catalogue: &[ExerciseRef]) -> Resu
         rows.push((file, exercise, expect));
     }
     if rows.is_empty() {
-        return Err(format!("the manifest {} lists no submission", path.display()));
+        return Err(anyhow!("the manifest {} lists no submission", path.display()));
     }
     Ok(rows)
 }
@@ -443,12 +452,12 @@ pub fn read_manifest(path: &Path, dir: &Path, catalogue: &[ExerciseRef]) -> Resu
 /// The plan for `rows` (file, exercise, expected verdicts): reads each
 /// file for its key and names each submission. `builds` holds the
 /// identity of every chapter's checker.
-pub fn plan(dir: &Path, rows: Vec<Entry>, options: Options, builds: BTreeMap<String, String>) -> Result<Plan, String> {
+pub fn plan(dir: &Path, rows: Vec<Entry>, options: Options, builds: BTreeMap<String, String>) -> anyhow::Result<Plan> {
     let dir = absolute(dir)?;
     let mut jobs = Vec::new();
     for (file, exercise, expect) in &rows {
         let file = absolute(file)?;
-        let content = std::fs::read(&file).map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+        let content = std::fs::read(&file).map_err(|e| anyhow!("cannot read {}: {e}", file.display()))?;
         let shown = file.strip_prefix(&dir).unwrap_or(&file).to_string_lossy().replace('\\', "/");
         let mut submission = shown.strip_suffix(".cu").unwrap_or(&shown).to_string();
         if rows.iter().filter(|(f, ..)| absolute(f).ok().as_ref() == Some(&file)).count() > 1 {
@@ -475,7 +484,7 @@ pub fn plan(dir: &Path, rows: Vec<Entry>, options: Options, builds: BTreeMap<Str
     }
     jobs.sort_by(|a, b| (&a.submission, &a.exercise).cmp(&(&b.submission, &b.exercise)));
     if let Some(w) = jobs.windows(2).find(|w| w[0].submission == w[1].submission) {
-        return Err(format!("the submission {} is listed twice for {}", w[0].submission, w[0].exercise));
+        return Err(anyhow!("the submission {} is listed twice for {}", w[0].submission, w[0].exercise));
     }
     Ok(Plan {
         submissions_dir: dir,
@@ -491,8 +500,8 @@ pub fn plan(dir: &Path, rows: Vec<Entry>, options: Options, builds: BTreeMap<Str
 }
 
 /// `path` made absolute against the current folder, without resolving links.
-pub fn absolute(path: &Path) -> Result<PathBuf, String> {
-    std::path::absolute(path).map_err(|e| format!("cannot resolve {}: {e}", path.display()))
+pub fn absolute(path: &Path) -> anyhow::Result<PathBuf> {
+    std::path::absolute(path).map_err(|e| anyhow!("cannot resolve {}: {e}", path.display()))
 }
 
 #[cfg(test)]
@@ -537,7 +546,7 @@ mod tests {
             assert_eq!(serde_json::from_str::<Expectation>(&format!("\"{e}\"")).unwrap(), *e);
             assert!(all[..i].iter().all(|f| f.name() != e.name()), "two expectations are named {e}");
         }
-        let bad = "great".parse::<Expectation>().unwrap_err();
+        let bad = "great".parse::<Expectation>().unwrap_err().to_string();
         assert!(bad.starts_with("'great' is not a verdict (use one of: pass, fail, compile error, no kernel, wrong,"));
         assert!(serde_json::from_str::<Expectation>("\"great\"").is_err());
     }
@@ -594,7 +603,7 @@ mod tests {
         let names: Vec<&str> = p.jobs.iter().map(|j| j.submission.as_str()).collect();
         assert_eq!(names, ["a/z", "b"]);
         assert!(p.jobs.iter().all(|j| j.file.is_absolute()));
-        assert!(discover(&d.path().join("missing"), None).unwrap_err().starts_with("cannot read"));
+        assert!(discover(&d.path().join("missing"), None).unwrap_err().to_string().starts_with("cannot read"));
     }
 
     /// A link, a folder named `.cu` and a device are refused with why, and
@@ -631,7 +640,7 @@ mod tests {
         let c = sample();
         let m = room.join("manifest.csv");
         std::fs::write(&m, "file,exercise\nbob.cu,K.2:transpose\n").unwrap();
-        assert!(read_manifest(&m, &room, &c).unwrap_err().contains("bob.cu is a symbolic link"));
+        assert!(read_manifest(&m, &room, &c).unwrap_err().to_string().contains("bob.cu is a symbolic link"));
     }
 
     #[test]
@@ -669,18 +678,20 @@ mod tests {
         );
         assert!(write("file,exercise,expect_hidden\na.cu,K.2:transpose,hmm\n")
             .unwrap_err()
+            .to_string()
             .contains("'hmm' is not a verdict"));
         let p = plan(d.path(), rows, options(), BTreeMap::new()).unwrap();
         assert_eq!(p.jobs[0].submission, "a@find-the-bug");
-        assert!(write("file,exercise\nb.cu,K.2:transpose\n").unwrap_err().contains("row 1: no file b.cu"));
-        assert!(write("file,exercise\na.cu,K.9:x\n").unwrap_err().contains("no chapter 'K.9'"));
+        assert!(write("file,exercise\nb.cu,K.2:transpose\n").unwrap_err().to_string().contains("row 1: no file b.cu"));
+        assert!(write("file,exercise\na.cu,K.9:x\n").unwrap_err().to_string().contains("no chapter 'K.9'"));
         assert!(write("file,exercise,expect\na.cu,K.2:transpose,great\n")
             .unwrap_err()
+            .to_string()
             .contains("'great' is not a verdict"));
-        assert!(write("file\na.cu\n").unwrap_err().contains("row 1"));
-        assert!(write("file,exercise\n").unwrap_err().contains("lists no submission"));
+        assert!(write("file\na.cu\n").unwrap_err().to_string().contains("row 1"));
+        assert!(write("file,exercise\n").unwrap_err().to_string().contains("lists no submission"));
         let twice = write("file,exercise\na.cu,K.2:transpose\na.cu,K.2:transpose\n").unwrap();
-        assert!(plan(d.path(), twice, options(), BTreeMap::new()).unwrap_err().contains("listed twice"));
+        assert!(plan(d.path(), twice, options(), BTreeMap::new()).unwrap_err().to_string().contains("listed twice"));
     }
 
     #[test]

@@ -21,6 +21,7 @@
 //! ```
 
 use crate::exercise::{self, ExerciseRef};
+use anyhow::anyhow;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -148,12 +149,12 @@ struct LateFile {
 /// negative or non-finite number, an unknown exercise, one graded that the
 /// file gives no points (and no `[default]`), hidden points without a
 /// seed, a deadline that is no UTC time.
-pub fn read(path: &Path, catalogue: &[ExerciseRef], graded: &[&ExerciseRef], seeded: bool) -> Result<Points, String> {
+pub fn read(path: &Path, catalogue: &[ExerciseRef], graded: &[&ExerciseRef], seeded: bool) -> anyhow::Result<Points> {
     let text =
-        std::fs::read_to_string(path).map_err(|e| format!("cannot read the points file {}: {e}", path.display()))?;
-    let at = |what: String| format!("{}: {what}", path.display());
+        std::fs::read_to_string(path).map_err(|e| anyhow!("cannot read the points file {}: {e}", path.display()))?;
+    let at = |what: String| anyhow!("{}: {what}", path.display());
     let file: File = toml::from_str(&text).map_err(|e| at(e.message().to_string()))?;
-    let check = |name: &str, w: &Worth| -> Result<(), String> {
+    let check = |name: &str, w: &Worth| -> anyhow::Result<()> {
         for (part, v) in [("public", w.public), ("hidden", w.hidden)] {
             if !v.is_finite() || v < 0.0 {
                 return Err(at(format!("{name}: {part} = {v} is not a number of points (0 or more)")));
@@ -280,7 +281,7 @@ mod tests {
         assert_eq!([late.factor(0), late.factor(1), late.factor(2), late.factor(3)], [1.0, 0.75, 0.5, 0.0]);
         let refused = |text: &str, seeded: bool, says: &str| {
             let (_d, p) = write(text);
-            let e = read(&p, &c, &graded, seeded).unwrap_err();
+            let e = read(&p, &c, &graded, seeded).unwrap_err().to_string();
             assert!(e.contains(says) && !e.contains('\n'), "{e}");
         };
         refused("[default]\npublic = 1\nhidden = 1\n", false, "no --seed draws a hidden battery");

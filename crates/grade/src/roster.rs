@@ -15,6 +15,7 @@
 //! late. A file's time is its last commit's in a git repository, else the
 //! time it was last written.
 
+use anyhow::anyhow;
 use serde::{Deserialize, Serialize};
 use std::path::{Component, Path, PathBuf};
 
@@ -39,22 +40,22 @@ impl Student {
 /// Reads a roster: CSV with the columns `id`, `name`, `email` and
 /// optionally `extension` (whole days); lines starting with `#` are
 /// comments. `Err` is one line.
-pub fn read(path: &Path) -> Result<Vec<Student>, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read the roster {}: {e}", path.display()))?;
+pub fn read(path: &Path) -> anyhow::Result<Vec<Student>> {
+    let text = std::fs::read_to_string(path).map_err(|e| anyhow!("cannot read the roster {}: {e}", path.display()))?;
     let mut reader = csv::ReaderBuilder::new().comment(Some(b'#')).trim(csv::Trim::All).from_reader(text.as_bytes());
     let mut out: Vec<Student> = Vec::new();
     for (n, row) in reader.deserialize::<Student>().enumerate() {
-        let row = row.map_err(|e| format!("{} row {}: {e}", path.display(), n + 1))?;
+        let row = row.map_err(|e| anyhow!("{} row {}: {e}", path.display(), n + 1))?;
         if row.id.is_empty() || row.id.contains(['/', '\\']) || row.id.starts_with('.') {
-            return Err(format!("{} row {}: '{}' is not a student id", path.display(), n + 1, row.id));
+            return Err(anyhow!("{} row {}: '{}' is not a student id", path.display(), n + 1, row.id));
         }
         if out.iter().any(|s| s.id == row.id) {
-            return Err(format!("{} row {}: the id {} is listed twice", path.display(), n + 1, row.id));
+            return Err(anyhow!("{} row {}: the id {} is listed twice", path.display(), n + 1, row.id));
         }
         out.push(row);
     }
     if out.is_empty() {
-        return Err(format!("the roster {} lists no student", path.display()));
+        return Err(anyhow!("the roster {} lists no student", path.display()));
     }
     Ok(out)
 }
@@ -167,13 +168,13 @@ mod tests {
             std::fs::write(&p, t).unwrap();
             read(&p)
         };
-        let r = write("id,name,email,extension\nalice,Alice A,a@uni,two\n").unwrap_err();
+        let r = write("id,name,email,extension\nalice,Alice A,a@uni,two\n").unwrap_err().to_string();
         assert!(r.contains("row 1"), "{r}");
         let r = write("# the class\nid,name,email,extension\nalice,Alice A,a@uni,2\nbob,Bob B,b@uni,\n").unwrap();
         assert_eq!((r[0].extension_secs(), r[1].extension, r[1].id.as_str()), (2 * 86_400, None, "bob"));
         assert_eq!(write("id,name,email\nalice,A,a@uni\n").unwrap()[0].extension, None);
-        assert!(write("id,name,email\nalice,A,a\nalice,B,b\n").unwrap_err().contains("listed twice"));
-        assert!(write("id,name,email\n../x,A,a\n").unwrap_err().contains("not a student id"));
-        assert!(write("id,name,email\n").unwrap_err().contains("lists no student"));
+        assert!(write("id,name,email\nalice,A,a\nalice,B,b\n").unwrap_err().to_string().contains("listed twice"));
+        assert!(write("id,name,email\n../x,A,a\n").unwrap_err().to_string().contains("not a student id"));
+        assert!(write("id,name,email\n").unwrap_err().to_string().contains("lists no student"));
     }
 }

@@ -27,8 +27,8 @@ pub struct Checker {
 
 impl Checker {
     /// The chapter binaries beside the running program, or [`CHECKER_ENV`].
-    pub fn from_env() -> Result<Self, String> {
-        let exe = std::env::current_exe().map_err(|e| format!("cannot find this program's folder: {e}"))?;
+    pub fn from_env() -> anyhow::Result<Self> {
+        let exe = std::env::current_exe().map_err(|e| anyhow::anyhow!("cannot find this program's folder: {e}"))?;
         let dir = exe.parent().map(Path::to_path_buf).unwrap_or_default();
         Ok(Checker { dir, program: std::env::var_os(CHECKER_ENV).filter(|v| !v.is_empty()).map(PathBuf::from) })
     }
@@ -44,34 +44,35 @@ impl Checker {
     /// reused (a rebuild writes the file anew; reading a chapter binary
     /// of a hundred megabytes to hash it would cost seconds on every run).
     /// `Err` is one line.
-    pub fn identity(&self, chapter: &str) -> Result<String, String> {
+    pub fn identity(&self, chapter: &str) -> anyhow::Result<String> {
         let p = self.program(chapter);
-        let meta = std::fs::metadata(&p).map_err(|e| format!("cannot read the checker {}: {e}", p.display()))?;
+        let meta =
+            std::fs::metadata(&p).map_err(|e| anyhow::anyhow!("cannot read the checker {}: {e}", p.display()))?;
         let modified = meta
             .modified()
             .ok()
             .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-            .ok_or_else(|| format!("the checker {} has no time of last change", p.display()))?;
+            .ok_or_else(|| anyhow::anyhow!("the checker {} has no time of last change", p.display()))?;
         Ok(format!("{} bytes, written at {}.{:09}", meta.len(), modified.as_secs(), modified.subsec_nanos()))
     }
 
     /// Every chapter's [`Self::identity`].
-    pub fn identities(&self, chapters: &[&str]) -> Result<std::collections::BTreeMap<String, String>, String> {
+    pub fn identities(&self, chapters: &[&str]) -> anyhow::Result<std::collections::BTreeMap<String, String>> {
         chapters.iter().map(|c| Ok((c.to_string(), self.identity(c)?))).collect()
     }
 
     /// Says in one line which needed checker is missing, before any work.
-    pub fn ensure(&self, chapters: &[&str]) -> Result<(), String> {
+    pub fn ensure(&self, chapters: &[&str]) -> anyhow::Result<()> {
         for chapter in chapters {
             let p = self.program(chapter);
             if !p.is_file() {
-                return Err(match &self.program {
+                return Err(anyhow::Error::msg(match &self.program {
                     Some(_) => format!("{CHECKER_ENV} names {}, which is not a file", p.display()),
                     None => format!(
                         "no checker {} beside this program (build it: cargo build --release -p {chapter})",
                         p.display()
                     ),
-                });
+                }));
             }
         }
         Ok(())

@@ -8,6 +8,7 @@
 
 use crate::gradebook::TaskState;
 use crate::store::{write_atomic, Results};
+use anyhow::anyhow;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -92,11 +93,11 @@ pub fn rounds(results: &Results) -> Vec<Round> {
     out
 }
 
-pub fn read_round(results: &Results, round: u32) -> Result<Round, String> {
+pub fn read_round(results: &Results, round: u32) -> anyhow::Result<Round> {
     let path = round_path(results, round);
     let text =
-        std::fs::read_to_string(&path).map_err(|e| format!("no round {round} in {} ({e})", results.dir.display()))?;
-    serde_json::from_str(&text).map_err(|e| format!("{} is not a round: {e}", path.display()))
+        std::fs::read_to_string(&path).map_err(|e| anyhow!("no round {round} in {} ({e})", results.dir.display()))?;
+    serde_json::from_str(&text).map_err(|e| anyhow!("{} is not a round: {e}", path.display()))
 }
 
 pub fn write_round(results: &Results, round: &Round) -> anyhow::Result<()> {
@@ -191,7 +192,7 @@ pub fn collect_script(round: &Round, o: &SlurmOptions, results: &Path, exe: &Pat
 }
 
 /// Runs `sbatch --parsable ARGS SCRIPT` and returns the job id.
-pub fn sbatch(script: &Path, extra: &[String]) -> Result<String, String> {
+pub fn sbatch(script: &Path, extra: &[String]) -> anyhow::Result<String> {
     // sbatch exports its environment to the job: the seed variable stays here.
     let out = Command::new("sbatch")
         .env_remove(ktrav::lab::SEED_ENV)
@@ -199,13 +200,13 @@ pub fn sbatch(script: &Path, extra: &[String]) -> Result<String, String> {
         .args(extra)
         .arg(script)
         .output()
-        .map_err(|e| format!("cannot run sbatch: {e} (is this a Slurm login node?)"))?;
+        .map_err(|e| anyhow!("cannot run sbatch: {e} (is this a Slurm login node?)"))?;
     let text = String::from_utf8_lossy(&out.stdout);
     let id = text.trim().split(';').next().unwrap_or("").trim().to_string();
     if !out.status.success() || id.is_empty() || !id.chars().all(|c| c.is_ascii_digit()) {
         let err = String::from_utf8_lossy(&out.stderr);
         let line = err.lines().find(|l| !l.trim().is_empty()).unwrap_or("no job id printed").trim();
-        return Err(format!("sbatch refused {}: {line}", script.display()));
+        return Err(anyhow!("sbatch refused {}: {line}", script.display()));
     }
     Ok(id)
 }
@@ -322,14 +323,14 @@ pub fn parse_squeue(job: &str, text: &str) -> BTreeMap<usize, String> {
 /// Every key that a queued or running task of a submitted round will
 /// check, with its job: a rerun of `grade --slurm` leaves those to it.
 /// `Err` is one line: squeue could not be asked, so nothing is known.
-pub fn covered(results: &Results) -> Result<BTreeMap<String, String>, String> {
+pub fn covered(results: &Results) -> anyhow::Result<BTreeMap<String, String>> {
     let mut out = BTreeMap::new();
     for round in rounds(results) {
         let Some(job) = &round.job_id else { continue };
         let q = Command::new("squeue")
             .args(["-h", "-r", "-j", job, "-o", "%i|%T"])
             .output()
-            .map_err(|e| format!("cannot ask squeue whether round {}'s job {job} still runs: {e}", round.round))?;
+            .map_err(|e| anyhow!("cannot ask squeue whether round {}'s job {job} still runs: {e}", round.round))?;
         let text = String::from_utf8_lossy(&q.stdout);
         if !q.status.success() {
             let err = String::from_utf8_lossy(&q.stderr);
@@ -338,7 +339,7 @@ pub fn covered(results: &Results) -> Result<BTreeMap<String, String>, String> {
                 continue;
             }
             let line = err.lines().find(|l| !l.trim().is_empty()).unwrap_or("no message").trim().to_string();
-            return Err(format!("cannot ask squeue whether round {}'s job {job} still runs: {line}", round.round));
+            return Err(anyhow!("cannot ask squeue whether round {}'s job {job} still runs: {line}", round.round));
         }
         for task in parse_squeue(job, &text).keys() {
             for key in round.of_task(*task) {

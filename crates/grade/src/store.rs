@@ -14,6 +14,7 @@
 //! ```
 
 use crate::plan::Plan;
+use anyhow::anyhow;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
@@ -140,15 +141,15 @@ impl Results {
     }
 
     /// The plan, with its seed read back from [`Self::seed_path`].
-    pub fn read_plan(&self) -> Result<Plan, String> {
+    pub fn read_plan(&self) -> anyhow::Result<Plan> {
         let path = self.plan_path();
         let text = std::fs::read_to_string(&path)
-            .map_err(|e| format!("{} holds no grading run ({}: {e})", self.dir.display(), path.display()))?;
+            .map_err(|e| anyhow!("{} holds no grading run ({}: {e})", self.dir.display(), path.display()))?;
         let mut plan: Plan =
-            serde_json::from_str(&text).map_err(|e| format!("{} is not a grading plan: {e}", path.display()))?;
+            serde_json::from_str(&text).map_err(|e| anyhow!("{} is not a grading plan: {e}", path.display()))?;
         if plan.options.seeded {
             let seed = ktrav::lab::seed_from_file(&self.seed_path())
-                .map_err(|e| format!("{} was graded with a seed, but {e:#}", self.dir.display()))?;
+                .map_err(|e| anyhow!("{} was graded with a seed, but {e:#}", self.dir.display()))?;
             plan.options.seed = Some(seed);
         }
         Ok(plan)

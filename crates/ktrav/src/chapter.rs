@@ -2,6 +2,7 @@
 //! GPU suite, the lab checker, the simulator track and the book's tests read
 //! a chapter through its [`Chapter`], and through nothing else.
 
+use crate::cli::Exit;
 use crate::section::SectionOutcome;
 
 /// One section of Appendix K.
@@ -83,16 +84,13 @@ impl Chapter {
     }
 
     /// What the binary does with no arguments: prints the report, then the
-    /// GPU section (or the one line saying why it was skipped). Exits
-    /// non-zero if a GPU check disagreed.
-    pub fn run_default(&self) {
-        crate::cli::print(&self.report_text());
-        if let Some(section) = self.gpu_section {
-            let outcome = section();
-            crate::cli::print(&format!("\n{}", outcome.text()));
-            if outcome.exit_code() != 0 {
-                std::process::exit(outcome.exit_code());
-            }
-        }
+    /// GPU section (or the one line saying why it was skipped). Returns the
+    /// exit code: 1 if a GPU check disagreed, else 0.
+    pub fn run_default(&self) -> Result<i32, Exit> {
+        crate::cli::print(&self.report_text())?;
+        let Some(section) = self.gpu_section else { return Ok(0) };
+        let outcome = section();
+        crate::cli::print(&format!("\n{}", outcome.text()))?;
+        Ok(outcome.exit_code())
     }
 }

@@ -2,8 +2,25 @@
 //!
 //! clap was chosen because it is the best-kept Rust argument parser and its
 //! derive API keeps each chapter's flags next to their documentation. Its
-//! default error is several lines long; [`parse_or_exit`] cuts it to one line
-//! and exits with code 2, which is what the book promises for bad input.
+//! default error is several lines long; [`parse`] cuts it to one line, an
+//! [`Exit::Usage`], which [`finish`] prints and turns into exit code 2, what
+//! the book promises for bad input. A command returns its exit code, or the
+//! [`Exit`] that ends it early, up to its binary's `main`, and only `main`
+//! ends the process:
+//!
+//! ```no_run
+//! fn main() {
+//!     std::process::exit(ktrav::cli::finish(run()))
+//! }
+//!
+//! fn run() -> Result<i32, ktrav::cli::Exit> {
+//!     # #[derive(clap::Parser)] struct Args {}
+//!     let _args: Args = ktrav::cli::parse()?;
+//!     ktrav::cli::print("hello\n")?;
+//!     Ok(0)
+//! }
+//! ```
+//!
 //! Everything a chapter prints goes through [`print`], so a reader who pipes
 //! a chapter into `head` gets a quiet stop instead of a panic.
 
@@ -11,45 +28,97 @@ use clap::error::ErrorKind;
 use clap::Parser;
 use std::io::Write;
 
-/// Parses the process arguments, or prints one line to stderr and exits 2.
-/// `--help` and `--version` print normally and exit 0.
-pub fn parse_or_exit<T: Parser>() -> T {
-    parse_from_or_exit(std::env::args_os())
+/// Why a command ends before its work is done: what it has left to say and
+/// the process's exit code ([`Exit::code`]), acted on by [`finish`] in the
+/// binary's `main`.
+#[derive(Debug, thiserror::Error)]
+pub enum Exit {
+    /// `--help` or `--version`: the text goes to stdout, exit code 0.
+    #[error("{0}")]
+    Help(String),
+    /// Bad input, refused before any work: `error: ` and the message's
+    /// first line on stderr, exit code 2.
+    #[error("{0}")]
+    Usage(String),
+    /// The reader of stdout went away (`chapter | head -1`): a quiet stop,
+    /// exit code 0, as any Unix tool.
+    #[error("the reader of stdout went away")]
+    ClosedPipe,
+    /// Writing to stdout failed otherwise: exit code 1.
+    #[error("writing to stdout failed ({0})")]
+    Output(#[source] std::io::Error),
 }
 
-/// [`parse_or_exit`] over given arguments (the first is the program name).
-pub fn parse_from_or_exit<T: Parser, I, A>(args: I) -> T
+impl Exit {
+    /// The exit code the process ends with.
+    pub fn code(&self) -> i32 {
+        match self {
+            Exit::Help(_) | Exit::ClosedPipe => 0,
+            Exit::Usage(_) => 2,
+            Exit::Output(_) => 1,
+        }
+    }
+}
+
+/// A clap error is the reader's: help and version are [`Exit::Help`];
+/// anything else is one line of [`Exit::Usage`].
+impl From<clap::Error> for Exit {
+    fn from(err: clap::Error) -> Exit {
+        match err.kind() {
+            ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => Exit::Help(err.render().to_string()),
+            _ => Exit::Usage(one_line(&err)),
+        }
+    }
+}
+
+/// What a binary's `main` does with its command's result: prints what an
+/// [`Exit`] has to say (help on stdout, an error on one line of stderr) and
+/// returns the code to end the process with.
+pub fn finish(result: Result<i32, Exit>) -> i32 {
+    let exit = match result {
+        Ok(code) => return code,
+        Err(exit) => exit,
+    };
+    match &exit {
+        Exit::Help(text) => {
+            if let Err(e) = print(text) {
+                return finish(Err(e));
+            }
+        }
+        Exit::Usage(message) => {
+            let message = message.trim_start_matches("error: ");
+            eprintln!("error: {}", message.lines().next().unwrap_or(""));
+        }
+        Exit::ClosedPipe => {}
+        Exit::Output(_) => eprintln!("error: {exit}"),
+    }
+    exit.code()
+}
+
+/// Parses the process arguments; `Err` is [`Exit::Help`] for `--help` and
+/// `--version`, one line of [`Exit::Usage`] otherwise.
+pub fn parse<T: Parser>() -> Result<T, Exit> {
+    parse_from(std::env::args_os())
+}
+
+/// [`parse`] over given arguments (the first is the program name).
+pub fn parse_from<T: Parser, I, A>(args: I) -> Result<T, Exit>
 where
     I: IntoIterator<Item = A>,
     A: Into<std::ffi::OsString> + Clone,
 {
-    match T::try_parse_from(args) {
-        Ok(args) => args,
-        Err(err) => exit_on_clap_error(err),
-    }
+    Ok(T::try_parse_from(args)?)
 }
 
-/// [`parse_or_exit`], and whether any of the flags `ids` (argument ids such
-/// as `"rows"`) was typed on the command line rather than left at its
+/// [`parse`], and whether any of the flags `ids` (argument ids such as
+/// `"rows"`) was typed on the command line rather than left at its
 /// default: a chapter runs its own exploration only when one was, so its
 /// `--help` can still show every default with `[default: N]`.
-pub fn parse_typed_or_exit<T: Parser>(ids: &[&str]) -> (T, bool) {
-    let matches = T::command().try_get_matches().unwrap_or_else(|e| exit_on_clap_error(e));
-    let args = T::from_arg_matches(&matches).unwrap_or_else(|e| exit_on_clap_error(e));
+pub fn parse_typed<T: Parser>(ids: &[&str]) -> Result<(T, bool), Exit> {
+    let matches = T::command().try_get_matches()?;
+    let args = T::from_arg_matches(&matches)?;
     let typed = ids.iter().any(|id| matches.value_source(id) == Some(clap::parser::ValueSource::CommandLine));
-    (args, typed)
-}
-
-/// What every binary does with a clap error: help and version are printed
-/// and exit 0; anything else is one line on stderr and exit 2.
-pub fn exit_on_clap_error(err: clap::Error) -> ! {
-    match err.kind() {
-        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
-            print(&err.render().to_string());
-            std::process::exit(0)
-        }
-        _ => fail(&one_line(&err)),
-    }
+    Ok((args, typed))
 }
 
 /// clap's error as one line in the project's wording: the message, and for a
@@ -86,55 +155,57 @@ fn companion_names(spec: &str) -> String {
     }
 }
 
-/// Prints `error: message` on one line to stderr and exits with code 2.
+/// `result`'s value, or its error as bad input: [`Exit::Usage`], one line
+/// (an `anyhow` error's whole chain of context on that line). For input a
+/// command validates itself; a failure of the tool is no [`Exit::Usage`].
+pub fn usage<T, E: std::fmt::Display>(result: Result<T, E>) -> Result<T, Exit> {
+    result.map_err(|e| Exit::Usage(format!("{e:#}")))
+}
+
+/// Prints `error: message` on one line to stderr and ends the process with
+/// code 2, for a process with no `main` to return an [`Exit`] to: the
+/// check's worker, whose job runs inside `ktrav_gpu::check::worker::serve`.
+/// Everything else returns [`Exit::Usage`].
 pub fn fail(message: &str) -> ! {
-    let message = message.trim_start_matches("error: ");
-    let message = message.lines().next().unwrap_or("");
-    eprintln!("error: {message}");
-    std::process::exit(2)
+    std::process::exit(finish(Err(Exit::Usage(message.to_string()))))
 }
 
-/// Unwraps a validated value or exits with code 2 and a one-line message
-/// (an `anyhow` error prints its whole chain of context on that line).
-pub fn or_exit<T, E: std::fmt::Display>(result: Result<T, E>) -> T {
-    result.unwrap_or_else(|e| fail(&format!("{e:#}")))
-}
-
-/// Exits with code 2 unless `needed` is at most `limit`; `what` names the
-/// quantity, as in `check_limit("bytes of host memory", shape.checked_bytes(4), MAX)`. Call it
-/// before allocating or starting any work.
-pub fn check_limit(what: &str, needed: Option<u64>, limit: u64) {
+/// [`Exit::Usage`] unless `needed` is at most `limit`; `what` names the
+/// quantity, as in `check_limit("bytes of host memory", shape.checked_bytes(4), MAX)`.
+/// Call it before allocating or starting any work.
+pub fn check_limit(what: &str, needed: Option<u64>, limit: u64) -> Result<(), Exit> {
     match needed {
-        Some(n) if n <= limit => {}
-        Some(n) => fail(&format!("this run needs {n} {what}, more than the limit of {limit}")),
-        None => fail(&format!("this run needs more {what} than 64 bits can count (the limit is {limit})")),
+        Some(n) if n <= limit => Ok(()),
+        Some(n) => Err(Exit::Usage(format!("this run needs {n} {what}, more than the limit of {limit}"))),
+        None => Err(Exit::Usage(format!("this run needs more {what} than 64 bits can count (the limit is {limit})"))),
     }
 }
 
 /// What a chapter binary does with `--gpu` at a reader's shape: refuses in
-/// one line (exit 2) a shape of more elements than the host can hold the
-/// reference of, before anything is allocated or any GPU probed; otherwise
-/// runs `section` and prints it, exiting as the default run does (1 if a
-/// check disagreed, 0 otherwise or when there is no GPU, in one line).
-pub fn run_on_gpu(shape: crate::Shape, section: impl FnOnce(crate::Shape) -> crate::SectionOutcome) -> ! {
-    check_limit("matrix elements on the GPU", shape.checked_elements(), crate::section::MAX_GPU_ELEMENTS);
-    let outcome = section(shape);
-    print(&outcome.text());
-    std::process::exit(outcome.exit_code())
+/// one line ([`Exit::Usage`]) a shape of more elements than the host can
+/// hold the reference of, before anything is allocated or any GPU probed,
+/// and a shape `section` refuses (its `Err`); otherwise prints the section
+/// and returns the exit code the default run would (1 if a check
+/// disagreed, 0 otherwise or when there is no GPU, in one line).
+pub fn run_on_gpu<E: std::fmt::Display>(
+    shape: crate::Shape,
+    section: impl FnOnce(crate::Shape) -> Result<crate::SectionOutcome, E>,
+) -> Result<i32, Exit> {
+    check_limit("matrix elements on the GPU", shape.checked_elements(), crate::section::MAX_GPU_ELEMENTS)?;
+    let outcome = usage(section(shape))?;
+    print(&outcome.text())?;
+    Ok(outcome.exit_code())
 }
 
 /// Writes `text` to stdout. When the reader has gone away (a closed pipe,
-/// as in `k7_diagonal | head -1`) the program stops quietly with code 0,
-/// like any Unix tool.
-pub fn print(text: &str) {
+/// as in `k7_diagonal | head -1`) it returns [`Exit::ClosedPipe`], so the
+/// program stops quietly with code 0, like any Unix tool.
+pub fn print(text: &str) -> Result<(), Exit> {
     let mut out = std::io::stdout().lock();
-    if let Err(e) = out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
-        if e.kind() == std::io::ErrorKind::BrokenPipe {
-            std::process::exit(0);
-        }
-        eprintln!("error: writing to stdout failed ({e})");
-        std::process::exit(1);
-    }
+    out.write_all(text.as_bytes()).and_then(|()| out.flush()).map_err(|e| match e.kind() {
+        std::io::ErrorKind::BrokenPipe => Exit::ClosedPipe,
+        _ => Exit::Output(e),
+    })
 }
 
 /// Prints a warning on stderr when this is a debug build: timings from one
@@ -194,6 +265,38 @@ mod tests {
         }
         let err = <A as clap::Parser>::try_parse_from(["a", "--size", "3"]).unwrap_err();
         assert_eq!(one_line(&err), "a flag given needs --measure as well");
+    }
+
+    #[test]
+    fn every_exit_has_its_code_and_only_bad_input_is_the_readers_fault() {
+        #[derive(clap::Parser, Debug)]
+        struct A {
+            #[arg(long)]
+            rows: u64,
+        }
+        let help = Exit::from(<A as clap::Parser>::try_parse_from(["a", "--help"]).unwrap_err());
+        assert!(matches!(&help, Exit::Help(text) if text.contains("--rows")), "{help:?}");
+        let bad = Exit::from(<A as clap::Parser>::try_parse_from(["a", "--rows", "x"]).unwrap_err());
+        assert!(matches!(&bad, Exit::Usage(line) if !line.contains('\n')), "{bad:?}");
+        assert_eq!((bad.code(), Exit::ClosedPipe.code()), (2, 0));
+        let broken = Exit::Output(std::io::Error::other("disk full"));
+        assert_eq!((broken.code(), broken.to_string().as_str()), (1, "writing to stdout failed (disk full)"));
+        assert_eq!(finish(Ok(3)), 3);
+        assert_eq!(finish(Err(Exit::Usage("error: two\nlines".into()))), 2);
+        assert_eq!(finish(Err(Exit::ClosedPipe)), 0);
+    }
+
+    #[test]
+    fn limits_refuse_as_bad_input() {
+        assert!(check_limit("cells", Some(10), 10).is_ok());
+        let over = check_limit("cells", Some(11), 10).unwrap_err();
+        assert!(
+            matches!(&over, Exit::Usage(m) if m == "this run needs 11 cells, more than the limit of 10"),
+            "{over:?}"
+        );
+        assert!(matches!(check_limit("cells", None, 10), Err(Exit::Usage(m)) if m.contains("64 bits")));
+        let refused = usage::<(), _>(Err(anyhow::anyhow!("inner").context("outer"))).unwrap_err();
+        assert!(matches!(&refused, Exit::Usage(m) if m == "outer: inner"), "{refused:?}");
     }
 
     #[test]

@@ -6,11 +6,11 @@
 
 const ENTRY: &str = "extern \"C\" __global__ void ";
 
-/// Where `function`'s declaration starts in `source`, if `source` declares
-/// it as an `extern "C" __global__ void` entry point (with or without
-/// `__launch_bounds__(..)` before its name), and the bounds' text.
-fn entry<'s>(source: &'s str, function: &str) -> Option<(usize, Option<&'s str>)> {
-    source.match_indices(ENTRY).find_map(|(at, _)| {
+/// Every `extern "C" __global__ void` entry point of `source`, in the
+/// order of the file: where its declaration starts, its name, and the text
+/// of its `__launch_bounds__(..)`, if it states one.
+fn entries(source: &str) -> impl Iterator<Item = (usize, &str, Option<&str>)> {
+    source.match_indices(ENTRY).filter_map(|(at, _)| {
         let mut rest = &source[at + ENTRY.len()..];
         let mut bounds = None;
         if let Some(after) = rest.strip_prefix("__launch_bounds__(") {
@@ -18,8 +18,22 @@ fn entry<'s>(source: &'s str, function: &str) -> Option<(usize, Option<&'s str>)
             bounds = Some(&after[..close]);
             rest = after[close + 1..].trim_start();
         }
-        rest.strip_prefix(function).filter(|r| r.starts_with('(')).map(|_| (at, bounds))
+        let name = &rest[..rest.find('(')?];
+        Some((at, name, bounds))
     })
+}
+
+/// Where `function`'s declaration starts in `source`, if `source` declares
+/// it as an `extern "C" __global__ void` entry point (with or without
+/// `__launch_bounds__(..)` before its name), and the bounds' text.
+fn entry<'s>(source: &'s str, function: &str) -> Option<(usize, Option<&'s str>)> {
+    entries(source).find(|(_, name, _)| *name == function).map(|(at, _, bounds)| (at, bounds))
+}
+
+/// The name of every `extern "C" __global__ void` entry point `source`
+/// declares, in the order of the file.
+pub fn entry_points(source: &str) -> Vec<&str> {
+    entries(source).map(|(_, name, _)| name).collect()
 }
 
 /// Whether `source` declares `function` as an `extern "C" __global__ void`
@@ -94,6 +108,8 @@ extern \"C\" __global__ void plain(float* o) { }
             "extern \"C\" __global__ void a(int x)\nextern \"C\" __global__ void __launch_bounds__(256, 4) b_v1(int)";
         assert!(declares(src, "a") && declares(src, "b_v1"));
         assert!(!declares(src, "b") && !declares(src, "c"));
+        assert_eq!(entry_points(src), ["a", "b_v1"]);
+        assert_eq!(entry_points(SOURCE), ["k_v1", "k_v2", "plain"]);
         assert_eq!(
             (launch_bounds(src, "b_v1"), launch_bounds(src, "a"), launch_bounds(src, "c")),
             (Some(256), None, None)

@@ -45,30 +45,17 @@ pub const fn ceil_div(n: u64, d: u64) -> u64 {
 }
 
 /// Why a launch configuration could not be formed.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum GeometryError {
+    #[error("a matrix dimension is zero")]
     ZeroExtent,
+    #[error("a block dimension is zero")]
     ZeroBlock,
+    #[error("a block of {threads} threads exceeds CUDA's limit of {MAX_THREADS_PER_BLOCK}")]
     BlockTooLarge { threads: u64 },
+    #[error("the grid needs {blocks} blocks along {axis}, more than CUDA's limit of {limit}")]
     GridTooLarge { axis: char, blocks: u64, limit: u64 },
 }
-
-impl fmt::Display for GeometryError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            GeometryError::ZeroExtent => write!(f, "a matrix dimension is zero"),
-            GeometryError::ZeroBlock => write!(f, "a block dimension is zero"),
-            GeometryError::BlockTooLarge { threads } => {
-                write!(f, "a block of {threads} threads exceeds CUDA's limit of {MAX_THREADS_PER_BLOCK}")
-            }
-            GeometryError::GridTooLarge { axis, blocks, limit } => {
-                write!(f, "the grid needs {blocks} blocks along {axis}, more than CUDA's limit of {limit}")
-            }
-        }
-    }
-}
-
-impl std::error::Error for GeometryError {}
 
 /// Threads launched beyond the extent they cover, per axis and in total.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

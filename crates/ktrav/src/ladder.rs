@@ -95,29 +95,14 @@ impl Version {
 }
 
 /// Why a version has no launch on a shape.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum PlanError {
+    #[error(transparent)]
     Geometry(GeometryError),
     /// The plan's block breaks the kernel's rule.
-    Block {
-        kernel: &'static str,
-        block: Dim2,
-        rule: BlockRule,
-    },
+    #[error("{kernel}'s plan launches {block} blocks, but its kernel needs {}", rule.describe())]
+    Block { kernel: &'static str, block: Dim2, rule: BlockRule },
 }
-
-impl std::fmt::Display for PlanError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            PlanError::Geometry(e) => e.fmt(f),
-            PlanError::Block { kernel, block, rule } => {
-                write!(f, "{kernel}'s plan launches {block} blocks, but its kernel needs {}", rule.describe())
-            }
-        }
-    }
-}
-
-impl std::error::Error for PlanError {}
 
 /// Blocks per multiprocessor the grid-stride versions are launched with.
 pub const BLOCKS_PER_SM: u64 = 8;

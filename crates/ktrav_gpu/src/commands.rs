@@ -4,6 +4,7 @@
 //! ([`ktrav::lab::simcheck::SimCommand`]).
 
 use clap::Subcommand;
+use ktrav::cli::Exit;
 use ktrav::lab::simcheck::SimCommand;
 use ktrav::Chapter;
 
@@ -16,8 +17,8 @@ pub enum Lab {
 }
 
 impl Lab {
-    /// Runs the subcommand for `chapter` and exits with its code.
-    pub fn run(&self, chapter: &Chapter) -> ! {
+    /// Runs the subcommand for `chapter` and returns its exit code.
+    pub fn run(&self, chapter: &Chapter) -> Result<i32, Exit> {
         match self {
             Lab::Gpu(c) => c.run(chapter),
             Lab::Sim(c) => c.run(chapter),

@@ -147,7 +147,7 @@ pub fn signature(ex: &Exercise) -> String {
 /// The entry point `kernel` of `ptx`, or one line saying why there is none:
 /// `extern "C"` is missing (a C++-mangled entry holds the name), or the
 /// file defines other kernels, or none.
-pub fn find_entry(ptx: &str, kernel: &str) -> std::result::Result<Entry, String> {
+pub fn find_entry(ptx: &str, kernel: &str) -> Result<Entry> {
     let all = entries(ptx);
     if let Some(e) = all.iter().find(|e| e.name == kernel) {
         return Ok(e.clone());
@@ -156,14 +156,14 @@ pub fn find_entry(ptx: &str, kernel: &str) -> std::result::Result<Entry, String>
     // `_Z9test_copyPfPKfmm`, `_ZN2ns9test_copyE...`.
     let mangled_part = format!("{}{kernel}", kernel.len());
     if let Some(e) = all.iter().find(|e| e.name.starts_with("_Z") && e.name.contains(&mangled_part)) {
-        return Err(format!(
+        anyhow::bail!(
             "`extern \"C\"` is missing: your kernel {kernel} was compiled with the C++ name {}, which the checker \
              cannot look up; declare it `extern \"C\" __global__ void {kernel}(...)`",
             e.name
-        ));
+        );
     }
     let others: Vec<&str> = all.iter().map(|e| e.name.as_str()).collect();
-    Err(match others.as_slice() {
+    Err(anyhow::Error::msg(match others.as_slice() {
         [] => format!(
             "the file has no kernel `extern \"C\" __global__ void {kernel}(...)` (it defines no __global__ function)"
         ),
@@ -171,7 +171,7 @@ pub fn find_entry(ptx: &str, kernel: &str) -> std::result::Result<Entry, String>
             "the file has no kernel `extern \"C\" __global__ void {kernel}(...)`; it defines {}",
             others.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ")
         ),
-    })
+    }))
 }
 
 /// One line saying how `entry`'s parameters differ from the arguments
@@ -214,10 +214,10 @@ pub fn parameter_mismatch(entry: &Entry, ex: &Exercise) -> Option<String> {
 
 /// [`find_entry`] then [`parameter_mismatch`]: the entry, or one line
 /// saying why the exercise cannot launch it as it is.
-pub fn check_entry(ptx: &str, ex: &Exercise) -> std::result::Result<Entry, String> {
+pub fn check_entry(ptx: &str, ex: &Exercise) -> Result<Entry> {
     let entry = find_entry(ptx, ex.kernel)?;
     match parameter_mismatch(&entry, ex) {
-        Some(why) => Err(why),
+        Some(why) => Err(anyhow::Error::msg(why)),
         None => Ok(entry),
     }
 }
@@ -423,24 +423,27 @@ mod tests {
             ),
             "{why}"
         );
-        assert_eq!(check_entry(RIGHT, &GATHER).map(|e| e.name), Ok("spiral_gather".to_string()));
+        assert_eq!(check_entry(RIGHT, &GATHER).unwrap().name, "spiral_gather");
         // The other way round: an int where the exercise passes 64 bits.
         let wide_ex = Exercise { args: &[Arg::Out, Arg::Input(0), Arg::Rows64, Arg::Cols64], ..GATHER };
-        let why = check_entry(RIGHT, &wide_ex).unwrap_err();
+        let why = check_entry(RIGHT, &wide_ex).unwrap_err().to_string();
         assert!(
             why.starts_with("parameter 3 (rows) is 32-bit in your kernel; the exercise passes a 64-bit integer"),
             "{why}"
         );
         // A missing parameter, and a float where a count is passed.
         let three = ".visible .entry spiral_gather(\n.param .u64 a,\n.param .u64 b,\n.param .u32 c\n)\n{\n}";
-        let why = check_entry(three, &GATHER).unwrap_err();
+        let why = check_entry(three, &GATHER).unwrap_err().to_string();
         assert!(
             why.starts_with("your kernel takes 3 parameters; the exercise passes 4 (out, in, rows, cols)"),
             "{why}"
         );
         let float =
             ".visible .entry spiral_gather(\n.param .u64 a,\n.param .u64 b,\n.param .f32 c,\n.param .u32 d\n)\n{\n}";
-        assert!(check_entry(float, &GATHER).unwrap_err().starts_with("parameter 3 (rows) is a floating-point number"));
+        assert!(check_entry(float, &GATHER)
+            .unwrap_err()
+            .to_string()
+            .starts_with("parameter 3 (rows) is a floating-point number"));
         let two_inputs =
             Exercise { args: &[Arg::Out, Arg::Input(0), Arg::Input(1), Arg::Rows64, Arg::Cols64], ..GATHER };
         assert_eq!(arg_names(&two_inputs), ["out", "a", "b", "rows", "cols"]);
@@ -449,16 +452,16 @@ mod tests {
     #[test]
     fn a_missing_extern_c_is_named_from_the_mangled_entry() {
         let mangled = ".visible .entry _Z13spiral_gatherPfPKfii(\n.param .u64 a\n)\n{\n}";
-        let why = find_entry(mangled, "spiral_gather").unwrap_err();
+        let why = find_entry(mangled, "spiral_gather").unwrap_err().to_string();
         assert!(why.starts_with("`extern \"C\"` is missing: your kernel spiral_gather was compiled with the C++ name _Z13spiral_gatherPfPKfii"), "{why}");
         // A longer name that merely contains the kernel's is not it.
         let other = ".visible .entry _Z18spiral_gather_fastPfPKfii(\n.param .u64 a\n)\n{\n}";
-        let why = find_entry(other, "spiral_gather").unwrap_err();
+        let why = find_entry(other, "spiral_gather").unwrap_err().to_string();
         assert!(
             why.contains("it defines `_Z18spiral_gather_fastPfPKfii`") && !why.contains("extern \"C\"` is missing"),
             "{why}"
         );
-        assert!(find_entry("// no kernels\n", "k").unwrap_err().contains("defines no __global__ function"));
+        assert!(find_entry("// no kernels\n", "k").unwrap_err().to_string().contains("defines no __global__ function"));
     }
 
     fn h200(max_threads: u32, launch_bounds: Option<u32>, registers: u32, shared: u32) -> FunctionLimits {
@@ -525,7 +528,7 @@ mod tests {
             "m.cu",
             crate::nvrtc::DEFAULT_ARCH,
         );
-        let why = find_entry(&mangled.unwrap().ptx, "spiral_gather").unwrap_err();
+        let why = find_entry(&mangled.unwrap().ptx, "spiral_gather").unwrap_err().to_string();
         assert!(
             why.starts_with(
                 "`extern \"C\"` is missing: your kernel spiral_gather was compiled with the C++ name _Z13spiral_gather"

@@ -67,7 +67,8 @@ pub fn parse_ptxas(report: &str) -> Vec<Resources> {
     all
 }
 
-/// The test every chapter with a kernel file runs: `kernels/<file>.cu`
+/// The test every chapter with a kernel file runs, in its
+/// `tests/kernels.rs`: `kernels/<file>.cu`
 /// declares each of `functions` as an `extern "C" __global__` entry point,
 /// and, when nvcc compiled it, ptxas reported each one for both sm_80 and
 /// sm_90 with no spills, no stack frame and no local memory.

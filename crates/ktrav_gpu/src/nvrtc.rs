@@ -205,27 +205,20 @@ pub fn split_ptxas_report(log: &str) -> (String, Vec<Resources>) {
 }
 
 /// Why a compilation gave no PTX.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum CompileFailure {
     /// The compiler rejected the source; its log says why.
+    #[error("the compiler rejected it: {}", first_error(.log))]
     Rejected { log: String },
     /// Anything else (NVRTC itself failed, or cannot target that architecture).
+    #[error("{0}")]
     Failed(String),
 }
 
-impl std::fmt::Display for CompileFailure {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            CompileFailure::Rejected { log } => {
-                let first = log.lines().find(|l| l.contains("error")).unwrap_or("see the compiler's log");
-                write!(f, "the compiler rejected it: {}", first.trim())
-            }
-            CompileFailure::Failed(why) => f.write_str(why),
-        }
-    }
+/// The first line of a compiler's log that names an error.
+fn first_error(log: &str) -> &str {
+    log.lines().find(|l| l.contains("error")).unwrap_or("see the compiler's log").trim()
 }
-
-impl std::error::Error for CompileFailure {}
 
 /// What to say when NVRTC is missing: where it was looked for and how to
 /// install the pinned one.
@@ -242,13 +235,13 @@ pub fn missing_line(found: &Lookup) -> String {
 /// it looked and how to install it. Never panics.
 pub fn locate() -> Result<&'static Nvrtc, Unavailable> {
     static FOUND: OnceLock<Result<Nvrtc, Unavailable>> = OnceLock::new();
-    FOUND.get_or_init(|| find().map_err(Unavailable)).as_ref().map_err(Clone::clone)
+    FOUND.get_or_init(find).as_ref().map_err(Clone::clone)
 }
 
-fn find() -> Result<Nvrtc, String> {
+fn find() -> Result<Nvrtc, Unavailable> {
     let found = libs::load(LIBRARY);
     if !found.found() {
-        return Err(missing_line(&found));
+        return Err(Unavailable(missing_line(&found)));
     }
     // NVRTC opens its builtins library by name when it compiles; one found
     // in a folder the loader does not search is loaded from there first.
@@ -263,23 +256,23 @@ fn find() -> Result<Nvrtc, String> {
     // SAFETY: only tries to dlopen the library by its usual names; the one
     // found above is already loaded, so this finds it by its soname.
     if !unsafe { sys::is_culib_present() } {
-        return Err(format!("{LIBRARY} was found at {} but cudarc could not load it", found.describe()));
+        return Err(Unavailable(format!("{LIBRARY} was found at {} but cudarc could not load it", found.describe())));
     }
-    let versions = catch_unwind(|| -> Result<((i32, i32), Vec<i32>), String> {
+    let versions = catch_unwind(|| -> Result<((i32, i32), Vec<i32>), result::NvrtcError> {
         let (mut major, mut minor) = (0, 0);
         // SAFETY: nvrtcVersion writes two ints.
-        unsafe { sys::nvrtcVersion(&mut major, &mut minor) }.result().map_err(|e| e.to_string())?;
+        unsafe { sys::nvrtcVersion(&mut major, &mut minor) }.result()?;
         let mut n = 0;
         // SAFETY: writes one int, then `n` ints into a buffer of that size.
-        unsafe { sys::nvrtcGetNumSupportedArchs(&mut n) }.result().map_err(|e| e.to_string())?;
+        unsafe { sys::nvrtcGetNumSupportedArchs(&mut n) }.result()?;
         let mut archs = vec![0i32; n.max(0) as usize];
-        unsafe { sys::nvrtcGetSupportedArchs(archs.as_mut_ptr()) }.result().map_err(|e| e.to_string())?;
+        unsafe { sys::nvrtcGetSupportedArchs(archs.as_mut_ptr()) }.result()?;
         Ok(((major, minor), archs))
     });
     match versions {
         Ok(Ok((version, supported))) => Ok(Nvrtc { found, version, supported }),
-        Ok(Err(e)) => Err(format!("NVRTC at {} did not answer ({e})", found.describe())),
-        Err(_) => Err(format!("NVRTC at {} is missing a function cudarc needs", found.describe())),
+        Ok(Err(e)) => Err(Unavailable(format!("NVRTC at {} did not answer ({e})", found.describe()))),
+        Err(_) => Err(Unavailable(format!("NVRTC at {} is missing a function cudarc needs", found.describe()))),
     }
 }
 

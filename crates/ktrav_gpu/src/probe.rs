@@ -14,16 +14,9 @@ use std::sync::Arc;
 /// Why there is no GPU (or no library) to use: one line, which a chapter
 /// prints before carrying on with its simulated results. Callers tell it
 /// apart from a failure on a GPU that exists.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
 pub struct Unavailable(pub String);
-
-impl std::fmt::Display for Unavailable {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for Unavailable {}
 
 /// What the book reports about the device it ran on.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -48,7 +48,7 @@
 //! process exits 1 when any did.
 
 use crate::runner::{open, Gpu};
-use anyhow::Result;
+use anyhow::{Context, Result};
 use ktrav::compare::Agreement;
 use ktrav::measured;
 use ktrav::report::{self, Report};
@@ -373,41 +373,59 @@ pub fn section_modes(chapter: &Chapter, whole: GpuChecks, small: GpuChecks) -> S
 }
 
 /// The section at a reader's shape (`--gpu`): opens the GPU (one line if
-/// there is none), refuses in one line with exit code 2 a shape whose
-/// buffers, `needed(sms)` bytes, do not fit in the free device memory, and
-/// then runs `checks`.
+/// there is none), refuses a shape whose buffers, `needed(sms)` bytes, do
+/// not fit in the free device memory (`Err`, before anything is
+/// allocated), and then runs `checks`.
 pub fn section_at(
     chapter: &Chapter,
     shape: Shape,
     needed: impl FnOnce(u32) -> Option<u64>,
     checks: impl FnOnce(&Gpu, &mut GpuSection) -> Result<()>,
-) -> SectionOutcome {
+) -> std::result::Result<SectionOutcome, TooLarge> {
     let gpu = match open() {
         Ok(gpu) => gpu,
-        Err(reason) => return SectionOutcome::Skipped(reason.0),
+        Err(reason) => return Ok(SectionOutcome::Skipped(reason.0)),
     };
-    let needed = gpu.multiprocessors().map(needed);
-    if let Err(why) = needed.map_err(|e| format!("{e:#}")).and_then(|needed| fits(&gpu, shape, needed)) {
-        ktrav::cli::fail(&why);
-    }
     let mut sec = GpuSection::new(&gpu, &chapter.heading(), std::env::var_os(LARGE_ENV).is_some());
     sec.id = chapter.id.to_string();
+    let room = gpu.multiprocessors().map(needed).and_then(|needed| {
+        let free = gpu.free_memory().context("reading the device's free memory failed")?;
+        Ok((needed, free as u64))
+    });
+    match room {
+        Ok((needed, free)) => fits(shape, needed, free)?,
+        // A failure of the device, not of the reader's shape.
+        Err(e) => return Ok(finish(&gpu, sec, |_, _| Err(e))),
+    }
     sec.line(format!("every kernel and version at {shape}, checked, then timed:"));
-    finish(&gpu, sec, checks)
+    Ok(finish(&gpu, sec, checks))
+}
+
+/// A run at a reader's shape whose buffers do not fit in the device's free
+/// memory: the one line that refuses it.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum TooLarge {
+    #[error(
+        "the {shape} run needs {needed} bytes ({:.2} GB) of device memory, and {free} bytes ({:.2} GB) are free",
+        gb(*.needed),
+        gb(*.free)
+    )]
+    Needs { shape: Shape, needed: u64, free: u64 },
+    #[error("the {shape} run needs more device memory than 64 bits can count")]
+    Uncountable { shape: Shape },
+}
+
+fn gb(bytes: u64) -> f64 {
+    bytes as f64 / 1e9
 }
 
 /// Whether a run at `shape` that takes `needed` bytes of device memory fits
-/// in what is free now; if not, the one line that says so.
-pub fn fits(gpu: &Gpu, shape: Shape, needed: Option<u64>) -> std::result::Result<(), String> {
-    let free = gpu.free_memory().map_err(|e| format!("reading the device's free memory failed: {e:#}"))? as u64;
+/// in the `free` bytes the device has.
+pub fn fits(shape: Shape, needed: Option<u64>, free: u64) -> std::result::Result<(), TooLarge> {
     match needed {
         Some(needed) if needed <= free => Ok(()),
-        Some(needed) => Err(format!(
-            "the {shape} run needs {needed} bytes ({:.2} GB) of device memory, and {free} bytes ({:.2} GB) are free",
-            needed as f64 / 1e9,
-            free as f64 / 1e9
-        )),
-        None => Err(format!("the {shape} run needs more device memory than 64 bits can count")),
+        Some(needed) => Err(TooLarge::Needs { shape, needed, free }),
+        None => Err(TooLarge::Uncountable { shape }),
     }
 }
 
@@ -458,24 +476,20 @@ mod tests {
         assert!(shapes.iter().any(|s| s.rows % 32 != 0 && s.cols % 32 != 0 && s.rows > 32 && s.cols > 32));
     }
 
-    /// On a GPU: a run needing more than the free device memory is refused
-    /// in one line that says how much it needs; one that fits is let
-    /// through. Without one, says it was skipped.
+    /// A run needing more than the free device memory is refused in one
+    /// line that says how much it needs and how much is free; one that fits
+    /// is let through.
     #[test]
     fn a_run_that_does_not_fit_says_how_much_it_needs() {
-        let Ok(gpu) = crate::open() else {
-            eprintln!("skipped: no GPU");
-            return;
-        };
         let shape = Shape::new(5000, 3000);
-        let free = gpu.free_memory().unwrap() as u64;
-        assert_eq!(fits(&gpu, shape, Some(1 << 20)), Ok(()));
-        let e = fits(&gpu, shape, Some(2 * free)).unwrap_err();
-        assert!(
-            e.starts_with(&format!("the 5000x3000 run needs {} bytes", 2 * free)) && e.ends_with("are free"),
-            "{e}"
+        let free = 3_000_000_000;
+        assert_eq!(fits(shape, Some(free), free), Ok(()));
+        let e = fits(shape, Some(free + 1), free).unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "the 5000x3000 run needs 3000000001 bytes (3.00 GB) of device memory, and 3000000000 bytes (3.00 GB) are free"
         );
-        assert!(fits(&gpu, shape, None).unwrap_err().contains("64 bits"));
+        assert!(fits(shape, None, free).unwrap_err().to_string().contains("64 bits"));
     }
 
     /// The line of the docs' example, field by field: a log reader splits

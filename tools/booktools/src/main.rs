@@ -52,76 +52,83 @@ enum Command {
 }
 
 fn main() {
-    let args: Args = cli::parse_or_exit();
+    std::process::exit(cli::finish(run().map(|()| 0)))
+}
+
+fn run() -> Result<(), cli::Exit> {
+    let args: Args = cli::parse()?;
     match args.command {
         Command::Refresh => refresh(),
         Command::Values => write_values(),
         Command::Numbers { list } => numbers(list),
         Command::Profiled => {
             for (ch, kernel, metrics) in booktools::profile_list() {
-                cli::print(&format!("{ch} {kernel} {}\n", metrics.join(",")));
+                cli::print(&format!("{ch} {kernel} {}\n", metrics.join(",")))?;
             }
+            Ok(())
         }
         Command::Import { dir, name } => {
-            for (from, to) in cli::or_exit(booktools::import(&dir, &name)) {
-                cli::print(&format!("{} -> {}\n", from.display(), to.display()));
+            for (from, to) in cli::usage(booktools::import(&dir, &name))? {
+                cli::print(&format!("{} -> {}\n", from.display(), to.display()))?;
             }
+            Ok(())
         }
     }
 }
 
-fn numbers(list: bool) {
-    let pages = cli::or_exit(booktools::numbers::pages());
-    let counted = cli::or_exit(booktools::numbers::count(&pages));
+fn numbers(list: bool) -> Result<(), cli::Exit> {
+    let pages = cli::usage(booktools::numbers::pages())?;
+    let counted = cli::usage(booktools::numbers::count(&pages))?;
     let total: usize = counted.iter().map(|(_, n)| n.len()).sum();
     for (page, numbers) in &counted {
-        cli::print(&format!("{:>5}  {page}\n", numbers.len()));
+        cli::print(&format!("{:>5}  {page}\n", numbers.len()))?;
         if list {
             for (line, n) in numbers {
-                cli::print(&format!("         {page}:{line}: {n}\n"));
+                cli::print(&format!("         {page}:{line}: {n}\n"))?;
             }
         }
     }
-    cli::print(&format!("{total:>5}  in all\n"));
+    cli::print(&format!("{total:>5}  in all\n"))
 }
 
-fn write_values() {
+fn write_values() -> Result<(), cli::Exit> {
     let path = booktools::values::values_path();
-    cli::or_exit(std::fs::write(&path, cli::or_exit(booktools::values::values_file())));
-    cli::print(&format!("values {}\n", path.display()));
+    cli::usage(std::fs::write(&path, cli::usage(booktools::values::values_file())?))?;
+    cli::print(&format!("values {}\n", path.display()))
 }
 
-fn refresh() {
+fn refresh() -> Result<(), cli::Exit> {
     // K.2's in-flight table reads ptxas's register counts from the committed
     // report: bring it up to date first (a change shows in the outputs only
     // once the chapter is rebuilt, so refresh again after it).
     let committed = booktools::measured_dir().join(k2_transpose::PTXAS_REPORT_FILE);
     match ktrav_gpu::kernels::find("k2_transpose").and_then(|k| k.ptxas_report).map(k2_transpose::stable_ptxas) {
         Some(report) if report != k2_transpose::PTXAS_REPORT => {
-            cli::or_exit(std::fs::write(&committed, report));
-            cli::print(&format!("K.2 {} changed: run scripts/refresh-outputs again\n", committed.display()));
+            cli::usage(std::fs::write(&committed, report))?;
+            cli::print(&format!("K.2 {} changed: run scripts/refresh-outputs again\n", committed.display()))?;
         }
         Some(_) => {}
-        None => cli::print("K.2: nvcc did not compile the kernels, the committed ptxas report is kept\n"),
+        None => cli::print("K.2: nvcc did not compile the kernels, the committed ptxas report is kept\n")?,
     }
     let outputs = ktrav::book::outputs_dir();
     for ch in CHAPTERS {
         for (name, text) in (ch.shown_outputs)() {
             let path = outputs.join(name);
-            cli::or_exit(std::fs::write(&path, ktrav::report::plain(&text)));
-            cli::print(&format!("{} {}\n", ch.section, path.display()));
+            cli::usage(std::fs::write(&path, ktrav::report::plain(&text)))?;
+            cli::print(&format!("{} {}\n", ch.section, path.display()))?;
         }
     }
     let figures = ktrav::book::figures_dir();
-    cli::or_exit(std::fs::create_dir_all(&figures));
+    cli::usage(std::fs::create_dir_all(&figures))?;
     for (part, name, svg) in appendix_k::figures() {
         let path = figures.join(name);
-        cli::or_exit(std::fs::write(&path, svg));
-        cli::print(&format!("{part} {}\n", path.display()));
+        cli::usage(std::fs::write(&path, svg))?;
+        cli::print(&format!("{part} {}\n", path.display()))?;
     }
-    write_values();
-    for (path, text) in cli::or_exit(booktools::measured_pages()) {
-        cli::or_exit(std::fs::write(&path, text));
-        cli::print(&format!("measured {}\n", path.display()));
+    write_values()?;
+    for (path, text) in cli::usage(booktools::measured_pages())? {
+        cli::usage(std::fs::write(&path, text))?;
+        cli::print(&format!("measured {}\n", path.display()))?;
     }
+    Ok(())
 }

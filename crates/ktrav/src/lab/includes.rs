@@ -81,17 +81,27 @@ pub fn allowed_sentence() -> String {
     format!("a submission may include only {}, each named literally", names.join(", "))
 }
 
-/// The one-line verdict for a file, when it reaches for any file it may
-/// not: the first refusal, and how many more there are.
-pub fn check(source: &str) -> Result<(), String> {
+/// The verdict on a file that reaches for files it may not: its refused
+/// lines, in the order of the file (never none). Shown as one line: the
+/// first refusal, and how many more there are.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{}", one_line(.0))]
+pub struct RefusedIncludes(pub Vec<Refused>);
+
+fn one_line(refused: &[Refused]) -> String {
+    let first = refused.first().map_or(String::new(), Refused::reason);
+    match refused.len() {
+        0 | 1 => first,
+        n => format!("{first} (and {} more refused line{})", n - 1, if n == 2 { "" } else { "s" }),
+    }
+}
+
+/// `Ok` when `source` reaches for no file it may not.
+pub fn check(source: &str) -> Result<(), RefusedIncludes> {
     let refused = scan(source);
-    match refused.first() {
-        None => Ok(()),
-        Some(first) if refused.len() == 1 => Err(first.reason()),
-        Some(first) => {
-            let more = refused.len() - 1;
-            Err(format!("{} (and {more} more refused line{})", first.reason(), if more == 1 { "" } else { "s" }))
-        }
+    match refused.is_empty() {
+        true => Ok(()),
+        false => Err(RefusedIncludes(refused)),
     }
 }
 
@@ -598,7 +608,7 @@ mod tests {
             let refused = scan(file);
             let first = refused.first().unwrap_or_else(|| panic!("not refused: {file:?}"));
             assert_eq!(first.line, *line, "{file:?}: {refused:?}");
-            let reason = check(file).unwrap_err();
+            let reason = check(file).unwrap_err().to_string();
             assert!(!reason.contains('\n'), "one line: {reason:?}");
             assert!(reason.starts_with(&format!("line {line}: `")), "{reason}");
             assert!(reason.contains("a submission may include only <algorithm>, <assert.h>"), "{reason}");
@@ -607,17 +617,19 @@ mod tests {
 
     #[test]
     fn a_refusal_names_the_include_and_counts_the_rest() {
-        let reason = check("#include <cstdio>\n#include \"/etc/a\"\n#include \"/etc/b\"\n").unwrap_err();
+        let refused = check("#include <cstdio>\n#include \"/etc/a\"\n#include \"/etc/b\"\n").unwrap_err();
+        assert_eq!(refused.0.iter().map(|r| r.line).collect::<Vec<_>>(), [2, 3]);
+        let reason = refused.to_string();
         assert!(reason.starts_with("line 2: `#include \"/etc/a\"` is refused (not an allowed header)"), "{reason}");
         assert!(reason.contains("(and 1 more refused line)"), "{reason}");
-        let built = check("#define F \"/etc/hostname\"\n#include F\n").unwrap_err();
+        let built = check("#define F \"/etc/hostname\"\n#include F\n").unwrap_err().to_string();
         assert!(built.contains("`#include F`") && built.contains("not named literally"), "{built}");
-        let pasted = check("#define CAT(a, b) a ## b\n").unwrap_err();
+        let pasted = check("#define CAT(a, b) a ## b\n").unwrap_err().to_string();
         assert!(
             pasted.starts_with("line 1: `#define CAT(a, b) a") && pasted.contains("is refused (token pasting"),
             "{pasted}"
         );
-        let long = check(&format!("#include \"/{}\"\n", "a".repeat(200))).unwrap_err();
+        let long = check(&format!("#include \"/{}\"\n", "a".repeat(200))).unwrap_err().to_string();
         assert!(long.contains("...`"), "a long name is shortened: {long}");
     }
 

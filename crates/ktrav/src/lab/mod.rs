@@ -241,7 +241,7 @@ pub const SEED_ENV: &str = "KTRAV_LAB_SEED";
 /// The hidden battery's seed: `flag` (from `--seed`, parsed by
 /// [`crate::cli::seed`]) if given, else [`SEED_ENV`] if set, else `None`.
 /// `Err` is one line naming the variable and its malformed value; a
-/// command prints it and exits with code 2 ([`crate::cli::or_exit`]).
+/// command refuses it as bad input, exit code 2 ([`crate::cli::usage`]).
 pub fn seed_from(flag: Option<u64>) -> Result<Option<u64>> {
     if flag.is_some() {
         return Ok(flag);

@@ -16,6 +16,7 @@
 use super::simtrack::{check_twin, SimCheck};
 use super::twin::Twin;
 use super::Exercise;
+use crate::cli::Exit;
 use crate::Chapter;
 use clap::Subcommand;
 
@@ -67,30 +68,30 @@ pub enum SimCommand {
 }
 
 impl SimCommand {
-    /// Runs the subcommand for `chapter`: prints the report and exits 0
-    /// when it passes, 1 when it fails, 2 for an exercise the chapter does
-    /// not have.
-    pub fn run(&self, chapter: &Chapter) -> ! {
+    /// Runs the subcommand for `chapter`: prints the report and returns the
+    /// exit code, 0 when it passes and 1 when it fails; an exercise the
+    /// chapter does not have is [`Exit::Usage`].
+    pub fn run(&self, chapter: &Chapter) -> Result<i32, Exit> {
         let SimCommand::SimCheck { exercise } = self;
-        let ex = crate::cli::or_exit(find(chapter, exercise.as_deref()));
+        let ex = crate::cli::usage(find(chapter, exercise.as_deref()))?;
         super::simtrack::quiet_panics();
         let r = (ex.check)();
-        crate::cli::print(&format!("checking {}\n{}", ex.file, r.text));
-        std::process::exit(if r.passed { 0 } else { 1 })
+        crate::cli::print(&format!("checking {}\n{}", ex.file, r.text))?;
+        Ok(if r.passed { 0 } else { 1 })
     }
 }
 
 /// The exercise `id` names among `chapter`'s, or its first; `Err` is one
 /// line naming the ones it has.
-pub fn find<'a>(chapter: &'a Chapter, id: Option<&str>) -> Result<&'a SimExercise, String> {
+pub fn find<'a>(chapter: &'a Chapter, id: Option<&str>) -> anyhow::Result<&'a SimExercise> {
     let all = chapter.sim_exercises;
     let names = || all.iter().map(|e| e.id).collect::<Vec<_>>().join(", ");
     match id {
         Some(id) => all
             .iter()
             .find(|e| e.id == id)
-            .ok_or_else(|| format!("{} has no exercise '{id}' (it has: {})", chapter.id, names())),
-        None => all.first().ok_or_else(|| format!("{} has no exercise on the simulator track", chapter.id)),
+            .ok_or_else(|| anyhow::anyhow!("{} has no exercise '{id}' (it has: {})", chapter.id, names())),
+        None => all.first().ok_or_else(|| anyhow::anyhow!("{} has no exercise on the simulator track", chapter.id)),
     }
 }
 
@@ -123,8 +124,9 @@ mod tests {
     fn an_exercise_is_found_by_id_or_the_first_and_an_unknown_one_is_named() {
         assert_eq!(find(&CH, None).unwrap().id, "first");
         assert_eq!(find(&CH, Some("second")).unwrap().id, "second");
-        assert_eq!(find(&CH, Some("third")).unwrap_err(), "k0_test has no exercise 'third' (it has: first, second)");
+        let third = find(&CH, Some("third")).unwrap_err();
+        assert_eq!(third.to_string(), "k0_test has no exercise 'third' (it has: first, second)");
         let none = Chapter { sim_exercises: &[], ..CH };
-        assert_eq!(find(&none, None).unwrap_err(), "k0_test has no exercise on the simulator track");
+        assert_eq!(find(&none, None).unwrap_err().to_string(), "k0_test has no exercise on the simulator track");
     }
 }

@@ -20,6 +20,7 @@ pub mod worker;
 
 use crate::nvrtc;
 use crate::runner::{self as gpu, Gpu, Kernel};
+use ktrav::cli::{print, usage, Exit};
 use ktrav::lab::{
     battery, hidden_battery, read_source, render, seed_from, seed_from_file, Battery, Case, Exercise, Printed, Record,
     ShapeResult, Verdict, COULD_NOT_CHECK, SEED_ENV,
@@ -75,8 +76,9 @@ pub enum LabCommand {
 }
 
 impl LabCommand {
-    /// Runs the subcommand for `chapter` and exits with its code.
-    pub fn run(&self, chapter: &Chapter) -> ! {
+    /// Runs the subcommand for `chapter` and returns its exit code (a
+    /// worker ends its process itself, in [`worker::serve`]).
+    pub fn run(&self, chapter: &Chapter) -> Result<i32, Exit> {
         match self {
             LabCommand::Check(args) => {
                 worker::isolate_with_this_binary();
@@ -88,42 +90,44 @@ impl LabCommand {
 }
 
 /// Checks the file named in `args` against `chapter`'s exercise, prints
-/// the report (or the JSON record) and exits with the check's code.
-pub fn run_check(chapter: &Chapter, args: &CheckArgs) -> ! {
+/// the report (or the JSON record) and returns the check's exit code; bad
+/// input is [`Exit::Usage`], refused before anything is compiled.
+pub fn run_check(chapter: &Chapter, args: &CheckArgs) -> Result<i32, Exit> {
     let all = chapter.exercises;
     let ex = match &args.exercise {
-        Some(id) => all.iter().find(|e| e.id == id).unwrap_or_else(|| {
+        Some(id) => all.iter().find(|e| e.id == id).ok_or_else(|| {
             let ids: Vec<&str> = all.iter().map(|e| e.id).collect();
-            ktrav::cli::fail(&format!("{} has no exercise '{id}' (it has: {})", chapter.id, ids.join(", ")))
-        }),
-        None => all.first().unwrap_or_else(|| ktrav::cli::fail(&format!("{} has no lab exercise", chapter.id))),
+            Exit::Usage(format!("{} has no exercise '{id}' (it has: {})", chapter.id, ids.join(", ")))
+        })?,
+        None => all.first().ok_or_else(|| Exit::Usage(format!("{} has no lab exercise", chapter.id)))?,
     };
     let flag = match &args.seed_file {
-        Some(path) => Some(ktrav::cli::or_exit(seed_from_file(path))),
+        Some(path) => Some(usage(seed_from_file(path))?),
         None => args.seed,
     };
-    let seed = ktrav::cli::or_exit(seed_from(flag));
+    let seed = usage(seed_from(flag))?;
     if args.private && seed.is_none() {
-        ktrav::cli::fail(&format!(
+        return Err(Exit::Usage(format!(
             "--private needs a hidden battery: give --seed N, --seed-file FILE or set {SEED_ENV}"
-        ));
+        )));
     }
-    let source = ktrav::cli::or_exit(read_source(&args.file));
+    let source = usage(read_source(&args.file))?;
     let record = check_seeded(chapter, ex, args, &source, seed);
-    print_record(&record, args.json);
-    std::process::exit(record.exit_code)
+    print_record(&record, args.json)?;
+    Ok(record.exit_code)
 }
 
 /// Prints the report, or the JSON record. A check that could not be made
 /// says so once: in the report, or beside the record on stderr.
-fn print_record(record: &Record, json: bool) {
+fn print_record(record: &Record, json: bool) -> Result<(), Exit> {
     if json {
-        ktrav::cli::print(&format!("{}\n", serde_json::to_string(record).expect("a record serialises")));
+        print(&format!("{}\n", serde_json::to_string(record).expect("a record serialises")))?;
         if record.exit_code == COULD_NOT_CHECK {
             eprintln!("error: could not check: {}", record.reason.as_deref().unwrap_or("unknown reason"));
         }
+        Ok(())
     } else {
-        ktrav::cli::print(&render(record));
+        print(&render(record))
     }
 }
 
@@ -167,10 +171,11 @@ pub(crate) fn load_machine_code(gpu: &Gpu, ex: &Exercise, cubin: &[u8]) -> Resul
 }
 
 /// Compiles `source` and judges it on the battery of `ex`, one of
-/// `chapter`'s exercises. Never panics and never exits, except, when the
-/// shapes run in this process (no [`worker::isolate_with`]), after a kernel
-/// that did not finish: then the device is stuck, so the record is printed
-/// and the process exits at once.
+/// `chapter`'s exercises. Never panics and never exits. When the shapes
+/// run in this process (no [`worker::isolate_with`]) and a kernel does not
+/// finish, the device is stuck: the check stops at that shape, leaves the
+/// context to the end of the process, unfreed, and returns the record of
+/// the shapes so far; a command prints it and ends.
 pub fn check(chapter: &Chapter, ex: &Exercise, args: &CheckArgs, source: &str) -> Record {
     check_seeded(chapter, ex, args, source, args.seed)
 }
@@ -257,7 +262,7 @@ pub fn check_on(chapter: &Chapter, ex: &Exercise, args: &CheckArgs, source: &str
     record.compile_log = Some(compiled.log.clone());
     record.compiler = Some(format!("{} for {}; {}", compiler, compiled.code(), nvrtc::HEADERS));
     if let Err(why) = crate::hints::check_entry(&compiled.ptx, ex) {
-        return record.fail(&why);
+        return record.fail(&format!("{why:#}"));
     }
     if args.compile_only {
         record.compiled_only();
@@ -287,7 +292,7 @@ pub fn check_on(chapter: &Chapter, ex: &Exercise, args: &CheckArgs, source: &str
     let timeout = Duration::from_secs(args.timeout);
     match worker::launcher() {
         Some(launcher) => {
-            if let Err(busy) = shapes_in_workers(
+            if let Err(MachineBusy(busy)) = shapes_in_workers(
                 &mut record,
                 launcher,
                 chapter,
@@ -302,7 +307,16 @@ pub fn check_on(chapter: &Chapter, ex: &Exercise, args: &CheckArgs, source: &str
                 return record;
             }
         }
-        None => in_process(&mut record, &gpu, &function, ex, &cases, timeout, args.json),
+        None => {
+            if let Err(Stuck) = in_process(&mut record, &gpu, &function, ex, &cases, timeout) {
+                // The kernel still runs: nothing on this context can be
+                // freed or waited for, so none of it is dropped.
+                std::mem::forget(function);
+                std::mem::forget(gpu);
+                record.finish();
+                return record;
+            }
+        }
     }
     if let Some(tools) = &args.sanitize {
         sanitize_shapes(&mut record, chapter, ex, &name, source, &cases, tools, timeout);
@@ -368,6 +382,10 @@ pub fn check_on(chapter: &Chapter, ex: &Exercise, args: &CheckArgs, source: &str
     record
 }
 
+/// The machine stopped a shape's worker twice (too slow to start, or to
+/// judge): the check cannot be made, and the line says why.
+struct MachineBusy(String);
+
 /// Runs every case in a worker of its own and pushes its verdict. A shape
 /// whose worker the machine stopped (too slow to start, or to judge) is
 /// run again; twice stopped, the check cannot be made: `Err` says why. A
@@ -387,7 +405,7 @@ fn shapes_in_workers(
     cubin: Option<&[u8]>,
     cases: &[Case],
     timeout: Duration,
-) -> Result<(), String> {
+) -> Result<(), MachineBusy> {
     let mut hung: Option<Instant> = None;
     for case in cases {
         let limit = match hung {
@@ -434,10 +452,10 @@ fn shapes_in_workers(
             }
         }
         if let Some(busy) = ran.machine_too_busy() {
-            return Err(format!(
+            return Err(MachineBusy(format!(
                 "{busy} (on {}); nothing is wrong with the kernel as far as the check got: run it again",
                 case.label
-            ));
+            )));
         }
         keep_printed(record, ran.printed.clone());
         push(record, case, ran.verdict(limit));
@@ -461,8 +479,12 @@ fn keep_printed(record: &mut Record, printed: Printed) {
     }
 }
 
+/// A kernel run in this process did not finish: the device is stuck.
+struct Stuck;
+
 /// The shapes run in this process, one after another: a crash leaves the
-/// rest not run, and a kernel that never finishes ends the process.
+/// rest not run, and a kernel that never finishes ends the battery there
+/// (`Err`).
 fn in_process(
     record: &mut Record,
     gpu: &Gpu,
@@ -470,8 +492,7 @@ fn in_process(
     ex: &Exercise,
     cases: &[Case],
     timeout: Duration,
-    json: bool,
-) {
+) -> Result<(), Stuck> {
     let mut usable = true;
     for case in cases {
         let verdict =
@@ -480,13 +501,10 @@ fn in_process(
         let stuck = matches!(verdict, Verdict::DidNotFinish { .. });
         push(record, case, verdict);
         if stuck {
-            // The kernel still runs: nothing on this context can be freed
-            // or waited for. Report what is known and leave.
-            record.finish();
-            print_record(record, json);
-            std::process::exit(record.exit_code);
+            return Err(Stuck);
         }
     }
+    Ok(())
 }
 
 /// `--sanitize`: every public shape of at most [`sanitize::MAX_ELEMENTS`] elements,

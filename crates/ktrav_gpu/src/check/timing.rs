@@ -38,7 +38,11 @@ pub fn traffic(ex: &Exercise, shape: Shape) -> (u64, u64) {
 
 /// A run of the student's kernel during timing that left the output wrong:
 /// its work was skipped on that launch, so its time means nothing.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "{} left the output wrong ({found}): the kernel must do all of its work on every launch, not only on the first",
+    self.which()
+)]
 pub struct SkippedWork {
     /// Which run (0 is the warm-up) of how many.
     pub run: usize,
@@ -47,22 +51,15 @@ pub struct SkippedWork {
     pub found: String,
 }
 
-impl std::fmt::Display for SkippedWork {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let which = if self.run == 0 {
-            "the warm-up run".to_string()
-        } else {
-            format!("timed run {} of {}", self.run, self.runs - 1)
-        };
-        write!(
-            f,
-            "{which} left the output wrong ({}): the kernel must do all of its work on every launch, not only on the first",
-            self.found
-        )
+impl SkippedWork {
+    /// `the warm-up run`, or `timed run 2 of 5`.
+    fn which(&self) -> String {
+        match self.run {
+            0 => "the warm-up run".to_string(),
+            run => format!("timed run {run} of {}", self.runs - 1),
+        }
     }
 }
-
-impl std::error::Error for SkippedWork {}
 
 /// The note a check prints on this device, if any: a MIG instance's.
 pub fn device_note(gpu: &Gpu) -> Option<String> {
