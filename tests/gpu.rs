@@ -201,7 +201,8 @@ fn judge_expectation(
                 };
             }
             Some(kind) => {
-                let only_where_promised = !e.only_past_grid_y || failing.iter().all(|s| s.label.contains("gridDim.y"));
+                let only_where_promised =
+                    !e.only_past_grid_y || failing.iter().all(|s| s.purpose == lab::Purpose::PastGridY);
                 if r.exit_code == 1 && kinds.contains(&kind) && only_where_promised {
                     let race = if e.race {
                         format!(" (a race: rejected on run {run} of at most {RACE_RUNS})")
