@@ -113,7 +113,7 @@ fn run() -> Result<i32, cli::Exit> {
             Ok(0)
         }
         None if args.ids || args.gpu_ids => {
-            for ch in CHAPTERS.iter().filter(|ch| args.ids || ch.gpu_section.is_some()) {
+            for ch in CHAPTERS.iter().filter(|ch| args.ids || ch.gpu.is_some()) {
                 cli::print(&format!("{}\n", ch.id))?;
             }
             Ok(0)
@@ -148,9 +148,9 @@ fn record(file: &std::path::Path) -> Result<i32, cli::Exit> {
     let mut sections = Vec::new();
     let mut failed = Vec::new();
     for ch in CHAPTERS {
-        let Some(section) = ch.gpu_section else { continue };
+        let Some(gpu) = ch.gpu else { continue };
         eprintln!("{}: its GPU section", ch.heading());
-        match section() {
+        match gpu.section(ch) {
             ktrav::SectionOutcome::Ran { failures: 0, record, .. } => sections.push(record),
             other => {
                 cli::print(&format!("{}: FAILED\n{}", ch.heading(), ktrav::report::plain(&other.text())))?;

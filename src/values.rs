@@ -12,18 +12,7 @@ use ktrav::lab::{battery, Exercise, Launch, Purpose};
 
 /// Every chapter's values, in book order.
 pub fn chapter_values() -> Vec<(&'static str, String)> {
-    [
-        k1_row_col_major::values::values,
-        k2_transpose::values::values,
-        k3_grid_mapping::values::values,
-        k4_boundary_check::values::values,
-        k5_layout_interop::values::values,
-        k6_spiral::values::values,
-        k7_diagonal::values::values,
-    ]
-    .into_iter()
-    .flat_map(|f| f())
-    .collect()
+    CHAPTERS.iter().flat_map(|ch| (ch.values)()).collect()
 }
 
 /// The chapter's values and every exercise's battery, as (name, value).

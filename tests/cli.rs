@@ -22,7 +22,7 @@ fn ids_name_the_chapters_one_per_line() {
     let ids: Vec<&str> = appendix_k::CHAPTERS.iter().map(|ch| ch.id).collect();
     assert_eq!(stdout_of(BIN, &["--ids"]), ids.iter().map(|id| format!("{id}\n")).collect::<String>());
     let gpu: String =
-        appendix_k::CHAPTERS.iter().filter(|ch| ch.gpu_section.is_some()).map(|ch| format!("{}\n", ch.id)).collect();
+        appendix_k::CHAPTERS.iter().filter(|ch| ch.gpu.is_some()).map(|ch| format!("{}\n", ch.id)).collect();
     assert!(!gpu.is_empty());
     assert_eq!(stdout_of(BIN, &["--gpu-ids"]), gpu);
 }

@@ -179,7 +179,7 @@ pub fn measured_pages() -> Result<Vec<(PathBuf, String)>> {
             }
         }
     }
-    let gpu_chapters: Vec<&str> = CHAPTERS.iter().filter(|ch| ch.gpu_section.is_some()).map(|ch| ch.id).collect();
+    let gpu_chapters: Vec<&str> = CHAPTERS.iter().filter(|ch| ch.gpu.is_some()).map(|ch| ch.id).collect();
     pages.push((dir.join("sanitizers.md"), sanitizer::render_small(&small, &gpu_chapters)));
     pages.push((dir.join("sanitizers-wrong.md"), sanitizer::render_wrong(&small, &gpu_chapters)));
     pages.push((dir.join("sanitizers-whole.md"), sanitizer::render(&other, &chapter_kernels())));
