@@ -4,8 +4,12 @@
 
 use ktrav::Chapter;
 
-/// Every chapter, in book order.
-pub const CHAPTERS: [&Chapter; 7] = [
+/// Every chapter, in book order: the book's one list of them. Everything
+/// else that names the chapters reads it, and a chapter's values, GPU
+/// section and exercises through its [`Chapter`]; `tests/registry.rs`
+/// ties it to the chapter crates of the workspace and the book's table of
+/// contents.
+pub const CHAPTERS: &[&Chapter] = &[
     &k1_row_col_major::CHAPTER,
     &k2_transpose::CHAPTER,
     &k3_grid_mapping::CHAPTER,

@@ -5,7 +5,8 @@
 //! students' handout of starters; `cargo run --release -- record FILE` runs
 //! every chapter's GPU section and writes what it measured as the record
 //! the book's measured pages are rendered from. `--list` names the chapters for a reader;
-//! `--ids` and `--gpu-ids` name them for scripts, one id per line.
+//! `--ids` and `--gpu-ids` name them for scripts, one id per line, and
+//! `--exercises` names every lab exercise, one `CHAPTER EXERCISE` per line.
 
 use appendix_k::CHAPTERS;
 use clap::{CommandFactory, FromArgMatches, Parser};
@@ -20,14 +21,17 @@ struct Args {
     #[command(subcommand)]
     command: Option<Command>,
     /// List the chapters and the command that runs each
-    #[arg(long, conflicts_with_all = ["ids", "gpu_ids"])]
+    #[arg(long, conflicts_with_all = ["ids", "gpu_ids", "exercises"])]
     list: bool,
     /// Print every chapter's id, one per line
-    #[arg(long, conflicts_with = "gpu_ids")]
+    #[arg(long, conflicts_with_all = ["gpu_ids", "exercises"])]
     ids: bool,
     /// Print the id of every chapter with an "On this GPU" section, one per line
-    #[arg(long)]
+    #[arg(long, conflicts_with = "exercises")]
     gpu_ids: bool,
+    /// Print every lab exercise as its chapter's id and its own, one per line
+    #[arg(long)]
+    exercises: bool,
 }
 
 #[derive(clap::Subcommand, Debug)]
@@ -113,8 +117,16 @@ fn run() -> Result<i32, cli::Exit> {
             Ok(0)
         }
         None if args.ids || args.gpu_ids => {
-            for ch in CHAPTERS.iter().filter(|ch| args.ids || ch.gpu_section.is_some()) {
+            for ch in CHAPTERS.iter().filter(|ch| args.ids || ch.gpu.is_some()) {
                 cli::print(&format!("{}\n", ch.id))?;
+            }
+            Ok(0)
+        }
+        None if args.exercises => {
+            for ch in CHAPTERS {
+                for ex in ch.exercises {
+                    cli::print(&format!("{} {}\n", ch.id, ex.id))?;
+                }
             }
             Ok(0)
         }
@@ -148,9 +160,9 @@ fn record(file: &std::path::Path) -> Result<i32, cli::Exit> {
     let mut sections = Vec::new();
     let mut failed = Vec::new();
     for ch in CHAPTERS {
-        let Some(section) = ch.gpu_section else { continue };
+        let Some(gpu) = ch.gpu else { continue };
         eprintln!("{}: its GPU section", ch.heading());
-        match section() {
+        match gpu.section(ch) {
             ktrav::SectionOutcome::Ran { failures: 0, record, .. } => sections.push(record),
             other => {
                 cli::print(&format!("{}: FAILED\n{}", ch.heading(), ktrav::report::plain(&other.text())))?;

@@ -8,29 +8,18 @@
 
 use crate::CHAPTERS;
 use ktrav::geometry::{ceil_div, MAX_GRID_Y};
-use ktrav::lab::{battery, Exercise, Launch};
+use ktrav::lab::{battery, Exercise, Launch, Purpose};
 
 /// Every chapter's values, in book order.
 pub fn chapter_values() -> Vec<(&'static str, String)> {
-    [
-        k1_row_col_major::values::values,
-        k2_transpose::values::values,
-        k3_grid_mapping::values::values,
-        k4_boundary_check::values::values,
-        k5_layout_interop::values::values,
-        k6_spiral::values::values,
-        k7_diagonal::values::values,
-    ]
-    .into_iter()
-    .flat_map(|f| f())
-    .collect()
+    CHAPTERS.iter().flat_map(|ch| (ch.values)()).collect()
 }
 
 /// The chapter's values and every exercise's battery, as (name, value).
 pub fn values() -> Vec<(String, String)> {
     let mut all: Vec<(String, String)> = chapter_values().into_iter().map(|(n, v)| (n.to_string(), v)).collect();
     let any = CHAPTERS.iter().flat_map(|ch| ch.exercises).next().expect("an exercise");
-    let large = battery(any, true).pop().expect("the large case");
+    let large = battery(any, true).into_iter().find(|c| c.purpose == Purpose::Large).expect("the large case");
     all.push(("lab.large".to_string(), large.label));
     for ch in CHAPTERS {
         for ex in ch.exercises {
@@ -138,19 +127,18 @@ pub fn tall_by_chapter() -> String {
 /// exercise's grid past the simulated `gridDim.y` limit.
 pub fn sim_battery_sentence(ex: &Exercise) -> String {
     use ktrav::lab::simtrack::{battery as sim_battery, SIM_MAX_GRID_Y};
-    let cases = sim_battery(ex);
-    let rest: Vec<&(String, ktrav::Shape)> =
-        cases.iter().filter(|(label, _)| !label.starts_with("the source's")).collect();
-    let ragged: Vec<String> =
-        rest.iter().filter(|(l, _)| l.starts_with("ragged")).map(|(_, s)| s.to_string()).collect();
-    let tall = rest.iter().find(|(l, _)| l.contains("gridDim.y"));
-    let thin: Vec<String> = rest
-        .iter()
-        .filter(|(l, _)| !l.starts_with("ragged") && !l.contains("gridDim.y"))
-        .map(|(_, s)| s.to_string())
-        .collect();
+    let (mut ragged, mut thin, mut tall) = (Vec::new(), Vec::new(), None);
+    for case in sim_battery(ex) {
+        match case.purpose {
+            Purpose::Source => {}
+            Purpose::Ragged => ragged.push(case.shape.to_string()),
+            Purpose::Edge => thin.push(case.shape.to_string()),
+            Purpose::PastGridY => tall = Some(case.shape),
+            other => panic!("{}: the simulator battery has a shape there for {other:?}", ex.id),
+        }
+    }
     let mut text = format!("ragged edges {}, {}", ragged.join(" and "), thin.join(", "));
-    if let Some((_, shape)) = tall {
+    if let Some(shape) = tall {
         text.push_str(&format!(
             ", and {shape}, whose grid needs more rows of blocks than a simulated gridDim.y limit of {SIM_MAX_GRID_Y}"
         ));
@@ -161,13 +149,17 @@ pub fn sim_battery_sentence(ex: &Exercise) -> String {
 /// The shapes of an exercise's public battery in a sentence: the source's
 /// own, then the rest, the tall case last with what its grid is.
 pub fn battery_sentence(ex: &Exercise) -> String {
-    let cases = battery(ex, false);
-    let (source, rest): (Vec<_>, Vec<_>) = cases.iter().partition(|c| c.label.starts_with("the source's"));
-    let source: Vec<String> = source.iter().map(|c| c.shape.to_string()).collect();
-    let rest = &rest[..rest.len() - 1];
-    let (ragged, plain): (Vec<&&ktrav::lab::Case>, Vec<_>) = rest.iter().partition(|c| c.label.starts_with("ragged"));
-    let ragged: Vec<String> = ragged.iter().map(|c| c.shape.to_string()).collect();
-    let plain: Vec<String> = plain.iter().map(|c| c.shape.to_string()).collect();
+    let (mut source, mut ragged, mut plain) = (Vec::new(), Vec::new(), Vec::new());
+    for case in battery(ex, false) {
+        match case.purpose {
+            Purpose::Source => source.push(case.shape.to_string()),
+            Purpose::Ragged => ragged.push(case.shape.to_string()),
+            Purpose::Edge => plain.push(case.shape.to_string()),
+            // The sentence ends with it, in the words of `tall_case`.
+            Purpose::PastGridY => {}
+            other => panic!("{}: the public battery has a shape there for {other:?}", ex.id),
+        }
+    }
     format!(
         "the source's own {} ({}), ragged edges ({}), {}, and {}",
         if source.len() == 1 { "shape" } else { "shapes" },
@@ -178,10 +170,11 @@ pub fn battery_sentence(ex: &Exercise) -> String {
     )
 }
 
-/// The battery's last shape, the one sized against gridDim.y's limit, and
-/// what the exercise's launch makes of it.
+/// The battery's shape sized against gridDim.y's limit, and what the
+/// exercise's launch makes of it.
 pub fn tall_case(ex: &Exercise) -> String {
-    let case = battery(ex, false).pop().expect("a battery has shapes");
+    let case =
+        battery(ex, false).into_iter().find(|c| c.purpose == Purpose::PastGridY).expect("a shape past gridDim.y");
     let shape = case.shape;
     match ex.launch {
         Launch::Covering { block, x_walks_rows, grid_stride_y } => {

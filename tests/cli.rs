@@ -8,23 +8,32 @@ const BIN: &str = env!("CARGO_BIN_EXE_appendix_k");
 #[test]
 fn help_names_every_chapter() {
     let help = stdout_of(BIN, &["--help"]);
-    assert!(help.contains("--list") && help.contains("--ids") && help.contains("--gpu-ids"), "{help}");
+    for flag in ["--list", "--ids", "--gpu-ids", "--exercises"] {
+        assert!(help.contains(flag), "--help does not name {flag}: {help}");
+    }
     for ch in appendix_k::CHAPTERS {
         assert!(help.contains(&format!("cargo run -p {}", ch.id)), "--help does not name {}", ch.id);
     }
     assert_eq!(stdout_of(BIN, &["--list"]).lines().count(), appendix_k::CHAPTERS.len() + 1);
 }
 
-/// The machine-readable lists the scripts read: every chapter, and the
-/// chapters with an "On this GPU" section.
+/// The machine-readable lists the scripts read: every chapter, the
+/// chapters with an "On this GPU" section, and every lab exercise with its
+/// chapter (`scripts/make-room`).
 #[test]
 fn ids_name_the_chapters_one_per_line() {
     let ids: Vec<&str> = appendix_k::CHAPTERS.iter().map(|ch| ch.id).collect();
     assert_eq!(stdout_of(BIN, &["--ids"]), ids.iter().map(|id| format!("{id}\n")).collect::<String>());
     let gpu: String =
-        appendix_k::CHAPTERS.iter().filter(|ch| ch.gpu_section.is_some()).map(|ch| format!("{}\n", ch.id)).collect();
+        appendix_k::CHAPTERS.iter().filter(|ch| ch.gpu.is_some()).map(|ch| format!("{}\n", ch.id)).collect();
     assert!(!gpu.is_empty());
     assert_eq!(stdout_of(BIN, &["--gpu-ids"]), gpu);
+    let exercises: String = appendix_k::CHAPTERS
+        .iter()
+        .flat_map(|ch| ch.exercises.iter().map(move |ex| format!("{} {}\n", ch.id, ex.id)))
+        .collect();
+    assert!(exercises.lines().count() > appendix_k::CHAPTERS.len(), "{exercises}");
+    assert_eq!(stdout_of(BIN, &["--exercises"]), exercises);
 }
 
 #[test]
@@ -36,6 +45,8 @@ fn bad_input_is_one_line_and_exit_2() {
             &["k2_transpose"],
             &["--list", "--ids"],
             &["--ids", "--gpu-ids"],
+            &["--ids", "--exercises"],
+            &["--exercises", "--list"],
             &["--refresh-outputs"],
             &["doctor", "--list"],
             &["--list", "doctor"],

@@ -106,7 +106,7 @@ fn every_exercise_has_one_sim_check_command_on_its_page() {
     let ids: BTreeSet<&str> = all.iter().map(|(_, s, _)| s.id).collect();
     let expected: usize = CHAPTERS.iter().map(|ch| ch.sim_exercises.len()).sum();
     assert_eq!(ids.len(), expected);
-    assert_eq!(CHAPTERS.iter().filter(|ch| !ch.sim_exercises.is_empty()).count(), 7, "K.1 to K.7 each have exercises");
+    assert!(CHAPTERS.iter().all(|ch| !ch.sim_exercises.is_empty()), "every chapter has exercises");
     for ch in CHAPTERS.iter().filter(|ch| !ch.sim_exercises.is_empty()) {
         let text = std::fs::read_to_string(page_of(ch)).unwrap();
         assert!(text.contains("](twin.md)"), "{} does not link to the twin page", page_of(ch).display());

@@ -51,7 +51,7 @@ fn main() {
     let args: Vec<String> = std::env::args().collect();
     if let [_, flag, job] = args.as_slice() {
         if flag == check::worker::WORKER_COMMAND {
-            check::worker::serve(&CHAPTERS, std::path::Path::new(job));
+            check::worker::serve(CHAPTERS, std::path::Path::new(job));
         }
     }
     // The checks below run each shape in a worker: this binary again.
@@ -68,9 +68,9 @@ fn main() {
     let mut sections = Vec::new();
     let mut ladders = Vec::new();
     for ch in CHAPTERS.iter().filter(|ch| selected(ch)) {
-        let Some(section) = ch.gpu_section else { continue };
+        let Some(gpu) = ch.gpu else { continue };
         let name = ch.heading();
-        match section() {
+        match gpu.section(ch) {
             SectionOutcome::Skipped(reason) => {
                 println!("{name}: skipped: no GPU ({reason})");
                 skipped += 1;
@@ -201,7 +201,8 @@ fn judge_expectation(
                 };
             }
             Some(kind) => {
-                let only_where_promised = !e.only_past_grid_y || failing.iter().all(|s| s.label.contains("gridDim.y"));
+                let only_where_promised =
+                    !e.only_past_grid_y || failing.iter().all(|s| s.purpose == lab::Purpose::PastGridY);
                 if r.exit_code == 1 && kinds.contains(&kind) && only_where_promised {
                     let race = if e.race {
                         format!(" (a race: rejected on run {run} of at most {RACE_RUNS})")
@@ -457,42 +458,6 @@ fn lab_checks() -> (usize, usize, usize) {
     (passed, failed, skipped)
 }
 
-/// Where a chapter's ladder times an exercise's solution: the same kernel,
-/// launched the same way, on this shape. `Err` says why no ladder row is
-/// that kernel.
-fn ladder_pair(ch: &ktrav::Chapter, ex: &lab::Exercise) -> Result<ktrav::Shape, String> {
-    use lab::Launch;
-    match (ch.id, ex.id) {
-        // The teaching transpose of every tile layout, the padded one among
-        // them, with the exercise's (TILE, TILE) blocks and capped grid.
-        ("k2_transpose", _) => Ok(k2_transpose::gpu::LADDER_SHAPE),
-        // copy_x_to_col with (32, 8) blocks, the exercise's launch.
-        ("k3_grid_mapping", _) => Ok(k3_grid_mapping::gpu::LADDER_SHAPE),
-        ("k4_boundary_check", _) => {
-            Err("K.4 has no ladder: its section times the guarded kernels into padded buffers, not a table".into())
-        }
-        ("k5_layout_interop", _) => Err(format!(
-            "K.5's ladder times the row-major add ({}), the exercise is the column-major one ({}): not the same kernel",
-            k5_layout_interop::PAIRINGS[0].kernel_name(),
-            ex.kernel
-        )),
-        // spiral_gather with (32, 8) blocks on the first ladder shape.
-        ("k6_spiral", _) => Ok(k6_spiral::gpu::LADDER_SHAPES[0]),
-        // The per-diagonal wavefront, the table's yardstick, with the
-        // exercise's block of threads.
-        ("k7_diagonal", _) => {
-            let (shape, block_x, _) = k7_diagonal::gpu::LARGE_TABLES[0];
-            match ex.launch {
-                Launch::PerDiagonal { block } if block == block_x => Ok(shape),
-                other => Err(format!(
-                    "K.7's ladder launches {block_x}-thread blocks, the exercise {other:?}: not the same launch"
-                )),
-            }
-        }
-        (other, _) => Err(format!("{other} has no ladder")),
-    }
-}
-
 /// The ladder's median for `kernel` on `shape`: a named yardstick (K.7's
 /// launches replayed from a graph, as the check times them), else a row
 /// naming it (`kernel`, `kernel (32x8 blocks)`, `kernel, N launches ...`).
@@ -526,7 +491,8 @@ fn timings_agree_with_the_ladders(ladders: &[(&str, ktrav::measured::Section)]) 
     for ch in CHAPTERS.iter().filter(|ch| selected(ch)) {
         for ex in ch.exercises {
             let name = format!("check timing of {} {} against its ladder", ch.section, ex.id);
-            let shape = match ladder_pair(ch, ex) {
+            let ladder = ch.gpu.ok_or_else(|| format!("{} has no GPU section", ch.section));
+            let shape = match ladder.and_then(|gpu| gpu.ladder_shape(ex)) {
                 Ok(s) => s,
                 Err(why) => {
                     println!("{name}: skipped: {why}");

@@ -770,7 +770,7 @@ fn expect_columns_knows_every_kind_and_refuses_an_unknown_verdict() {
 }
 
 /// `scripts/make-room DIR`, with this build's `appendix_k` to read the
-/// exercise files' `// expect:` lines.
+/// exercise files' `// expect:` lines and list the exercises.
 fn make_room(dir: &Path) -> Output {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     Command::new("bash").arg(root.join("scripts/make-room")).arg(dir).env("APPENDIX_K", BIN).output().unwrap()
@@ -823,6 +823,16 @@ fn make_room_writes_a_well_formed_room() {
             "no passing submission of {e}"
         );
     }
+    // Every exercise's solution, and nothing else, under solutions/.
+    let mut solutions: Vec<String> = std::fs::read_dir(room.join("solutions"))
+        .unwrap()
+        .map(|f| f.unwrap().file_name().to_string_lossy().to_string())
+        .collect();
+    solutions.sort();
+    let mut wanted: Vec<String> =
+        appendix_k::CHAPTERS.iter().flat_map(|ch| ch.exercises.iter().map(|e| format!("{}.cu", e.id))).collect();
+    wanted.sort();
+    assert_eq!(solutions, wanted);
     // The kernels only the hidden battery rejects pass the public one and
     // carry what the hidden one must say: the uint32 index only with --large.
     let hidden_of = |stem: &str| {

@@ -43,7 +43,7 @@ fn header(path: &Path) -> String {
 #[test]
 fn every_gpu_chapter_has_exercises_with_ids_unique_in_the_book() {
     let mut ids = BTreeSet::new();
-    for ch in CHAPTERS.iter().filter(|ch| ch.gpu_section.is_some()) {
+    for ch in CHAPTERS.iter().filter(|ch| ch.gpu.is_some()) {
         assert!(!ch.exercises.is_empty(), "{} has a GPU section but no exercise", ch.id);
     }
     for (ch, ex) in exercises() {

@@ -63,6 +63,32 @@ fn a_chapters_compile_checks_are_its_tests_kernels_rs() {
     }
 }
 
+/// Where a chapter's GPU entry points say its ladder times an exercise's
+/// solution (which the GPU suite then times beside the check's timing),
+/// the chapter has a ladder, its kernel file declares the exercise's
+/// kernel, and a GPU run may take the shape; where they say it does not,
+/// the reason names the chapter.
+#[test]
+fn an_exercise_is_paired_with_its_ladder_only_where_the_chapter_has_one() {
+    let mut paired = 0;
+    for ch in CHAPTERS {
+        let Some(gpu) = ch.gpu else { continue };
+        for ex in ch.exercises {
+            match gpu.ladder_shape(ex) {
+                Ok(shape) => {
+                    paired += 1;
+                    assert!(!ch.versions.is_empty(), "{}: {} is timed on a ladder it does not have", ch.id, ex.id);
+                    let source = ch.kernel_source.unwrap();
+                    assert!(cu::declares(source, ex.kernel), "kernels/{}.cu declares no {}", ch.id, ex.kernel);
+                    assert!(shape.elements() <= ktrav::section::MAX_GPU_ELEMENTS, "{}: {shape}", ex.id);
+                }
+                Err(why) => assert!(why.starts_with(ch.section), "{}: {why}", ex.id),
+            }
+        }
+    }
+    assert!(paired > 0, "no exercise is timed on its chapter's ladder");
+}
+
 #[test]
 fn every_version_is_numbered_commented_and_bounded_as_its_plan_launches() {
     let mut listed = Vec::new();

@@ -228,7 +228,7 @@ mod tests {
             let past_limit = l.shape.rows.div_ceil(TILE) > ktrav::lab::simtrack::SIM_MAX_GRID_Y as u64;
             assert_eq!(l.failure.is_some(), past_limit, "{}", l.label);
         }
-        assert!(c.lines.iter().any(|l| l.label.contains("gridDim.y") && l.failure.is_some()));
+        assert!(c.lines.iter().any(|l| l.purpose == ktrav::lab::Purpose::PastGridY && l.failure.is_some()));
     }
 
     #[test]

@@ -52,10 +52,17 @@ fn transpose_on_gpu(gpu: &Gpu, launch: &TransposeLaunch, input: &[f32], shape: S
     Ok((gpu.download(&out)?, ms))
 }
 
-/// The chapter's "On this GPU" section, its [`ktrav::Chapter`]'s GPU hook:
-/// the whole section, or the small-shape mode (`ktrav_gpu::section`).
-pub fn section() -> ktrav::SectionOutcome {
-    ktrav_gpu::section::section_modes(&crate::CHAPTER, checks, small)
+/// The chapter's GPU entry points, held by its [`ktrav::Chapter`]: the
+/// whole section or the small-shape mode (`ktrav_gpu::section`), the
+/// section at a reader's shape, and where the ladder times the exercises.
+pub const ENTRY: ktrav_gpu::GpuEntry = ktrav_gpu::GpuEntry { checks, small, at_shape, ladder_shape };
+
+/// Where the ladder times an exercise's solution (see
+/// [`ktrav::GpuHooks::ladder_shape`]).
+fn ladder_shape(_: &ktrav::Exercise) -> Result<Shape, String> {
+    // The teaching transpose of every tile layout, the padded one among
+    // them, with the exercise's (TILE, TILE) blocks and capped grid.
+    Ok(LADDER_SHAPE)
 }
 
 /// The small-shape mode: both teaching kernels against the simulator's

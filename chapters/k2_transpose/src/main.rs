@@ -48,7 +48,7 @@ fn run() -> Result<i32, cli::Exit> {
     }
     let shape = Shape::new(args.rows, args.cols);
     if args.gpu {
-        return cli::run_on_gpu(shape, k2_transpose::gpu::at_shape);
+        return CHAPTER.run_at_shape(shape);
     }
     cli::check_limit("matrix elements", shape.checked_elements(), MAX_ELEMENTS)?;
     let tile = args.tile as u32; // size_in caps it at 2^16

@@ -37,10 +37,16 @@ fn copy_on_gpu(gpu: &Gpu, mapping: Mapping, cfg: &LaunchConfig, src: &[f32], sha
     Ok((gpu.download(&dst)?, ms))
 }
 
-/// The chapter's "On this GPU" section, its [`ktrav::Chapter`]'s GPU hook:
-/// the whole section, or the small-shape mode (`ktrav_gpu::section`).
-pub fn section() -> ktrav::SectionOutcome {
-    ktrav_gpu::section::section_modes(&crate::CHAPTER, checks, small)
+/// The chapter's GPU entry points, held by its [`ktrav::Chapter`]: the
+/// whole section or the small-shape mode (`ktrav_gpu::section`), the
+/// section at a reader's shape, and where the ladder times the exercises.
+pub const ENTRY: ktrav_gpu::GpuEntry = ktrav_gpu::GpuEntry { checks, small, at_shape, ladder_shape };
+
+/// Where the ladder times an exercise's solution (see
+/// [`ktrav::GpuHooks::ladder_shape`]).
+fn ladder_shape(_: &ktrav::Exercise) -> Result<Shape, String> {
+    // copy_x_to_col with (32, 8) blocks, the exercise's launch.
+    Ok(LADDER_SHAPE)
 }
 
 /// The block the two mappings are launched with beside the versions.

@@ -51,7 +51,7 @@ fn run() -> Result<i32, cli::Exit> {
     }
     let shape = Shape::new(args.rows, args.cols);
     if args.gpu {
-        return cli::run_on_gpu(shape, k3_grid_mapping::gpu::at_shape);
+        return CHAPTER.run_at_shape(shape);
     }
     cli::check_limit("matrix elements", shape.checked_elements(), MAX_ELEMENTS)?;
     // size_in caps both block sides at 1024, so they fit in u32.

@@ -182,10 +182,15 @@ fn repeat_and_compare(
     Ok((exact, first_bad, times))
 }
 
-/// The chapter's "On this GPU" section, its [`ktrav::Chapter`]'s GPU hook:
-/// the whole section, or the small-shape mode (`ktrav_gpu::section`).
-pub fn section() -> ktrav::SectionOutcome {
-    ktrav_gpu::section::section_modes(&crate::CHAPTER, checks, small)
+/// The chapter's GPU entry points, held by its [`ktrav::Chapter`]: the
+/// whole section or the small-shape mode (`ktrav_gpu::section`), the
+/// section at a reader's shape, and where the ladder times the exercises.
+pub const ENTRY: ktrav_gpu::GpuEntry = ktrav_gpu::GpuEntry { checks, small, at_shape, ladder_shape };
+
+/// Where the ladder times an exercise's solution (see
+/// [`ktrav::GpuHooks::ladder_shape`]).
+fn ladder_shape(_: &ktrav::Exercise) -> Result<Shape, String> {
+    Err("K.4 has no ladder: its section times the guarded kernels into padded buffers, not a table".into())
 }
 
 /// The block of the small-shape mode and of `--gpu` (K.3's 32x8).

@@ -83,7 +83,7 @@ fn run() -> Result<i32, cli::Exit> {
     };
     let shape = Shape::new(launch.rows, launch.cols);
     if args.gpu {
-        return cli::run_on_gpu(shape, k4_boundary_check::gpu::at_shape);
+        return CHAPTER.run_at_shape(shape);
     }
     let plan = cli::usage(experiment_plan(shape, Dim2::new(launch.block_x as u32, launch.block_y as u32)))?;
     cli::check_limit("simulated thread bodies", experiment_work(&plan, args.shuffles), MAX_SIMULATED_THREADS)?;

@@ -57,10 +57,19 @@ fn describe(kernel: Pairing) -> String {
     format!("{} ({} data, x walks {}s)", kernel.kernel_name(), kernel.order, kernel.x_walks)
 }
 
-/// The chapter's "On this GPU" section, its [`ktrav::Chapter`]'s GPU hook:
-/// the whole section, or the small-shape mode (`ktrav_gpu::section`).
-pub fn section() -> ktrav::SectionOutcome {
-    ktrav_gpu::section::section_modes(&crate::CHAPTER, checks, small)
+/// The chapter's GPU entry points, held by its [`ktrav::Chapter`]: the
+/// whole section or the small-shape mode (`ktrav_gpu::section`), the
+/// section at a reader's shape, and where the ladder times the exercises.
+pub const ENTRY: ktrav_gpu::GpuEntry = ktrav_gpu::GpuEntry { checks, small, at_shape, ladder_shape };
+
+/// Where the ladder times an exercise's solution (see
+/// [`ktrav::GpuHooks::ladder_shape`]).
+fn ladder_shape(ex: &ktrav::Exercise) -> Result<Shape, String> {
+    Err(format!(
+        "K.5's ladder times the row-major add ({}), the exercise is the column-major one ({}): not the same kernel",
+        crate::PAIRINGS[0].kernel_name(),
+        ex.kernel
+    ))
 }
 
 /// The small-shape mode: the four pairings against the simulator, and every

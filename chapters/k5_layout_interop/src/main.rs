@@ -75,7 +75,7 @@ fn run() -> Result<i32, cli::Exit> {
     }
     let shape = args.layout.map(|l| Shape::new(l.rows, l.cols));
     if let (true, Some(shape)) = (args.gpu, shape) {
-        return cli::run_on_gpu(shape, k5_layout_interop::gpu::at_shape);
+        return CHAPTER.run_at_shape(shape);
     }
     if let Some(shape) = shape {
         cli::check_limit("matrix elements", shape.checked_elements(), MAX_LAYOUT_ELEMENTS)?;

@@ -72,10 +72,16 @@ fn launch_once(
     gpu.launch(args, cfg, 0).with_context(|| format!("{} on a {shape} matrix", kernel.name()))
 }
 
-/// The chapter's "On this GPU" section, its [`ktrav::Chapter`]'s GPU hook:
-/// the whole section, or the small-shape mode (`ktrav_gpu::section`).
-pub fn section() -> ktrav::SectionOutcome {
-    ktrav_gpu::section::section_modes(&crate::CHAPTER, checks, small)
+/// The chapter's GPU entry points, held by its [`ktrav::Chapter`]: the
+/// whole section or the small-shape mode (`ktrav_gpu::section`), the
+/// section at a reader's shape, and where the ladder times the exercises.
+pub const ENTRY: ktrav_gpu::GpuEntry = ktrav_gpu::GpuEntry { checks, small, at_shape, ladder_shape };
+
+/// Where the ladder times an exercise's solution (see
+/// [`ktrav::GpuHooks::ladder_shape`]).
+fn ladder_shape(_: &ktrav::Exercise) -> Result<Shape, String> {
+    // spiral_gather with (32, 8) blocks on the first ladder shape.
+    Ok(LADDER_SHAPES[0])
 }
 
 /// The block the teaching kernels are launched with beside the versions.

@@ -65,7 +65,7 @@ fn run() -> Result<i32, cli::Exit> {
     }
     let shape = Shape::new(args.rows.unwrap_or(9), args.cols.unwrap_or(6));
     if args.gpu {
-        return cli::run_on_gpu(shape, k6_spiral::gpu::at_shape);
+        return CHAPTER.run_at_shape(shape);
     }
     cli::check_limit("matrix elements", shape.checked_elements(), MAX_ELEMENTS)?;
     let block = Dim2::new(args.block_x as u32, args.block_y as u32);

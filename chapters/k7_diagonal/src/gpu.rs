@@ -117,10 +117,23 @@ fn verdict(
     sec.verdict(label, &detail, agreement.ok() && launches_ok && sim_is_dp, Some(fill.kernel_ms));
 }
 
-/// The chapter's "On this GPU" section, its [`ktrav::Chapter`]'s GPU hook:
-/// the whole section, or the small-shape mode (`ktrav_gpu::section`).
-pub fn section() -> ktrav::SectionOutcome {
-    ktrav_gpu::section::section_modes(&crate::CHAPTER, checks, small)
+/// The chapter's GPU entry points, held by its [`ktrav::Chapter`]: the
+/// whole section or the small-shape mode (`ktrav_gpu::section`), the
+/// section at a reader's shape, and where the ladder times the exercises.
+pub const ENTRY: ktrav_gpu::GpuEntry = ktrav_gpu::GpuEntry { checks, small, at_shape, ladder_shape };
+
+/// Where the ladder times an exercise's solution (see
+/// [`ktrav::GpuHooks::ladder_shape`]).
+fn ladder_shape(ex: &ktrav::Exercise) -> Result<Shape, String> {
+    // The per-diagonal wavefront, the table's yardstick, with the
+    // exercise's block of threads.
+    let (shape, block_x, _) = LARGE_TABLES[0];
+    match ex.launch {
+        ktrav::lab::Launch::PerDiagonal { block } if block == block_x => Ok(shape),
+        other => {
+            Err(format!("K.7's ladder launches {block_x}-thread blocks, the exercise {other:?}: not the same launch"))
+        }
+    }
 }
 
 /// The small-shape mode: the per-diagonal and tiled fills against the

@@ -68,7 +68,7 @@ fn run() -> Result<i32, cli::Exit> {
     }
     let shape = Shape::new(args.rows.unwrap_or(9), args.cols.unwrap_or(6));
     if args.gpu {
-        return cli::run_on_gpu(shape, k7_diagonal::gpu::at_shape);
+        return CHAPTER.run_at_shape(shape);
     }
     cli::check_limit("table cells", shape.checked_elements(), MAX_CELLS)?;
     let (block_x, tile) = (args.block_x as u32, args.tile as u32);

@@ -224,6 +224,7 @@ mod tests {
             rows: 1000,
             cols: 33,
             battery: ktrav::lab::Battery::Public,
+            purpose: ktrav::lab::Purpose::Ragged,
             verdict: Verdict::InputChanged { input: 0, changed: 5, first_changed: Some(3) },
         };
         let read: ShapeRecord = serde_json::from_str(&serde_json::to_string(&written).unwrap()).unwrap();

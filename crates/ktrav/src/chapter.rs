@@ -3,7 +3,8 @@
 //! a chapter through its [`Chapter`], and through nothing else.
 
 use crate::cli::Exit;
-use crate::section::SectionOutcome;
+use crate::section::{SectionOutcome, TooLarge};
+use crate::Shape;
 
 /// One section of Appendix K.
 pub struct Chapter {
@@ -25,9 +26,12 @@ pub struct Chapter {
     /// The chapter's `kernels/<id>.cu`, as text, if it has one: what its
     /// versions' comments and launch bounds are read from.
     pub kernel_source: Option<&'static str>,
-    /// The "On this GPU" section: the real kernels against the simulators,
-    /// run by the chapter's `gpu` module where a GPU exists.
-    pub gpu_section: Option<fn() -> SectionOutcome>,
+    /// The chapter's values for the book's `{{value NAME}}` directives, each
+    /// name prefixed with the chapter's key (`k6.…`).
+    pub values: fn() -> Vec<(&'static str, String)>,
+    /// The "On this GPU" entry points of the chapter's `gpu` module (the
+    /// real kernels against the simulators), if it has any.
+    pub gpu: Option<&'static dyn GpuHooks>,
     /// The chapter's GPU lab exercises (checked by its binary's `check`).
     pub exercises: &'static [Exercise],
     /// The chapter's exercises on the simulator track, each with the
@@ -37,6 +41,23 @@ pub struct Chapter {
     /// "How fast can it go": the chapter's numbered fast versions of its
     /// kernel, in order (empty for a chapter without a ladder).
     pub versions: &'static [Version],
+}
+
+/// A chapter's "On this GPU" entry points, as its value holds them. The
+/// functions behind them take the CUDA crate's types (`ktrav_gpu`, which
+/// implements this trait for its `section::GpuEntry`), which this crate does
+/// not name.
+pub trait GpuHooks: Sync {
+    /// The "On this GPU" section: every check and timing table, or the
+    /// small-shape mode when the environment asks for it.
+    fn section(&self, chapter: &Chapter) -> SectionOutcome;
+    /// The section at a reader's shape (`--gpu` with `--rows`/`--cols`);
+    /// `Err` when its buffers do not fit in the device's free memory.
+    fn at_shape(&self, shape: Shape) -> Result<SectionOutcome, TooLarge>;
+    /// Where the chapter's ladder times the solution of `ex`: the same
+    /// kernel, launched the same way, on the shape returned. `Err` says why
+    /// no row of the ladder is that kernel.
+    fn ladder_shape(&self, ex: &Exercise) -> Result<Shape, String>;
 }
 
 /// An exercise on the simulator track (see [`crate::lab::simcheck`]).
@@ -83,13 +104,28 @@ impl Chapter {
         out.into_string()
     }
 
+    /// The "On this GPU" section, if the chapter has one.
+    pub fn gpu_section(&self) -> Option<SectionOutcome> {
+        self.gpu.map(|gpu| gpu.section(self))
+    }
+
+    /// `--gpu` with a shape: the section at that shape, printed
+    /// ([`crate::cli::run_on_gpu`]); returns its exit code. A shape past
+    /// what a GPU run may take, or a chapter without a GPU section, is
+    /// [`Exit::Usage`].
+    pub fn run_at_shape(&self, shape: Shape) -> Result<i32, Exit> {
+        match self.gpu {
+            Some(gpu) => crate::cli::run_on_gpu(shape, |s| gpu.at_shape(s)),
+            None => Err(Exit::Usage(format!("{} has no GPU section: --gpu runs none of its kernels", self.heading()))),
+        }
+    }
+
     /// What the binary does with no arguments: prints the report, then the
     /// GPU section (or the one line saying why it was skipped). Returns the
     /// exit code: 1 if a GPU check disagreed, else 0.
     pub fn run_default(&self) -> Result<i32, Exit> {
         crate::cli::print(&self.report_text())?;
-        let Some(section) = self.gpu_section else { return Ok(0) };
-        let outcome = section();
+        let Some(outcome) = self.gpu_section() else { return Ok(0) };
         crate::cli::print(&format!("\n{}", outcome.text()))?;
         Ok(outcome.exit_code())
     }

@@ -45,7 +45,7 @@ pub mod sim;
 #[cfg(feature = "testing")]
 pub mod testing;
 
-pub use chapter::{Chapter, Exercise, SimExercise};
+pub use chapter::{Chapter, Exercise, GpuHooks, SimExercise};
 pub use compare::{compare, compare_with, test_input, test_value, Agreement, POISON_WORD};
 pub use geometry::{ceil_div, Dim2, GeometryError, LaunchConfig, Shape, Waste};
 pub use layout::{Matrix, StorageOrder};

@@ -5,6 +5,7 @@
 //! line tests, the GPU suite) and the GPU side name them alike.
 
 use crate::measured;
+use crate::Shape;
 
 /// Set this variable (to anything) to make every chapter behave as if no
 /// GPU were present, for example to compare outputs on a GPU machine.
@@ -61,6 +62,24 @@ impl SectionOutcome {
 /// The one line a chapter prints when it has no GPU to use.
 pub fn skip_line(reason: &str) -> String {
     format!("GPU section skipped: {reason}.\n")
+}
+
+/// A run at a reader's shape whose buffers do not fit in the device's free
+/// memory: the one line that refuses it.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum TooLarge {
+    #[error(
+        "the {shape} run needs {needed} bytes ({:.2} GB) of device memory, and {free} bytes ({:.2} GB) are free",
+        gb(*.needed),
+        gb(*.free)
+    )]
+    Needs { shape: Shape, needed: u64, free: u64 },
+    #[error("the {shape} run needs more device memory than 64 bits can count")]
+    Uncountable { shape: Shape },
+}
+
+fn gb(bytes: u64) -> f64 {
+    bytes as f64 / 1e9
 }
 
 #[cfg(test)]

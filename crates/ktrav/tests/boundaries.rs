@@ -162,6 +162,7 @@ fn the_tall_case_is_tall_along_the_axis_each_launch_maps_to_y() {
     let tall = |launch| {
         let cases = battery(&exercise(launch), false);
         let last = cases.last().unwrap().clone();
+        assert_eq!(last.purpose, ktrav::lab::Purpose::PastGridY, "{launch:?}: {}", last.label);
         assert!(last.label.starts_with(&last.shape.to_string()), "{launch:?}: {}", last.label);
         assert!(last.label.contains("65535"), "{launch:?}: {}", last.label);
         last.shape

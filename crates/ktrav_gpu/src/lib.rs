@@ -38,4 +38,4 @@ pub mod section;
 pub use ktrav::section::{DISABLE_ENV, LARGE_ENV, QUICK_ENV, SMALL_ENV};
 pub use probe::{probe, DeviceInfo, Probe, Unavailable};
 pub use runner::{open, Args, DeviceBuffer, Gpu, Kernel, KernelPath, PushKernelArg, FORCE_NVRTC_ENV};
-pub use section::{gbps, median_ms, section, section_named, Bandwidth, GpuChecks, GpuSection};
+pub use section::{gbps, median_ms, section, section_named, Bandwidth, GpuChecks, GpuEntry, GpuSection};

@@ -53,7 +53,7 @@ use ktrav::compare::Agreement;
 use ktrav::measured;
 use ktrav::report::{self, Report};
 use ktrav::section::{SectionOutcome, LARGE_ENV, QUICK_ENV};
-pub use ktrav::section::{MAX_GPU_ELEMENTS, SMALL_ENV};
+pub use ktrav::section::{TooLarge, MAX_GPU_ELEMENTS, SMALL_ENV};
 use ktrav::{Chapter, LaunchConfig, Shape};
 
 /// The shapes of the small-shape mode: 1x1, one row and one column of 2000,
@@ -108,6 +108,34 @@ pub fn repeats(wanted: usize) -> usize {
 
 /// A chapter's GPU checks: everything it launches and compares.
 pub type GpuChecks = fn(&Gpu, &mut GpuSection) -> Result<()>;
+
+/// A chapter's GPU entry points, as its `gpu` module defines them; its
+/// [`Chapter`] value holds them as its [`ktrav::chapter::GpuHooks`].
+pub struct GpuEntry {
+    /// Every cross-check and timing table of the whole section.
+    pub checks: GpuChecks,
+    /// Every kernel once on [`small_shapes`], for the sanitizers.
+    pub small: GpuChecks,
+    /// The section at a reader's shape (`--gpu`), built on [`section_at`].
+    pub at_shape: fn(Shape) -> std::result::Result<SectionOutcome, TooLarge>,
+    /// Where the ladder times an exercise's solution (see
+    /// [`ktrav::chapter::GpuHooks::ladder_shape`]).
+    pub ladder_shape: fn(&ktrav::lab::Exercise) -> std::result::Result<Shape, String>,
+}
+
+impl ktrav::chapter::GpuHooks for GpuEntry {
+    fn section(&self, chapter: &Chapter) -> SectionOutcome {
+        section_modes(chapter, self.checks, self.small)
+    }
+
+    fn at_shape(&self, shape: Shape) -> std::result::Result<SectionOutcome, TooLarge> {
+        (self.at_shape)(shape)
+    }
+
+    fn ladder_shape(&self, ex: &ktrav::lab::Exercise) -> std::result::Result<Shape, String> {
+        (self.ladder_shape)(ex)
+    }
+}
 
 // ANCHOR: section
 /// The report of a chapter's GPU checks in progress.
@@ -347,8 +375,7 @@ pub fn section_named(chapter: &str, checks: impl FnOnce(&Gpu, &mut GpuSection) -
     run_section(chapter, "", false, checks)
 }
 
-/// A chapter's section: [`section_named`] with the chapter's heading, which
-/// its `gpu` module hands to its [`Chapter`] value as the GPU hook.
+/// A chapter's whole section: [`section_named`] with the chapter's heading.
 pub fn section_of(chapter: &Chapter, checks: GpuChecks) -> SectionOutcome {
     section_named(&chapter.heading(), checks)
 }
@@ -399,24 +426,6 @@ pub fn section_at(
     }
     sec.line(format!("every kernel and version at {shape}, checked, then timed:"));
     Ok(finish(&gpu, sec, checks))
-}
-
-/// A run at a reader's shape whose buffers do not fit in the device's free
-/// memory: the one line that refuses it.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum TooLarge {
-    #[error(
-        "the {shape} run needs {needed} bytes ({:.2} GB) of device memory, and {free} bytes ({:.2} GB) are free",
-        gb(*.needed),
-        gb(*.free)
-    )]
-    Needs { shape: Shape, needed: u64, free: u64 },
-    #[error("the {shape} run needs more device memory than 64 bits can count")]
-    Uncountable { shape: Shape },
-}
-
-fn gb(bytes: u64) -> f64 {
-    bytes as f64 / 1e9
 }
 
 /// Whether a run at `shape` that takes `needed` bytes of device memory fits

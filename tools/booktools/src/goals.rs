@@ -24,6 +24,27 @@ pub const WAVEFRONT_AIM: f64 = 100.0;
 
 const NOT_MEASURED: &str = "not measured yet";
 
+/// What sets a chapter's ladder against its goal, from a record and its
+/// counters.
+pub type Render = fn(&Record, Option<&[KernelCounters]>) -> String;
+
+/// The chapters whose ladder has a goal, each with what renders it.
+const GOALS: [(&str, Render); 2] =
+    [(k6_spiral::CHAPTER.id, render_spiral), (k7_diagonal::CHAPTER.id, render_wavefront)];
+
+/// What renders `chapter`'s goal, if its ladder has one.
+pub fn of(chapter: &Chapter) -> Option<Render> {
+    GOALS.iter().find(|(id, _)| *id == chapter.id).map(|&(_, render)| render)
+}
+
+/// Every chapter's goal, in book order (the registry's): the record's
+/// `NAME-goals.md` page.
+pub fn render_all(record: &Record, counters: Option<&[KernelCounters]>) -> String {
+    let goals: Vec<String> =
+        appendix_k::CHAPTERS.iter().filter_map(|ch| of(ch)).map(|render| render(record, counters)).collect();
+    goals.join("\n")
+}
+
 /// The K.6 versions profiled for what limits them: the two newest rungs.
 pub fn spiral_profiled() -> Vec<&'static Version> {
     k6_spiral::CHAPTER.versions.iter().rev().take(2).rev().collect()
@@ -444,6 +465,20 @@ fn first_chunk_lag(kernel: &str) -> Option<u64> {
 mod tests {
     use super::*;
     use ktrav::measured::{Run, Timing};
+
+    /// Each goal is that of a registered chapter with a ladder, found
+    /// through its value, and the goals page renders them in book order.
+    #[test]
+    fn every_goal_is_a_registered_ladders() {
+        let r = record(vec![]);
+        for (id, render) in GOALS {
+            let ch = appendix_k::CHAPTERS.iter().find(|ch| ch.id == id).unwrap_or_else(|| panic!("{id}"));
+            assert!(!ch.versions.is_empty(), "{id} has a goal but no ladder");
+            assert_eq!(of(ch).map(|of| of(&r, None)), Some(render(&r, None)), "{id}");
+        }
+        assert!(appendix_k::CHAPTERS.iter().any(|ch| of(ch).is_none()), "a chapter without a goal has none");
+        assert_eq!(render_all(&r, None), format!("{}\n{}", render_spiral(&r, None), render_wavefront(&r, None)));
+    }
 
     fn table(title: &str, yardstick: Option<&str>, base_ms: f64, rows: &[(&str, f64)]) -> Table {
         Table {

@@ -133,10 +133,10 @@ pub fn chart_name(record: &str, section: &Section, index: usize, table: usize) -
 /// `NAME-kN-T.svg` of every table of two or more rows, shared by both, and
 /// `NAME-kN-rows-wrong.svg` where a section tallies rows wrong per run. For
 /// every `book/measured/NAME-ncu.csv` (Nsight Compute's `--csv` output):
-/// `NAME-ncu.md`, the counters beside the simulator's predictions (K.6's
-/// and K.7's chapter sections end with their goal, read from both); and
-/// `NAME-goals.md`, K.6's and K.7's ladders against their goals, read from
-/// the record and `NAME-ncu.csv`. Then the sanitizer logs: the verdict
+/// `NAME-ncu.md`, the counters beside the simulator's predictions (the
+/// chapter section of a ladder with a goal ends with it, read from both);
+/// and `NAME-goals.md`, every ladder with a goal ([`goals::of`]) against it,
+/// in book order, read from the record and `NAME-ncu.csv`. Then the sanitizer logs: the verdict
 /// table of the small-shape logs (`sanitizers.md`), what they say about the
 /// kernels wrong on purpose (`sanitizers-wrong.md`) and every other log by
 /// its closing line (`sanitizers-whole.md`); and each GPU suite log as a list.
@@ -162,10 +162,7 @@ pub fn measured_pages() -> Result<Vec<(PathBuf, String)>> {
             None
         };
         pages.extend(record_pages(&dir, &stem, &record, counters.as_deref()));
-        let goals = goals::render_spiral(&record, counters.as_deref())
-            + "\n"
-            + &goals::render_wavefront(&record, counters.as_deref());
-        pages.push((dir.join(format!("{stem}-goals.md")), goals));
+        pages.push((dir.join(format!("{stem}-goals.md")), goals::render_all(&record, counters.as_deref())));
     }
     let mut small = Vec::new();
     let mut other = Vec::new();
@@ -179,7 +176,7 @@ pub fn measured_pages() -> Result<Vec<(PathBuf, String)>> {
             }
         }
     }
-    let gpu_chapters: Vec<&str> = CHAPTERS.iter().filter(|ch| ch.gpu_section.is_some()).map(|ch| ch.id).collect();
+    let gpu_chapters: Vec<&str> = CHAPTERS.iter().filter(|ch| ch.gpu.is_some()).map(|ch| ch.id).collect();
     pages.push((dir.join("sanitizers.md"), sanitizer::render_small(&small, &gpu_chapters)));
     pages.push((dir.join("sanitizers-wrong.md"), sanitizer::render_wrong(&small, &gpu_chapters)));
     pages.push((dir.join("sanitizers-whole.md"), sanitizer::render(&other, &chapter_kernels())));
@@ -212,8 +209,9 @@ pub fn chapter_kernels() -> Vec<&'static str> {
     kernels
 }
 
-/// The pages of one record named `stem`; K.6's and K.7's sections end
-/// with their goal, read from the record and its `counters`.
+/// The pages of one record named `stem`; the section of a chapter whose
+/// ladder has a goal ([`goals::of`]) ends with it, read from the record and
+/// its `counters`.
 fn record_pages(
     dir: &Path,
     stem: &str,
@@ -258,14 +256,8 @@ fn record_pages(
     for (i, section) in record.sections.iter().enumerate() {
         if let Some(key) = records::section_key(&section.chapter).filter(|_| !section.tables.is_empty()) {
             let mut md = records::render_section(section, &unmeasured(section), |table| charts[i][table].clone());
-            match chapter_of(section).map(|ch| ch.id) {
-                Some(id) if id == k6_spiral::CHAPTER.id => {
-                    md += &format!("\n{}", goals::render_spiral(record, counters))
-                }
-                Some(id) if id == k7_diagonal::CHAPTER.id => {
-                    md += &format!("\n{}", goals::render_wavefront(record, counters))
-                }
-                _ => {}
+            if let Some(render) = chapter_of(section).and_then(goals::of) {
+                md += &format!("\n{}", render(record, counters));
             }
             pages.push((dir.join(format!("{stem}-{key}.md")), md));
         }

@@ -87,7 +87,7 @@ fn every_gpu_chapter_has_a_verdict_or_says_it_has_no_log_under_every_tool() {
     let (_, table) = pages.iter().find(|(p, _)| p.ends_with("sanitizers.md")).expect("a sanitizer table");
     let tools = booktools::sanitizer::SMALL_TOOLS;
     assert!(table.starts_with(&format!("| Chapter | {} |", tools.join(" | "))), "{table}");
-    for ch in appendix_k::CHAPTERS.iter().filter(|ch| ch.gpu_section.is_some()) {
+    for ch in appendix_k::CHAPTERS.iter().filter(|ch| ch.gpu.is_some()) {
         let row = table
             .lines()
             .find(|l| l.starts_with(&format!("| {} |", ch.id)))

@@ -162,12 +162,48 @@ pub enum Battery {
     Hidden,
 }
 
+/// Why a shape is in a battery: what a kernel must get right on it. Code
+/// that picks shapes out of a battery matches on this, never on the label,
+/// which is only what the report prints.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Purpose {
+    /// One of the chapter source's own shapes.
+    Source,
+    /// Ragged edges: a side that is no multiple of the block's, so the last
+    /// blocks on that axis are part-filled.
+    Ragged,
+    /// A degenerate edge: one element, one row or one column.
+    Edge,
+    /// More rows or columns than gridDim.y's limit on the axis the launch
+    /// maps to y (the simulator's smaller limit on its track): a
+    /// grid-stride kernel must loop over rows of blocks, any other launch
+    /// must keep that axis off gridDim.y.
+    PastGridY,
+    /// Past 2^31 elements, where a 32-bit index overflows.
+    Large,
+    /// Hidden: every residue of the block's sides (for a per-diagonal
+    /// launch, diagonals of every length modulo the block).
+    Residue,
+    /// Hidden: one side past a power of two (2^16 and up), the other short.
+    LongSide,
+    /// Hidden: the largest grid in y the launch can make.
+    LargestGridY,
+    /// Hidden: launched with gridDim.y capped below the launch's own, so
+    /// that every block loops over rows of blocks several times.
+    CappedGridY,
+    /// A shape given directly rather than drawn for a battery: a worker's
+    /// task, a timing, a simulated run of one shape.
+    Given,
+}
+
 /// One shape of a battery.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Case {
     pub label: String,
     pub shape: Shape,
     pub battery: Battery,
+    /// Why the shape is there.
+    pub purpose: Purpose,
     /// A cap on gridDim.y below the launch's own, for a kernel that loops
     /// over rows of blocks: every block then loops several times (see
     /// [`case_launches`]).
@@ -175,42 +211,51 @@ pub struct Case {
 }
 
 impl Case {
-    /// A public case of `shape`, its launch uncapped.
+    /// A case of `battery` there for `purpose`, its launch uncapped.
+    pub fn new(battery: Battery, purpose: Purpose, label: String, shape: Shape) -> Case {
+        Case { label, shape, battery, purpose, grid_y_cap: None }
+    }
+
+    /// A public case of a shape given directly ([`Purpose::Given`]), its
+    /// launch uncapped.
     pub fn public(label: String, shape: Shape) -> Case {
-        Case { label, shape, battery: Battery::Public, grid_y_cap: None }
+        Case::new(Battery::Public, Purpose::Given, label, shape)
     }
 }
 
 /// The public battery: the source's shapes, ragged edges, 1x1, 1xN, Nx1, a
 /// shape past gridDim.y's limit, and with `large` one past 2^31 elements.
 pub fn battery(ex: &Exercise, large: bool) -> Vec<Case> {
-    let case = |label: String, rows, cols| Case::public(label, Shape::new(rows, cols));
+    use Purpose::*;
+    let case = |purpose, label: String, rows, cols| Case::new(Battery::Public, purpose, label, Shape::new(rows, cols));
     let mut cases: Vec<Case> =
-        (ex.source_shapes)().into_iter().map(|s| case(format!("the source's {s}"), s.rows, s.cols)).collect();
-    cases.push(case("ragged edges 97x131".into(), 97, 131));
-    cases.push(case("ragged edges 1000x33".into(), 1000, 33));
+        (ex.source_shapes)().into_iter().map(|s| case(Source, format!("the source's {s}"), s.rows, s.cols)).collect();
+    cases.push(case(Ragged, "ragged edges 97x131".into(), 97, 131));
+    cases.push(case(Ragged, "ragged edges 1000x33".into(), 1000, 33));
     // Big enough that a race (a missing barrier) has many chances to show.
-    cases.push(case("ragged edges 4099x4097".into(), 4099, 4097));
-    cases.push(case("1x1".into(), 1, 1));
-    cases.push(case("1xN 1x1000".into(), 1, 1000));
-    cases.push(case("Nx1 1000x1".into(), 1000, 1));
+    cases.push(case(Ragged, "ragged edges 4099x4097".into(), 4099, 4097));
+    cases.push(case(Edge, "1x1".into(), 1, 1));
+    cases.push(case(Edge, "1xN 1x1000".into(), 1, 1000));
+    cases.push(case(Edge, "Nx1 1000x1".into(), 1000, 1));
     match ex.launch {
         Launch::Covering { block, grid_stride_y: true, .. } => {
             // One block row more than gridDim.y can hold: the kernel must loop.
             let rows = (MAX_GRID_Y + 1) * block.y as u64 + 1;
-            cases.push(case(format!("{rows}x5, its grid past gridDim.y's limit of {MAX_GRID_Y}"), rows, 5));
+            cases.push(case(PastGridY, format!("{rows}x5, its grid past gridDim.y's limit of {MAX_GRID_Y}"), rows, 5));
         }
         Launch::Covering { x_walks_rows: true, .. } => {
             let cols = MAX_GRID_Y + 8;
-            cases.push(case(format!("3x{cols}, more columns than gridDim.y's limit of {MAX_GRID_Y}"), 3, cols));
+            let label = format!("3x{cols}, more columns than gridDim.y's limit of {MAX_GRID_Y}");
+            cases.push(case(PastGridY, label, 3, cols));
         }
         _ => {
             let rows = MAX_GRID_Y + 8;
-            cases.push(case(format!("{rows}x3, more rows than gridDim.y's limit of {MAX_GRID_Y}"), rows, 3));
+            let label = format!("{rows}x3, more rows than gridDim.y's limit of {MAX_GRID_Y}");
+            cases.push(case(PastGridY, label, rows, 3));
         }
     }
     if large {
-        cases.push(case("46341x46341, past 2^31 elements".into(), 46341, 46341));
+        cases.push(case(Large, "46341x46341, past 2^31 elements".into(), 46341, 46341));
     }
     cases
 }
@@ -307,8 +352,9 @@ pub fn hidden_battery(ex: &Exercise, seed: u64, large: bool) -> Vec<Case> {
     let mix = ex.id.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ b as u64).wrapping_mul(0x0100_0000_01b3));
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed ^ mix);
     let mut cases: Vec<Case> = Vec::new();
-    let mut push = |label: String, shape: Shape, cap: Option<u32>| {
-        cases.push(Case { label: format!("hidden: {label}"), shape, battery: Battery::Hidden, grid_y_cap: cap });
+    let mut push = |purpose: Purpose, label: String, shape: Shape, cap: Option<u32>| {
+        let label = format!("hidden: {label}");
+        cases.push(Case { grid_y_cap: cap, ..Case::new(Battery::Hidden, purpose, label, shape) });
     };
     match ex.launch {
         Launch::Covering { block, x_walks_rows, grid_stride_y } => {
@@ -330,17 +376,18 @@ pub fn hidden_battery(ex: &Exercise, seed: u64, large: bool) -> Vec<Case> {
                 let (ry, rx) = (i % by, i % bx);
                 let y = by * rng.gen_range(1..=4) + ry;
                 let x = bx * rng.gen_range(1..=4) + rx;
-                push(format!("{ya} mod {by} = {ry}, {xa} mod {bx} = {rx}: {}", real(y, x)), real(y, x), None);
+                let label = format!("{ya} mod {by} = {ry}, {xa} mod {bx} = {rx}: {}", real(y, x));
+                push(Purpose::Residue, label, real(y, x), None);
             }
             for (what, base) in [("2^16", 1u64 << 16), ("2^17", 1 << 17), ("2^20", 1 << 20), ("2^22", 1 << 22)] {
                 let y = base + rng.gen_range(1..by.max(2) * 4);
                 if y <= max_y {
                     let x = rng.gen_range(1..=3);
-                    push(format!("{ya} past {what}: {}", real(y, x)), real(y, x), None);
+                    push(Purpose::LongSide, format!("{ya} past {what}: {}", real(y, x)), real(y, x), None);
                 }
                 let x = base + rng.gen_range(1..bx * 4);
                 let y = rng.gen_range(1..=3);
-                push(format!("{xa} past {what}: {}", real(y, x)), real(y, x), None);
+                push(Purpose::LongSide, format!("{xa} past {what}: {}", real(y, x)), real(y, x), None);
             }
             // The largest grids: gridDim.y at its limit of 65535, and (with
             // a y loop) twice as many rows of blocks as it can hold.
@@ -352,7 +399,7 @@ pub fn hidden_battery(ex: &Exercise, seed: u64, large: bool) -> Vec<Case> {
             let x = bx + rng.gen_range(1..bx.max(2));
             let tall = real(y, x);
             if tall.elements() <= HIDDEN_MAX_ELEMENTS {
-                push(format!("the largest grid in y: {tall}"), tall, None);
+                push(Purpose::LargestGridY, format!("the largest grid in y: {tall}"), tall, None);
             }
             if grid_stride_y {
                 for cap in HIDDEN_GRID_Y_CAPS {
@@ -364,6 +411,7 @@ pub fn hidden_battery(ex: &Exercise, seed: u64, large: bool) -> Vec<Case> {
                     let shape = real(y, x);
                     let rounds = tiles / cap as u64;
                     push(
+                        Purpose::CappedGridY,
                         format!("{shape} with gridDim.y capped at {cap} (every block loops {rounds} times or more)"),
                         shape,
                         Some(cap),
@@ -377,7 +425,8 @@ pub fn hidden_battery(ex: &Exercise, seed: u64, large: bool) -> Vec<Case> {
                     let x = side + rng.gen_range(1..=64);
                     let shape = real(y.min(max_y), x);
                     let gb = device_bytes(ex, shape) as f64 / 1e9;
-                    push(format!("{shape}, past {what} elements (needs {gb:.1} GB of device memory)"), shape, None);
+                    let label = format!("{shape}, past {what} elements (needs {gb:.1} GB of device memory)");
+                    push(Purpose::Large, label, shape, None);
                 }
             }
         }
@@ -390,19 +439,20 @@ pub fn hidden_battery(ex: &Exercise, seed: u64, large: bool) -> Vec<Case> {
                     b * rng.gen_range(1..=3) + rng.gen_range(0..b),
                     b * rng.gen_range(1..=3) + rng.gen_range(0..b),
                 );
-                push(format!("diagonals of every length mod {b}: {shape}"), shape, None);
+                push(Purpose::Residue, format!("diagonals of every length mod {b}: {shape}"), shape, None);
             }
             for (what, base) in [("2^16", 1u64 << 16), ("2^20", 1 << 20)] {
                 let tall = Shape::new(base + rng.gen_range(1..b), rng.gen_range(1..=3));
-                push(format!("rows past {what}: {tall}"), tall, None);
+                push(Purpose::LongSide, format!("rows past {what}: {tall}"), tall, None);
                 let wide = Shape::new(rng.gen_range(1..=3), base + rng.gen_range(1..b));
-                push(format!("cols past {what}: {wide}"), wide, None);
+                push(Purpose::LongSide, format!("cols past {what}: {wide}"), wide, None);
             }
             if large {
                 for (what, side) in [("2^31", 46_341u64), ("2^32", 65_536)] {
                     let shape = Shape::new(side + rng.gen_range(1..=64), side + rng.gen_range(1..=64));
                     let gb = device_bytes(ex, shape) as f64 / 1e9;
-                    push(format!("{shape}, past {what} elements (needs {gb:.1} GB of device memory)"), shape, None);
+                    let label = format!("{shape}, past {what} elements (needs {gb:.1} GB of device memory)");
+                    push(Purpose::Large, label, shape, None);
                 }
             }
         }
@@ -598,6 +648,10 @@ pub struct ShapeResult {
     pub cols: u64,
     /// The battery the shape belongs to (`public` or `hidden`).
     pub battery: Battery,
+    /// Why the shape is in its battery (not part of the record: a
+    /// hidden shape's purpose would tell what it is).
+    #[serde(skip)]
+    pub purpose: Purpose,
     #[serde(flatten)]
     pub verdict: Verdict,
 }
@@ -631,7 +685,7 @@ impl ShapeResult {
                 out_of_bounds_after: 0,
             },
         };
-        ShapeResult { label: format!("hidden shape {n}"), rows: 0, cols: 0, verdict, battery: self.battery }
+        ShapeResult { label: format!("hidden shape {n}"), rows: 0, cols: 0, verdict, ..self }
     }
 }
 

@@ -20,6 +20,10 @@ pub struct Printed {
     pub first: Vec<String>,
     /// Lines printed after those.
     pub more: u64,
+    /// The battery of the shape it was printed on, once the check has tied
+    /// it to its case (not part of the record).
+    #[serde(skip)]
+    pub battery: Option<super::Battery>,
 }
 
 impl Printed {

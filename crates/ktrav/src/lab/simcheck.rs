@@ -111,7 +111,8 @@ mod tests {
         shown_outputs: Vec::new,
         figures: Vec::new,
         kernel_source: None,
-        gpu_section: None,
+        values: Vec::new,
+        gpu: None,
         exercises: &[],
         versions: &[],
         sim_exercises: &[

@@ -20,7 +20,7 @@
 //! (that takes `check --large` on a GPU).
 
 pub use super::twin::{Body, Ctx, Mem, Twin, Twins};
-use super::{case_launches, input_value, judge, Case, Exercise, FailureKind, Launch, Verdict};
+use super::{case_launches, input_value, judge, Battery, Case, Exercise, FailureKind, Launch, Purpose, Verdict};
 use crate::geometry::{ceil_div, LaunchConfig, Shape};
 use crate::report::{self, Report};
 use crate::sim::{launch_stepped, BlockOrder, ThreadOrder};
@@ -75,21 +75,23 @@ pub fn schedules() -> Vec<Schedule> {
 
 /// The simulator battery: the source's shapes, ragged edges, 1x1, 1xN, Nx1,
 /// and (for a grid-stride exercise) a grid past [`SIM_MAX_GRID_Y`].
-pub fn battery(ex: &Exercise) -> Vec<(String, Shape)> {
-    let mut cases: Vec<(String, Shape)> =
-        (ex.source_shapes)().into_iter().map(|s| (format!("the source's {s}"), s)).collect();
-    for (label, r, c) in [
-        ("ragged edges 97x131", 97, 131),
-        ("ragged edges 70x33", 70, 33),
-        ("1x1", 1, 1),
-        ("1xN 1x100", 1, 100),
-        ("Nx1 100x1", 100, 1),
+pub fn battery(ex: &Exercise) -> Vec<Case> {
+    let case = |purpose, label: String, shape| Case::new(Battery::Public, purpose, label, shape);
+    let mut cases: Vec<Case> =
+        (ex.source_shapes)().into_iter().map(|s| case(Purpose::Source, format!("the source's {s}"), s)).collect();
+    for (purpose, label, r, c) in [
+        (Purpose::Ragged, "ragged edges 97x131", 97, 131),
+        (Purpose::Ragged, "ragged edges 70x33", 70, 33),
+        (Purpose::Edge, "1x1", 1, 1),
+        (Purpose::Edge, "1xN 1x100", 1, 100),
+        (Purpose::Edge, "Nx1 100x1", 100, 1),
     ] {
-        cases.push((label.to_string(), Shape::new(r, c)));
+        cases.push(case(purpose, label.to_string(), Shape::new(r, c)));
     }
     if let Launch::Covering { grid_stride_y: true, block, .. } = ex.launch {
         let rows = (SIM_MAX_GRID_Y as u64 + 2) * block.y as u64 + 3;
-        cases.push((format!("{rows}x5, its grid past a gridDim.y limit of {SIM_MAX_GRID_Y}"), Shape::new(rows, 5)));
+        let label = format!("{rows}x5, its grid past a gridDim.y limit of {SIM_MAX_GRID_Y}");
+        cases.push(case(Purpose::PastGridY, label, Shape::new(rows, 5)));
     }
     cases
 }
@@ -187,6 +189,8 @@ pub fn hidden_battery(ex: &Exercise, seed: u64) -> Vec<Case> {
 pub struct SimLine {
     pub label: String,
     pub shape: Shape,
+    /// Why the shape is in its battery.
+    pub purpose: Purpose,
     /// (schedule, verdict) of the first failing schedule.
     pub failure: Option<(Schedule, Verdict)>,
     /// How many schedules failed, of how many.
@@ -260,8 +264,7 @@ impl SimCheck {
 
 /// Runs `twin` on the simulator battery under every schedule.
 pub fn check_twin(ex: &Exercise, twin: &Twin) -> SimCheck {
-    let cases = battery(ex).into_iter().map(|(label, shape)| Case::public(label, shape)).collect();
-    check_twin_on(ex, twin, cases, u64::MAX)
+    check_twin_on(ex, twin, battery(ex), u64::MAX)
 }
 
 /// Runs `twin` on the simulable shapes of the hidden battery for `seed`
@@ -290,6 +293,7 @@ fn check_twin_on(ex: &Exercise, twin: &Twin, cases: Vec<Case>, every_schedule: u
             SimLine {
                 label: case.label,
                 shape: case.shape,
+                purpose: case.purpose,
                 failed: results.len(),
                 failure: results.into_iter().next(),
                 schedules: these.len(),
@@ -469,13 +473,15 @@ mod tests {
     #[test]
     fn fifteen_schedules_and_a_grid_past_the_simulated_limit() {
         assert_eq!(schedules().len(), 15);
-        let tall = battery(&copy(covering(Dim2::new(32, 32), true))).into_iter().last().unwrap();
-        assert!(tall.1.rows.div_ceil(32) > SIM_MAX_GRID_Y as u64, "{tall:?}");
-        assert!(!battery(&copy(covering(Dim2::new(32, 8), false))).iter().any(|(l, _)| l.contains("gridDim.y")));
+        let strided = battery(&copy(covering(Dim2::new(32, 32), true)));
+        let tall: Vec<&Case> = strided.iter().filter(|c| c.purpose == Purpose::PastGridY).collect();
+        assert_eq!(tall.len(), 1, "{strided:?}");
+        assert!(tall[0].shape.rows.div_ceil(32) > SIM_MAX_GRID_Y as u64, "{tall:?}");
+        assert!(tall[0].label.contains("gridDim.y limit"), "{tall:?}");
+        let plain = battery(&copy(covering(Dim2::new(32, 8), false)));
+        assert!(!plain.iter().any(|c| c.purpose == Purpose::PastGridY), "{plain:?}");
         // The exercise's own shapes come first.
-        assert_eq!(
-            battery(&copy(covering(Dim2::new(32, 8), false)))[0],
-            ("the source's 5x7".to_string(), Shape::new(5, 7))
-        );
+        assert_eq!((plain[0].label.as_str(), plain[0].shape), ("the source's 5x7", Shape::new(5, 7)));
+        assert_eq!(plain[0].purpose, Purpose::Source);
     }
 }

@@ -67,6 +67,24 @@ fn the_battery_has_every_kind_of_shape() {
         let large = battery(ex, true);
         assert_eq!(large.len(), b.len() + 1);
         assert!(large.last().unwrap().shape.elements() > 1 << 31);
+        // Each shape says why it is there: the source's own first, one shape
+        // past gridDim.y's limit (the last without large), one past 2^31
+        // elements only with large.
+        let of = |cases: &[Case], p: Purpose| cases.iter().filter(|c| c.purpose == p).count();
+        let sources = (ex.source_shapes)().len();
+        assert!(b[..sources].iter().all(|c| c.purpose == Purpose::Source), "{launch:?}");
+        assert_eq!((of(&b, Purpose::Source), of(&b, Purpose::PastGridY), of(&b, Purpose::Large)), (sources, 1, 0));
+        assert_eq!((tall.purpose, of(&large, Purpose::Large)), (Purpose::PastGridY, 1), "{launch:?}");
+        assert_eq!(large.last().unwrap().purpose, Purpose::Large);
+        for c in b.iter().filter(|c| c.purpose == Purpose::Edge) {
+            assert_eq!(c.shape.rows.min(c.shape.cols), 1, "{launch:?}: {}", c.label);
+        }
+        for c in b.iter().filter(|c| c.purpose == Purpose::Ragged) {
+            // An odd side is no multiple of any block's side past 1.
+            let (r, k) = (c.shape.rows, c.shape.cols);
+            assert!(r.min(k) > 1 && (r % 2 == 1 || k % 2 == 1), "{launch:?}: {}", c.label);
+        }
+        assert_eq!(of(&b, Purpose::Ragged) + of(&b, Purpose::Edge) + sources + 1, b.len(), "{launch:?}");
     }
 }
 
@@ -134,9 +152,15 @@ fn the_judge_tells_wrong_unwritten_and_out_of_bounds_apart() {
     let big: Expected = Box::new(|_| 5u64 << 32 | 6);
     assert_eq!(judge(&guarded(&[6, 5]), Elem::U64, &big), Verdict::Pass);
     assert_eq!(judge(&guarded(&[POISON_WORD, POISON_WORD, 6, 7]), Elem::U64, &big), fail(1, 1, Some(0), 0, 0));
-    let line =
-        ShapeResult { label: "x".into(), rows: 1, cols: 3, battery: Battery::Public, verdict: fail(0, 0, None, 1, 1) }
-            .line();
+    let line = ShapeResult {
+        label: "x".into(),
+        rows: 1,
+        cols: 3,
+        battery: Battery::Public,
+        purpose: Purpose::Given,
+        verdict: fail(0, 0, None, 1, 1),
+    }
+    .line();
     assert!(report::plain(&line).contains("written out of bounds: 1 words before the output, 1 after: FAIL"), "{line}");
 }
 
@@ -157,6 +181,7 @@ fn records_start_as_could_not_check_and_finish_by_their_shapes() {
         rows: 1,
         cols: 1,
         battery: Battery::Public,
+        purpose: Purpose::Edge,
         verdict: Verdict::Pass,
     });
     r.finish();
@@ -166,6 +191,7 @@ fn records_start_as_could_not_check_and_finish_by_their_shapes() {
         rows: 1,
         cols: 2,
         battery: Battery::Public,
+        purpose: Purpose::Edge,
         verdict: Verdict::NotRun,
     });
     r.finish();
@@ -212,6 +238,7 @@ fn verdict_json_is_one_flat_record_per_shape() {
         rows: 1,
         cols: 1,
         battery: Battery::Public,
+        purpose: Purpose::Edge,
         verdict: Verdict::DidNotFinish { seconds: 60 },
     };
     assert_eq!(
@@ -233,6 +260,7 @@ fn verdict_json_is_one_flat_record_per_shape() {
         rows: 46341,
         cols: 46341,
         battery: Battery::Hidden,
+        purpose: Purpose::Large,
         verdict: skipped,
     };
     let private = hidden.private(2);
@@ -253,6 +281,13 @@ fn the_hidden_battery_is_drawn_from_its_seed_and_covers_every_residue() {
         let other: Vec<Shape> = hidden_battery(ex, 8, false).iter().map(|c| c.shape).collect();
         assert_ne!(a.iter().map(|c| c.shape).collect::<Vec<_>>(), other, "{launch:?}: another seed, other shapes");
         assert!(a.iter().all(|c| c.battery == Battery::Hidden && c.label.starts_with("hidden: ")), "{launch:?}");
+        // Only the capped shapes are there for their cap, and every purpose
+        // is one the hidden battery draws for.
+        for c in &a {
+            assert_eq!(c.purpose == Purpose::CappedGridY, c.grid_y_cap.is_some(), "{launch:?}: {}", c.label);
+            let drawn = [Purpose::Residue, Purpose::LongSide, Purpose::LargestGridY, Purpose::CappedGridY];
+            assert!(drawn.contains(&c.purpose), "{launch:?}: {} is there for {:?}", c.label, c.purpose);
+        }
         for c in &a {
             assert!(c.shape.elements() <= HIDDEN_MAX_ELEMENTS, "{launch:?}: {}", c.label);
             let plan = case_launches(ex, c).unwrap_or_else(|e| panic!("{launch:?}: {} does not launch: {e}", c.label));
@@ -312,6 +347,7 @@ fn the_hidden_battery_is_drawn_from_its_seed_and_covers_every_residue() {
         let past = |bits: u32| large.iter().filter(|c| c.shape.elements() > 1 << bits).count();
         assert_eq!((past(31), past(32)), (2, 1), "{launch:?}");
         for c in &large[a.len()..] {
+            assert_eq!(c.purpose, Purpose::Large, "{}", c.label);
             let gb = format!("needs {:.1} GB of device memory", device_bytes(ex, c.shape) as f64 / 1e9);
             assert!(c.label.contains(&gb), "{}", c.label);
             assert!(case_launches(ex, c).is_ok(), "{}", c.label);

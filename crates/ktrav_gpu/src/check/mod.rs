@@ -190,18 +190,25 @@ pub fn check_seeded(chapter: &Chapter, ex: &Exercise, args: &CheckArgs, source: 
     let mut record = check_on(chapter, ex, args, source, cases);
     record.seed = seed;
     if args.private && seed.is_some() {
-        record.private = true;
-        let mut n = 0;
-        for s in &mut record.shapes {
-            if s.battery == Battery::Hidden {
-                n += 1;
-                *s = s.clone().private(n);
-            }
-        }
-        // What a kernel printed on a hidden shape could tell the shape.
-        record.printed.retain(|p| !p.label.starts_with("hidden"));
+        make_private(&mut record);
     }
     record
+}
+
+/// A private record: each hidden shape reported by its number and pass or
+/// fail only, and nothing the kernel printed on one kept.
+fn make_private(record: &mut Record) {
+    record.private = true;
+    let mut n = 0;
+    for s in &mut record.shapes {
+        if s.battery == Battery::Hidden {
+            n += 1;
+            *s = s.clone().private(n);
+        }
+    }
+    // What a kernel printed on a hidden shape could tell the shape: only
+    // what was printed on a public one is kept.
+    record.printed.retain(|p| p.battery == Some(Battery::Public));
 }
 
 /// [`check`] on the given cases (the public battery, the hidden one, or both).
@@ -346,7 +353,8 @@ pub fn check_on(chapter: &Chapter, ex: &Exercise, args: &CheckArgs, source: &str
                         Limits::kernel(limit),
                     );
                 }
-                keep_printed(&mut record, ran.printed.clone());
+                // The timing shape is the exercise's own, told to every student.
+                keep_printed(&mut record, Battery::Public, ran.printed.clone());
                 match ran.outcome {
                     Some(Outcome::Timing(t)) => Ok(*t),
                     Some(Outcome::SkippedWork(why)) => {
@@ -457,7 +465,7 @@ fn shapes_in_workers(
                 case.label
             )));
         }
-        keep_printed(record, ran.printed.clone());
+        keep_printed(record, case.battery, ran.printed.clone());
         push(record, case, ran.verdict(limit));
     }
     Ok(())
@@ -470,12 +478,14 @@ fn push(record: &mut Record, case: &Case, verdict: Verdict) {
         cols: case.shape.cols,
         verdict,
         battery: case.battery,
+        purpose: case.purpose,
     });
 }
 
-fn keep_printed(record: &mut Record, printed: Printed) {
+/// Keeps what the kernel printed on a shape of `battery`, tied to it.
+fn keep_printed(record: &mut Record, battery: Battery, printed: Printed) {
     if !printed.is_empty() {
-        record.printed.push(printed);
+        record.printed.push(Printed { battery: Some(battery), ..printed });
     }
 }
 
@@ -588,6 +598,7 @@ fn sanitize_shapes(
                 cols: case.shape.cols,
                 verdict,
                 battery: case.battery,
+                purpose: case.purpose,
             });
         }
     }
@@ -652,7 +663,8 @@ mod tests {
         shown_outputs: Vec::new,
         figures: Vec::new,
         kernel_source: None,
-        gpu_section: None,
+        values: Vec::new,
+        gpu: None,
         exercises: &[COPY],
         sim_exercises: &[],
         versions: &[],
@@ -662,6 +674,28 @@ mod tests {
         const size_t r = (size_t)blockIdx.y * blockDim.y + threadIdx.y, c = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
         if (r < rows && c < cols) out[r * cols + c] = in[r * cols + c];
     }";
+
+    /// A private record keeps what the kernel printed on a public shape and
+    /// on the timing run, and drops what it printed on a hidden shape, or on
+    /// a shape no case claimed.
+    #[test]
+    fn a_private_record_keeps_no_output_of_a_hidden_shape() {
+        let mut record = Record::new(CHAPTER.section, &COPY, "k.cu".into());
+        let mut cases = battery(&COPY, false);
+        cases.extend(hidden_battery(&COPY, 7, false));
+        let (public, hidden) = (&cases[0], cases.iter().find(|c| c.battery == Battery::Hidden).unwrap());
+        for case in [public, hidden] {
+            push(&mut record, case, Verdict::Pass);
+            keep_printed(&mut record, case.battery, Printed::of(&case.label, "a line"));
+        }
+        keep_printed(&mut record, Battery::Public, Printed::of("the timing run", "a line"));
+        record.printed.push(Printed::of("a shape of no case", "a line"));
+        make_private(&mut record);
+        let kept: Vec<&str> = record.printed.iter().map(|p| p.label.as_str()).collect();
+        assert_eq!(kept, [public.label.as_str(), "the timing run"]);
+        assert_eq!(record.shapes[1].label, "hidden shape 1");
+        assert_eq!(record.shapes[1].purpose, hidden.purpose);
+    }
 
     #[test]
     fn entries_are_found_only_when_defined() {
