@@ -36,7 +36,7 @@ fn launch_transpose(
     input: &DeviceBuffer<f32>,
     shape: Shape,
 ) -> Result<f32> {
-    let f = gpu.function("k2_transpose", launch.kernel())?;
+    let f = gpu.function(crate::CHAPTER.id, launch.kernel())?;
     let mut args = gpu.args(&f);
     args.arg(out).arg(input).arg(&shape.rows).arg(&shape.cols);
     gpu.launch(args, &launch.cfg, TransposeLaunch::SHARED_BYTES)

@@ -28,8 +28,8 @@ use std::fmt::Write as _;
 pub const TILE: u32 = 32;
 /// Shared memory is split into 32 banks, each one 4-byte word wide.
 pub const BANKS: u64 = 32;
-/// Threads per warp.
-pub const WARP: u32 = 32;
+/// Threads per warp (the host model's one constant).
+pub use ktrav::ladder::WARP;
 /// Every element is a 4-byte `f32`.
 pub const WORD_BYTES: u64 = 4;
 /// The largest matrix the simulator accepts: 2^24 elements, so every
@@ -757,7 +757,7 @@ mod tests {
     /// the kernels (CI must); the in-flight table is read from it.
     #[test]
     fn committed_ptxas_report_is_this_builds() {
-        match ktrav_gpu::kernels::find("k2_transpose").and_then(|k| k.ptxas_report) {
+        match ktrav_gpu::kernels::find(CHAPTER.id).and_then(|k| k.ptxas_report) {
             Some(report) => assert!(
                 stable_ptxas(report) == PTXAS_REPORT,
                 "book/measured/{PTXAS_REPORT_FILE} is not what this build's ptxas reported: run scripts/refresh-outputs twice"

@@ -22,7 +22,7 @@ fn launch_copy(
     src: &DeviceBuffer<f32>,
     shape: Shape,
 ) -> Result<f32> {
-    let f = gpu.function("k3_grid_mapping", mapping.kernel())?;
+    let f = gpu.function(crate::CHAPTER.id, mapping.kernel())?;
     let mut args = gpu.args(&f);
     args.arg(dst).arg(src).arg(&shape.rows).arg(&shape.cols);
     gpu.launch(args, cfg, 0).with_context(|| format!("{} on {shape}", mapping.kernel()))

@@ -23,8 +23,8 @@ use ktrav::report::{self, Report};
 use ktrav::{BlockOrder, Dim2, LaunchConfig, Shape, StorageOrder, Thread};
 use std::fmt::Write as _;
 
-/// Threads per warp.
-pub const WARP: u32 = 32;
+/// Threads per warp (the host model's one constant).
+pub use ktrav::ladder::WARP;
 /// Every element is a 4-byte `f32`.
 pub const ELEM_BYTES: u64 = 4;
 /// The unit global memory is fetched in.

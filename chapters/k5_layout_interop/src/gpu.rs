@@ -17,7 +17,7 @@ use ktrav_gpu::ladder::{Expected, Io, Ladder, Row, Yardstick};
 use ktrav_gpu::section::{small_shapes, Role};
 use ktrav_gpu::{median_ms, Args, DeviceBuffer, Gpu, GpuSection, Kernel, PushKernelArg};
 
-const FILE: &str = "k5_layout_interop";
+const FILE: &str = crate::CHAPTER.id;
 
 /// The large shape of the addition: odd on both axes, 33.6 M elements.
 pub const LARGE_ADD: Shape = Shape::new(4097, 8191);
@@ -226,7 +226,7 @@ fn sgemm_layouts(gpu: &Gpu, sec: &mut GpuSection) -> Result<()> {
     let v2 = ladder::version(k2_transpose::CHAPTER.versions, TRANSPOSE_FIRST)
         .with_context(|| format!("K.2 has no version {TRANSPOSE_FIRST}"))?;
     let plan = (v2.plan)(shape, gpu.multiprocessors()?)?;
-    let transpose = gpu.function("k2_transpose", v2.kernel)?;
+    let transpose = gpu.function(k2_transpose::CHAPTER.id, v2.kernel)?;
     let flops = 2.0 * (s as f64).powi(3);
     let peak = gpu.fp32_peak_tflops()?;
     let tflops = |ms: f32| flops / (ms as f64 * 1e-3) / 1e12;
