@@ -46,23 +46,8 @@ impl CheckRecord {
     }
 }
 
-/// Which battery a shape belongs to.
-#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq, PartialOrd, Ord)]
-#[serde(rename_all = "snake_case")]
-pub enum Battery {
-    #[default]
-    Public,
-    Hidden,
-}
-
-impl Battery {
-    pub fn name(self) -> &'static str {
-        match self {
-            Battery::Public => "public",
-            Battery::Hidden => "hidden",
-        }
-    }
-}
+/// Which battery a shape belongs to: the checker's own type.
+pub use ktrav::lab::Battery;
 
 /// One shape's line of a check.
 #[derive(Clone, Debug, Deserialize, PartialEq)]
@@ -184,6 +169,16 @@ pub fn parse(stdout: &str) -> Option<(CheckRecord, serde_json::Value)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A battery's name in the gradebook is the one its records carry.
+    #[test]
+    fn a_batterys_name_is_its_json_name() {
+        for b in [Battery::Public, Battery::Hidden] {
+            assert_eq!(serde_json::to_string(&b).unwrap(), format!("\"{}\"", b.name()));
+            assert_eq!(serde_json::from_str::<Battery>(&format!("\"{}\"", b.name())).unwrap(), b);
+        }
+        assert_eq!(Battery::default(), Battery::Public, "a record without a battery is public");
+    }
 
     /// A record as today's checker prints it (no battery, no share).
     const TODAY: &str = r#"{"exercise":"transpose","section":"K.2","kernel":"transpose_tile32_padded","file":"a.cu","outcome":"fail","exit_code":1,"device":"NVIDIA H200","compiler":"NVRTC 13.0","reason":null,"compile_log":"","shapes":[{"label":"1x1","rows":1,"cols":1,"verdict":"pass"},{"label":"ragged edges 97x131","rows":97,"cols":131,"verdict":"fail","wrong":0,"unwritten":12707,"first_bad":0,"out_of_bounds_before":0,"out_of_bounds_after":3},{"label":"big","rows":46341,"cols":46341,"verdict":"skipped","reason":"needs 17 GB"},{"label":"x","rows":2,"cols":2,"verdict":"launch_failed","error":"CUDA_ERROR_INVALID_VALUE"}],"timing":null}"#;

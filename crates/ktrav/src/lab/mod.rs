@@ -152,14 +152,25 @@ pub fn input_value(k: u8, i: u64) -> f32 {
     test_value(i.wrapping_add((k as u64) << 40))
 }
 
-/// Which battery a case belongs to.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+/// Which battery a case belongs to (`"public"` or `"hidden"` in a record).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Battery {
     /// The fixed shapes the exercise pages describe.
+    #[default]
     Public,
     /// Shapes drawn from an instructor's seed ([`hidden_battery`]).
     Hidden,
+}
+
+impl Battery {
+    /// The name a record and a gradebook give it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Battery::Public => "public",
+            Battery::Hidden => "hidden",
+        }
+    }
 }
 
 /// Why a shape is in a battery: what a kernel must get right on it. Code
