@@ -478,18 +478,18 @@ fn check_locally(
             bar.set_message(format!("{} ({})", job.submission, job.exercise));
             run::check_one(checker, job, &plan.options, &results.seed_path(), device, &shown(device))
         },
-        |stored| {
-            if stored.stopped_from_outside() {
-                let detail = stored.detail.as_deref().unwrap_or("");
-                bar.suspend(|| {
-                    eprintln!(
-                        "{} {}: stopped from outside ({detail}); no result stored",
-                        stored.exercise, stored.submission
-                    )
-                });
-                bar.inc(1);
-                return;
-            }
+        |checked| {
+            let stored = match checked {
+                run::Checked::Done(stored) => stored,
+                run::Checked::Stopped { key, why } => {
+                    let job = plan.jobs.iter().find(|j| j.key == key).expect("a job of this plan");
+                    bar.suspend(|| {
+                        eprintln!("{} {}: stopped from outside ({why}); no result stored", job.exercise, job.submission)
+                    });
+                    bar.inc(1);
+                    return;
+                }
+            };
             if let Err(e) = results.store(&stored) {
                 failure.get_or_insert(format!("{e:#}"));
             }
@@ -646,17 +646,16 @@ fn run_task(args: &GradeArgs, task: usize) -> Result<i32, GradeError> {
             let shown = device.map_or(String::new(), |d| format!("{node}:{d}"));
             run::check_one(&checker, job, &plan.options, &results.seed_path(), device, &shown)
         },
-        |stored| {
+        |checked| {
+            let stored = match checked {
+                run::Checked::Done(stored) => stored,
+                run::Checked::Stopped { key, why } => {
+                    let job = plan.jobs.iter().find(|j| j.key == key).expect("a job of this plan");
+                    say!("{} {}: stopped from outside ({why}); no result stored", job.exercise, job.submission);
+                    return;
+                }
+            };
             let job = plan.jobs.iter().find(|j| j.key == stored.key).expect("a job of this plan");
-            if stored.stopped_from_outside() {
-                say!(
-                    "{} {}: stopped from outside ({}); no result stored",
-                    job.exercise,
-                    job.submission,
-                    stored.detail.as_deref().unwrap_or("")
-                );
-                return;
-            }
             say!("{} {}: {}", job.exercise, job.submission, Row::of(job, Some(&stored), None).verdict());
             if let Err(e) = results.store(&stored) {
                 failure.get_or_insert(format!("{e:#}"));

@@ -154,10 +154,25 @@ fn signal_name(sig: i32) -> String {
         libc::SIGILL => "SIGILL",
         libc::SIGFPE => "SIGFPE",
         libc::SIGTERM => "SIGTERM",
+        libc::SIGHUP => "SIGHUP",
         libc::SIGINT => "SIGINT",
         _ => return format!("signal {sig}"),
     };
     format!("signal {sig} ({name})")
+}
+
+/// How one check ended: a result to store, or stopped from outside.
+pub enum Checked {
+    Done(Stored),
+    /// The checker died of SIGTERM, SIGINT or SIGHUP, none of which the
+    /// grader sends (it kills with SIGKILL), or the grader itself was
+    /// stopped: `scancel`, a Slurm time limit or a shutdown, not anything
+    /// the submission did. It is no result: nothing is stored, and the
+    /// check stays to do (Slurm's own account of the task says why).
+    Stopped {
+        key: String,
+        why: String,
+    },
 }
 
 /// Checks one submission in a child process, supervised by
@@ -170,7 +185,7 @@ pub fn check_one(
     seed_file: &Path,
     device: Option<&str>,
     shown_device: &str,
-) -> Stored {
+) -> Checked {
     let mut stored = Stored {
         key: job.key.clone(),
         submission: job.submission.clone(),
@@ -192,7 +207,7 @@ pub fn check_one(
         Ok(f) => f,
         Err(e) => {
             stored.detail = Some(format!("could not start {}: {e}", checker.program(&job.exercise.chapter).display()));
-            return stored;
+            return Checked::Done(stored);
         }
     };
     stored.seconds = (finished.elapsed.as_secs_f64() * 10.0).round() / 10.0;
@@ -201,20 +216,21 @@ pub fn check_one(
     stored.stderr = tail(&err, STDERR_TAIL);
     let (code, signal) = match finished.ending {
         Ending::Exited(code) => (Some(code), None),
+        Ending::Signalled(sig @ (libc::SIGTERM | libc::SIGINT | libc::SIGHUP)) => {
+            return Checked::Stopped { key: stored.key, why: format!("the checker got {}", signal_name(sig)) };
+        }
         Ending::Signalled(sig) => (None, Some(sig)),
         Ending::Lost => (None, None),
         Ending::Deadline => {
             stored.ended = Ended::TimedOut;
             stored.detail = Some(format!("stopped after {} s, the limit of one check (--timeout)", options.timeout));
-            return stored;
+            return Checked::Done(stored);
         }
-        // The grader was stopped and killed the check: as if the signal
-        // had reached the check itself, which stores no result.
         Ending::ParentStopped(sig) => {
-            stored.ended = Ended::Crashed;
-            stored.signal = Some(sig);
-            stored.detail = Some(format!("the grader was stopped by {}", signal_name(sig)));
-            return stored;
+            return Checked::Stopped {
+                key: stored.key,
+                why: format!("the grader was stopped by {}", signal_name(sig)),
+            };
         }
     };
     stored.exit_code = code;
@@ -239,7 +255,7 @@ pub fn check_one(
             stored.detail = Some(format!("the checker printed no valid record ({code})"));
         }
     }
-    stored
+    Checked::Done(stored)
 }
 
 /// The GPUs to spread the checks over: `CUDA_VISIBLE_DEVICES` if it is

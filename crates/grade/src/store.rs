@@ -54,18 +54,6 @@ pub struct Stored {
     pub stderr: String,
 }
 
-impl Stored {
-    /// Whether the checker was stopped from outside: it died of SIGTERM,
-    /// SIGINT or SIGHUP, none of which the grader sends (it kills with
-    /// SIGKILL). That is `scancel`, a Slurm time limit or a shutdown
-    /// reaching the checker before the grader, not anything the
-    /// submission did, so it is no result: nothing is stored, and the
-    /// check stays to do (Slurm's own account of the task says why).
-    pub fn stopped_from_outside(&self) -> bool {
-        self.ended == Ended::Crashed && matches!(self.signal, Some(libc::SIGTERM | libc::SIGINT | libc::SIGHUP))
-    }
-}
-
 /// The results folder.
 #[derive(Clone, Debug)]
 pub struct Results {
