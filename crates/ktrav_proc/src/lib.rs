@@ -350,7 +350,8 @@ pub fn die_of(sig: i32) -> ! {
 /// The child's side of the lifeline: when its standard input is a pipe,
 /// a thread waits for the pipe to close (its supervisor ended, or gave up
 /// on it) and ends the process at once. Standard input that is not a pipe
-/// (a program started by hand) is not watched.
+/// (a program started by hand) is not watched, and a read interrupted by
+/// a signal is no end.
 pub fn die_with_the_supervisor() {
     use std::os::unix::fs::FileTypeExt;
     let is_pipe = std::fs::metadata("/proc/self/fd/0").map(|m| m.file_type().is_fifo()).unwrap_or(false);
@@ -360,7 +361,18 @@ pub fn die_with_the_supervisor() {
     std::thread::spawn(|| {
         let mut sink = [0u8; 64];
         let mut stdin = io::stdin();
-        while matches!(stdin.read(&mut sink), Ok(n) if n > 0) {}
+        loop {
+            match stdin.read(&mut sink) {
+                Ok(0) => break,
+                Ok(_) => {}
+                // A signal caught by a handler installed without SA_RESTART
+                // (compute-sanitizer's, in the program it runs) interrupts
+                // the read: the pipe is still open.
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                // Only the pipe's end says the supervisor is gone.
+                Err(_) => return,
+            }
+        }
         // SAFETY: _exit ends the process at once, whatever its other threads
         // are doing.
         unsafe { libc::_exit(1) }

@@ -136,3 +136,59 @@ fn a_killed_supervisors_child_and_what_watches_the_lifeline_die_with_it() {
     let _ = std::fs::remove_file(&file);
     assert!(left.is_empty(), "{left:?} of {pids:?} outlived the killed supervisor");
 }
+
+/// A program that watches the lifeline and catches signals with a handler
+/// installed without SA_RESTART, as compute-sanitizer's is in the program
+/// it runs: each signal interrupts the lifeline's read, which is no end;
+/// the program lives on until its supervisor is killed.
+#[test]
+fn a_signal_that_interrupts_the_lifeline_is_not_its_end() {
+    const NAME: &str = "a_signal_that_interrupts_the_lifeline_is_not_its_end";
+    match role().as_deref() {
+        Some("signalled") => supervise(
+            "exec 3<&0; KTRAV_PROC_TEST_ROLE=caught setsid \"$0\" \"$@\" <&3 3<&- >/dev/null 2>&1 & echo $$ $! > \"$KTRAV_PROC_TEST_PIDS\"; exec sleep 120",
+            &[std::env::current_exe().unwrap().to_str().unwrap(), "--exact", NAME, "--test-threads=1"],
+        ),
+        Some("caught") => {
+            extern "C" fn caught(_: libc::c_int) {}
+            // SAFETY: installs a handler that does nothing.
+            unsafe {
+                let mut action: libc::sigaction = std::mem::zeroed();
+                action.sa_sigaction = caught as extern "C" fn(libc::c_int) as usize;
+                action.sa_flags = 0;
+                libc::sigaction(libc::SIGUSR1, &action, std::ptr::null_mut());
+            }
+            ktrav_proc::die_with_the_supervisor();
+            std::thread::sleep(Duration::from_secs(120));
+            return;
+        }
+        Some(_) => return,
+        None => {}
+    }
+    let file = scratch("signalled");
+    let mut parent = again(NAME, "signalled", &file).spawn().unwrap();
+    let pids = pids(&file);
+    assert_eq!(pids.len(), 2, "{pids:?}");
+    let watcher = &pids[1];
+    // Long enough for the watcher to have installed its handler.
+    std::thread::sleep(Duration::from_millis(500));
+    // To each of its threads, so that the lifeline's gets one for sure.
+    let pid: libc::pid_t = watcher.parse().unwrap();
+    for _ in 0..5 {
+        for task in std::fs::read_dir(format!("/proc/{watcher}/task")).unwrap().flatten() {
+            let tid: libc::pid_t = task.file_name().to_string_lossy().parse().unwrap();
+            // SAFETY: signals a thread of the process this test started.
+            unsafe { libc::syscall(libc::SYS_tgkill, pid, tid, libc::SIGUSR1) };
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let alive = std::fs::read_to_string(format!("/proc/{watcher}/stat"))
+        .is_ok_and(|s| !s.rsplit(')').next().is_some_and(|rest| rest.trim_start().starts_with('Z')));
+    parent.kill().unwrap();
+    parent.wait().unwrap();
+    let left: Vec<_> = pids.iter().filter(|p| !gone(p)).cloned().collect();
+    left.iter().for_each(|p| kill(p));
+    let _ = std::fs::remove_file(&file);
+    assert!(alive, "the watcher ended when a signal interrupted its lifeline's read");
+    assert!(left.is_empty(), "{left:?} of {pids:?} outlived the killed supervisor");
+}
