@@ -433,10 +433,12 @@ fn lab_checks() -> (usize, usize, usize) {
             s.spawn(|| loop {
                 let i = next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
                 let Some((name, judge)) = jobs.get(i) else { break };
+                let began = std::time::Instant::now();
                 let outcome = judge();
+                let took = began.elapsed().as_secs_f64();
                 let line = match &outcome {
-                    Ok(what) => format!("lab {name}: ok: {what}"),
-                    Err(why) => format!("lab {name}: FAILED: {why}"),
+                    Ok(what) => format!("lab {name}: ok [{took:.1} s]: {what}"),
+                    Err(why) => format!("lab {name}: FAILED [{took:.1} s]: {why}"),
                 };
                 println!("{line}");
                 results.lock().unwrap_or_else(|p| p.into_inner()).push((name.clone(), outcome));

@@ -394,14 +394,26 @@ pub fn check_on(chapter: &Chapter, ex: &Exercise, args: &CheckArgs, source: &str
 /// judge): the check cannot be made, and the line says why.
 struct MachineBusy(String);
 
-/// Runs every case in a worker of its own and pushes its verdict. A shape
-/// whose worker the machine stopped (too slow to start, or to judge) is
-/// run again; twice stopped, the check cannot be made: `Err` says why. A
-/// shape that did not finish is run again too, with the full `--timeout`,
-/// since a shared GPU can stall a right kernel once; a second time it is
-/// the verdict, and the rest of the battery shares [`AFTER_A_HANG`], each
-/// shape held to what it needs ([`patience_after_a_hang`]), those past
-/// that time not run.
+/// The task that runs `case` in a worker, its buffers guarded.
+fn shape_task(case: &Case) -> Task {
+    Task::Shape { rows: case.shape.rows, cols: case.shape.cols, grid_y_cap: case.grid_y_cap, fit: Fit::Guarded }
+}
+
+/// Runs every case in workers and pushes its verdict. One worker takes the
+/// shapes of one battery in turn, each with the kernel loaded afresh and
+/// buffers of its own, until a shape leaves the worker's context in doubt
+/// ([`worker::goes_on_after`]); the next shape starts a fresh worker. A
+/// worker that stopped on a shape (a crash, the watchdog) leaves that shape
+/// to a worker of its own, as below, where a run that did not finish counts
+/// as its first.
+///
+/// A shape whose worker the machine stopped (too slow to start, or to
+/// judge) is run again; twice stopped, the check cannot be made: `Err`
+/// says why. A shape that did not finish is run again too, with the full
+/// `--timeout`, since a shared GPU can stall a right kernel once; a second
+/// time it is the verdict, and the rest of the battery shares
+/// [`AFTER_A_HANG`], each shape in a worker of its own held to what it
+/// needs ([`patience_after_a_hang`]), those past that time not run.
 #[allow(clippy::too_many_arguments)]
 fn shapes_in_workers(
     record: &mut Record,
@@ -415,7 +427,38 @@ fn shapes_in_workers(
     timeout: Duration,
 ) -> Result<(), MachineBusy> {
     let mut hung: Option<Instant> = None;
-    for case in cases {
+    let mut at = 0;
+    while at < cases.len() {
+        // A run of the shape at `at` that did not finish, from a worker
+        // that was on it.
+        let mut first = None;
+        let batch = cases[at..].iter().take_while(|c| c.battery == cases[at].battery).count();
+        if hung.is_none() && batch > 1 {
+            let batch = &cases[at..at + batch];
+            let labels: Vec<String> = batch.iter().map(|c| c.label.clone()).collect();
+            let ran = worker::supervise_batch(
+                launcher,
+                worker::job_of(chapter, ex, name, source, cubin, batch.iter().map(shape_task).collect(), timeout),
+                &labels,
+                Limits::kernel(timeout),
+            );
+            at += ran.done.len();
+            for (c, (outcome, printed)) in batch.iter().zip(ran.done) {
+                keep_printed(record, c.battery, printed);
+                push(record, c, worker::verdict_of(outcome));
+            }
+            match ran.stopped {
+                // Every task done, or a verdict that ends a worker: what is
+                // left goes to a fresh one.
+                None => continue,
+                // The shape the worker was on: a run that did not finish
+                // counts as its first; anything else is run again in a
+                // worker of its own.
+                Some(stopped) => first = Some(stopped).filter(worker::Ran::timed_out),
+            }
+        }
+        let case = &cases[at];
+        at += 1;
         let limit = match hung {
             None => timeout,
             Some(since) => {
@@ -427,12 +470,7 @@ fn shapes_in_workers(
                 patience_after_a_hang(ex, case).min(left)
             }
         };
-        let task = Task::Shape {
-            rows: case.shape.rows,
-            cols: case.shape.cols,
-            grid_y_cap: case.grid_y_cap,
-            fit: Fit::Guarded,
-        };
+        let task = shape_task(case);
         let run = |limit: Duration| {
             let ran = worker::supervise(
                 launcher,
@@ -452,7 +490,7 @@ fn shapes_in_workers(
                 None => ran,
             }
         };
-        let mut ran = run(limit);
+        let mut ran = first.unwrap_or_else(|| run(limit));
         if hung.is_none() && ran.timed_out() {
             ran = run(timeout);
             if ran.timed_out() {

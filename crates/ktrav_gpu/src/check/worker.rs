@@ -46,7 +46,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// The hidden subcommand a chapter binary runs a worker with.
 pub const WORKER_COMMAND: &str = "check-worker";
@@ -89,6 +89,10 @@ const PHASE_MARK: &str = "\u{1e}ktrav-check-phase ";
 
 /// Set in a worker's environment by its supervisor: announce phases.
 const PHASES_ENV: &str = "KTRAV_CHECK_PHASES";
+
+/// Set by whoever runs a check to see where its workers' time goes: each
+/// worker's phases and their durations, one line each on standard error.
+pub const TRACE_ENV: &str = "KTRAV_CHECK_TRACE";
 
 /// Tells the supervisor, if there is one, that the worker enters `phase`.
 pub(crate) fn enter(phase: Phase) {
@@ -152,11 +156,19 @@ pub(crate) struct Job {
     /// The file's name, as the compiler's messages name it.
     pub file: String,
     pub source: String,
-    pub task: Task,
+    /// Run in order, each with the kernel loaded afresh and buffers of its
+    /// own, until one leaves a verdict after which the context may not be
+    /// trusted ([`goes_on_after`]).
+    pub tasks: Vec<Task>,
     /// The worker's own watchdog, a backstop behind the supervisor's.
     pub timeout_s: u64,
-    /// Where the worker writes its [`Outcome`].
-    pub result: PathBuf,
+    /// The folder the worker writes each task's [`Outcome`] to, as `N.json`.
+    pub results: PathBuf,
+    /// The line the worker prints on its standard output after each task,
+    /// which splits the kernel's `printf` among the tasks. Random, so no
+    /// kernel can print it.
+    #[serde(default)]
+    pub marker: String,
     /// The supervisor's machine code for the source, when it has some: a
     /// worker loads it instead of compiling the file again, so a battery
     /// pays for one compile, not one per shape.
@@ -224,38 +236,87 @@ pub fn serve(chapters: &[&Chapter], job_file: &Path) -> ! {
         Ok(j) => j,
         Err(e) => ktrav::cli::fail(&format!("cannot read the check's job {}: {e}", job_file.display())),
     };
-    let outcome = work(chapters, &job);
-    let text = serde_json::to_vec(&outcome).expect("an outcome serialises");
-    if let Err(e) = std::fs::write(&job.result, text) {
-        eprintln!("error: cannot write {}: {e}", job.result.display());
-        std::process::exit(1);
+    let write = |n: usize, outcome: &Outcome| {
+        let text = serde_json::to_vec(outcome).expect("an outcome serialises");
+        let file = job.results.join(format!("{n}.json"));
+        if let Err(e) = std::fs::write(&file, text) {
+            eprintln!("error: cannot write {}: {e}", file.display());
+            std::process::exit(1);
+        }
+    };
+    match open(chapters, &job) {
+        Err(failed) => write(0, &failed),
+        Ok((ch, ex, gpu)) => {
+            for (n, task) in job.tasks.iter().enumerate() {
+                if n > 0 {
+                    enter(Phase::Setup);
+                }
+                let outcome = work(ch, ex, &gpu, &job, *task);
+                write(n, &outcome);
+                end_of_task(&job.marker);
+                if !goes_on_after(&outcome) {
+                    break;
+                }
+            }
+        }
     }
     std::process::exit(0)
 }
 
-fn work(chapters: &[&Chapter], job: &Job) -> Outcome {
-    let Some(ch) = chapters.iter().find(|c| c.id == job.chapter) else {
-        return Outcome::Failed(format!("this binary has no chapter {}", job.chapter));
+/// Whether a worker takes its next task after `outcome`: only after a
+/// verdict that leaves nothing wrong with the context, a pass or values
+/// wrong inside the output. A crash, a hang, a refused launch, a changed
+/// input or a write past the output's ends (which may have reached memory
+/// the driver keeps) ends it, and the next task starts in a fresh one.
+pub(crate) fn goes_on_after(outcome: &Outcome) -> bool {
+    matches!(
+        outcome,
+        Outcome::Verdict(Verdict::Pass)
+            | Outcome::Verdict(Verdict::Fail { out_of_bounds_before: 0, out_of_bounds_after: 0, .. })
+    )
+}
+
+/// After a task: what the kernel printed is flushed (the driver writes it
+/// through C's buffered stdout), then the marker follows it.
+fn end_of_task(marker: &str) {
+    use std::io::Write;
+    // SAFETY: fflush(NULL) flushes every C output stream; it takes no
+    // pointer of ours.
+    unsafe { libc::fflush(std::ptr::null_mut()) };
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(out, "{marker}");
+    let _ = out.flush();
+}
+
+/// The job's chapter, exercise and an open GPU, or why not.
+fn open<'a>(chapters: &[&'a Chapter], job: &Job) -> Result<(&'a Chapter, &'a Exercise, gpu::Gpu), Outcome> {
+    let Some(ch) = chapters.iter().copied().find(|c| c.id == job.chapter) else {
+        return Err(Outcome::Failed(format!("this binary has no chapter {}", job.chapter)));
     };
     let Some(ex) = ch.exercises.iter().find(|e| e.id == job.exercise) else {
-        return Outcome::Failed(format!("{} has no exercise {}", ch.id, job.exercise));
+        return Err(Outcome::Failed(format!("{} has no exercise {}", ch.id, job.exercise)));
     };
-    let gpu = match gpu::open() {
-        Ok(g) => g,
-        Err(why) => return Outcome::Failed(format!("no GPU ({why})")),
-    };
+    match gpu::open() {
+        Ok(g) => Ok((ch, ex, g)),
+        Err(why) => Err(Outcome::Failed(format!("no GPU ({why})"))),
+    }
+}
+
+/// One task, with the kernel loaded for it alone: a module's globals start
+/// afresh on every shape, as in a process of its own.
+fn work(ch: &Chapter, ex: &Exercise, gpu: &gpu::Gpu, job: &Job, task: Task) -> Outcome {
     let loaded = match &job.cubin {
-        Some(cubin) => super::load_machine_code(&gpu, ex, cubin),
-        None => super::compile_and_load(&gpu, ex, &job.source, &job.file),
+        Some(cubin) => super::load_machine_code(gpu, ex, cubin),
+        None => super::compile_and_load(gpu, ex, &job.source, &job.file),
     };
     let f = match loaded {
         Ok(f) => f,
         Err(why) => return Outcome::Failed(why),
     };
     let timeout = Duration::from_secs(job.timeout_s);
-    match job.task {
+    match task {
         Task::Shape { rows, cols, grid_y_cap, fit } => {
-            Outcome::Verdict(run_case(&gpu, &f, ex, &shape_case(rows, cols, grid_y_cap), timeout, fit))
+            Outcome::Verdict(run_case(gpu, &f, ex, &shape_case(rows, cols, grid_y_cap), timeout, fit))
         }
         Task::Timing { rows, cols } => {
             // One timing at a time on a card: wait for the others' to end.
@@ -271,7 +332,7 @@ fn work(chapters: &[&Chapter], job: &Job) -> Outcome {
             enter(Phase::Setup);
             let theirs = gpu.function(ch.id, ex.kernel).ok();
             let before = super::neighbours::processes_on(&pci);
-            let timed = time(&gpu, &f, theirs.as_ref(), ex, Shape::new(rows, cols), timeout);
+            let timed = time(gpu, &f, theirs.as_ref(), ex, Shape::new(rows, cols), timeout);
             let after = super::neighbours::processes_on(&pci);
             match timed {
                 Ok(mut t) => {
@@ -324,28 +385,32 @@ fn printable(text: &str) -> String {
 static JOBS: AtomicUsize = AtomicUsize::new(0);
 
 /// The worker's standard output: compute-sanitizer's lines apart, the rest
-/// the kernel's `printf`.
+/// the kernel's `printf`, split among the tasks by the job's marker.
 struct Printout {
-    printed: Printed,
+    printed: Vec<Printed>,
+    at: usize,
+    marker: String,
     sanitizer: Vec<String>,
 }
 
 impl Lines<Phase> for Printout {
-    type Kept = (Printed, Vec<String>);
+    type Kept = (Vec<Printed>, Vec<String>);
 
     fn line(&mut self, text: &str, _: &Notes<Phase>) {
-        if text.starts_with("=========") {
+        if text == self.marker {
+            self.at = (self.at + 1).min(self.printed.len() - 1);
+        } else if text.starts_with("=========") {
             // The first lines (the findings worth quoting) and, past the
             // cap, the summary lines the verdict is read from.
             if self.sanitizer.len() < SANITIZER_LINES || text.contains("SUMMARY:") {
                 self.sanitizer.push(printable(text));
             }
         } else {
-            self.printed.push(text);
+            self.printed[self.at].push(text);
         }
     }
 
-    fn kept(self) -> (Printed, Vec<String>) {
+    fn kept(self) -> (Vec<Printed>, Vec<String>) {
         (self.printed, self.sanitizer)
     }
 }
@@ -378,18 +443,60 @@ impl Lines<Phase> for Announcements {
 /// reports what it saw.
 pub(crate) fn supervise(
     launcher: &Launcher,
-    mut job: Job,
+    job: Job,
     label: &str,
     wrapper: Option<(&Path, &[String])>,
     limits: Limits,
 ) -> Ran {
+    let (outcomes, printed, mut ran) = watch(launcher, job, &[label.to_string()], wrapper, limits);
+    ran.outcome = outcomes.into_iter().next();
+    ran.printed = printed.into_iter().next().unwrap_or_else(|| Printed::new(label));
+    ran
+}
+
+/// What the supervisor saw of a worker given several tasks.
+pub(crate) struct Batch {
+    /// The tasks it finished, in order, each with what the kernel printed.
+    pub done: Vec<(Outcome, Printed)>,
+    /// How the worker ended, when it stopped before its tasks did for any
+    /// reason but a verdict that ends a worker ([`goes_on_after`]): the
+    /// task it was on is the one after `done`, and `printed` is that task's.
+    pub stopped: Option<Ran>,
+}
+
+/// [`supervise`] for a job of several tasks, `labels` naming them. Each
+/// task's phases are held to `limits`.
+pub(crate) fn supervise_batch(launcher: &Launcher, job: Job, labels: &[String], limits: Limits) -> Batch {
+    let (outcomes, mut printed, mut ran) = watch(launcher, job, labels, None, limits);
+    let finished = outcomes.len();
+    let by_design = outcomes.last().is_some_and(|o| !goes_on_after(o));
+    let on = printed.split_off(finished.min(printed.len()));
+    let stopped = (finished < labels.len() && !by_design).then(|| {
+        ran.printed = on.into_iter().next().unwrap_or_else(|| Printed::new(&labels[finished]));
+        ran
+    });
+    Batch { done: outcomes.into_iter().zip(printed).collect(), stopped }
+}
+
+/// Starts the worker for `job`, watches it to its end and reads what it
+/// wrote: the outcomes of the tasks it finished, in order, what the kernel
+/// printed on each task (one per label), and how it ended.
+fn watch(
+    launcher: &Launcher,
+    mut job: Job,
+    labels: &[String],
+    wrapper: Option<(&Path, &[String])>,
+    limits: Limits,
+) -> (Vec<Outcome>, Vec<Printed>, Ran) {
     // A folder per job: supervisors on several threads never share one.
     let n = JOBS.fetch_add(1, Ordering::SeqCst);
     let folder = std::env::temp_dir().join(format!("ktrav-check-{}-{n}", std::process::id()));
-    let (job_file, result) = (folder.join("job.json"), folder.join("result.json"));
-    job.result = result.clone();
-    let written = std::fs::create_dir_all(&folder)
+    let job_file = folder.join("job.json");
+    job.results = folder.join("results");
+    job.marker = marker();
+    let written = std::fs::create_dir_all(&job.results)
         .and_then(|()| std::fs::write(&job_file, serde_json::to_vec(&job).expect("a job serialises")));
+    let label = labels.first().map_or("", String::as_str);
     let mut ran = Ran {
         outcome: None,
         printed: Printed::new(label),
@@ -401,7 +508,8 @@ pub(crate) fn supervise(
     };
     if let Err(e) = written {
         ran.status = format!("not started: cannot write {} ({e})", job_file.display());
-        return ran;
+        let _ = std::fs::remove_dir_all(&folder);
+        return (Vec::new(), Vec::new(), ran);
     }
     let mut cmd = match wrapper {
         Some((tool, args)) => {
@@ -412,36 +520,74 @@ pub(crate) fn supervise(
         None => Command::new(&launcher.program),
     };
     cmd.args(&launcher.args).arg(&job_file).env(PHASES_ENV, "1");
-    let stdout = ByLine::new(Printout { printed: Printed::new(label), sanitizer: Vec::new() });
+    let stdout = ByLine::new(Printout {
+        printed: labels.iter().map(|l| Printed::new(l)).collect(),
+        at: 0,
+        marker: job.marker.clone(),
+        sanitizer: Vec::new(),
+    });
     let stderr = ByLine::new(Announcements { last: None });
     // Each phase the worker enters restarts the clock with that phase's
     // limit. Standard error closed: the worker is ending, and it gets the
     // machine's limit to do so, then is killed like one that overran.
     let reached = &mut ran.reached;
+    let started = Instant::now();
+    let mut marks = vec![(Phase::Setup, Duration::ZERO)];
     let finished = ktrav_proc::run(cmd, limits.of(Phase::Setup), stdout, stderr, |heard| match heard {
         Heard::Note(phase) => {
             *reached = phase;
+            marks.push((phase, started.elapsed()));
             Some(limits.of(phase))
         }
         Heard::Closed(Stream::Stderr) => Some(limits.verify),
         Heard::Closed(Stream::Stdout) => None,
     });
+    let mut printed = Vec::new();
+    let mut outcomes = Vec::new();
     match finished {
         Ok(f) => {
             if f.ending == Ending::Deadline {
                 ran.overran = Some(overran_in(ran.reached));
             }
             ran.status = describe(f.ending);
-            (ran.printed, ran.sanitizer) = f.stdout;
+            (printed, ran.sanitizer) = f.stdout;
             ran.stderr_last = f.stderr;
-            ran.outcome = std::fs::read(&result).ok().and_then(|b| serde_json::from_slice(&b).ok());
+            // In order, up to the first task with none.
+            outcomes = (0..labels.len())
+                .map_while(|n| {
+                    let text = std::fs::read(job.results.join(format!("{n}.json"))).ok()?;
+                    serde_json::from_slice::<Outcome>(&text).ok()
+                })
+                .collect();
         }
         Err(e) => ran.status = format!("not started: {e}"),
     }
-    let _ = std::fs::remove_file(&job_file);
-    let _ = std::fs::remove_file(&result);
-    let _ = std::fs::remove_dir(&folder);
-    ran
+    if std::env::var_os(TRACE_ENV).is_some() {
+        eprintln!("{}", trace_line(label, labels.len(), &marks, started.elapsed(), &ran.status));
+    }
+    let _ = std::fs::remove_dir_all(&folder);
+    (outcomes, printed, ran)
+}
+
+/// A line no kernel can print: random, from the standard library's
+/// per-process random keys.
+fn marker() -> String {
+    use std::hash::{BuildHasher, Hasher};
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_usize(JOBS.load(Ordering::SeqCst));
+    format!("{PHASE_MARK}task done {:016x}", h.finish())
+}
+
+/// One worker's phases, each with the time spent in it (a phase entered
+/// twice is counted twice), its whole life and how it ended.
+fn trace_line(label: &str, tasks: usize, marks: &[(Phase, Duration)], total: Duration, status: &str) -> String {
+    let mut parts = Vec::new();
+    for (i, (phase, at)) in marks.iter().enumerate() {
+        let until = marks.get(i + 1).map_or(total, |m| m.1);
+        parts.push(format!("{} {:.3}", phase.word(), until.saturating_sub(*at).as_secs_f64()));
+    }
+    let more = if tasks > 1 { format!(" and {} more tasks", tasks - 1) } else { String::new() };
+    format!("check trace: {label}{more}: {} s; total {:.3} s; {status}", parts.join(", "), total.as_secs_f64())
 }
 
 /// What overrunning the limit of `phase` says.
@@ -495,13 +641,7 @@ impl Ran {
             return Verdict::DidNotFinish { seconds: timeout.as_secs() };
         }
         match &self.outcome {
-            Some(Outcome::Verdict(v)) => v.clone(),
-            Some(Outcome::Failed(why)) => {
-                Verdict::Crashed { error: format!("the shape's process could not run it: {why}") }
-            }
-            Some(Outcome::Timing(_) | Outcome::SkippedWork(_)) => {
-                Verdict::Crashed { error: "the shape's process answered with a timing".into() }
-            }
+            Some(outcome) => verdict_of(outcome.clone()),
             None => Verdict::Crashed { error: self.ended_without_verdict() },
         }
     }
@@ -510,6 +650,17 @@ impl Ran {
     pub fn ended_without_verdict(&self) -> String {
         let last = self.stderr_last.as_deref().map_or(String::new(), |l| format!(": {l}"));
         format!("the shape's process ended without a verdict ({}){last}", self.status)
+    }
+}
+
+/// The verdict a shape's task came back with.
+pub(crate) fn verdict_of(outcome: Outcome) -> Verdict {
+    match outcome {
+        Outcome::Verdict(v) => v,
+        Outcome::Failed(why) => Verdict::Crashed { error: format!("the shape's process could not run it: {why}") },
+        Outcome::Timing(_) | Outcome::SkippedWork(_) => {
+            Verdict::Crashed { error: "the shape's process answered with a timing".into() }
+        }
     }
 }
 
@@ -523,16 +674,30 @@ pub(crate) fn job(
     task: Task,
     timeout: Duration,
 ) -> Job {
+    job_of(chapter, ex, file, source, cubin, vec![task], timeout)
+}
+
+/// A job for `tasks`, in order, on `ex` of `chapter`.
+pub(crate) fn job_of(
+    chapter: &Chapter,
+    ex: &Exercise,
+    file: &str,
+    source: &str,
+    cubin: Option<&[u8]>,
+    tasks: Vec<Task>,
+    timeout: Duration,
+) -> Job {
     Job {
         chapter: chapter.id.to_string(),
         exercise: ex.id.to_string(),
         file: file.to_string(),
         source: source.to_string(),
-        task,
+        tasks,
         // The supervisor's watchdog acts first; this one only stops a
         // worker whose supervisor is gone.
         timeout_s: timeout.as_secs() * 2 + 10,
-        result: PathBuf::new(),
+        results: PathBuf::new(),
+        marker: String::new(),
         cubin: cubin.map(<[u8]>::to_vec),
     }
 }
@@ -581,7 +746,7 @@ mod tests {
             "the shape's process ended without a verdict (killed by signal 11): oops"
         );
         // A worker that writes its result is believed, whatever it printed.
-        let honest = sh("echo '{\"Verdict\":{\"verdict\":\"pass\"}}' > \"$(sed -n 's/.*\"result\":\"\\([^\"]*\\)\".*/\\1/p' \"$1\")\"");
+        let honest = sh(&format!("{RESULTS}; echo '{PASS}' > \"$r/0.json\""));
         let ok = supervise(&honest, job(), "1x1", None, thirty);
         assert_eq!(ok.verdict(Duration::from_secs(30)), Verdict::Pass, "{}", ok.status);
     }
@@ -663,6 +828,55 @@ mod tests {
         assert_eq!(left.status, "exit code 0");
     }
 
+    /// A shell worker's lines that set `$r` to the job's results folder and
+    /// `$m` to its marker (without its first character, a control one).
+    const RESULTS: &str = r#"r=$(sed -n 's/.*"results":"\([^"]*\)".*/\1/p' "$1"); m=$(sed -n 's/.*"marker":"\\u001e\([^"]*\)".*/\1/p' "$1")"#;
+    const PASS: &str = r#"{"Verdict":{"verdict":"pass"}}"#;
+    const CRASHED: &str = r#"{"Verdict":{"verdict":"crashed","error":"an illegal address"}}"#;
+
+    /// A worker given several tasks: what it finished is read in order,
+    /// the kernel's printing split by the marker; a kernel that hangs on a
+    /// later task leaves that task to the caller, with the run that did not
+    /// finish; a verdict that ends a worker leaves none.
+    #[test]
+    fn a_worker_takes_tasks_in_turn_until_one_stops_it() {
+        let labels: Vec<String> = ["a", "b", "c"].iter().map(|l| l.to_string()).collect();
+        let limits = Limits::kernel(Duration::from_millis(500));
+        let kernel = "printf '\\036ktrav-check-phase kernel\\n' >&2";
+        let setup = "printf '\\036ktrav-check-phase setup\\n' >&2";
+        let done = |n: usize, outcome: &str| format!("echo '{outcome}' > \"$r/{n}.json\"; printf '\\036%s\\n' \"$m\"");
+        let hangs = sh(&format!(
+            "{RESULTS}; echo on a; {}; {setup}; echo on b; echo more on b; {}; {setup}; {kernel}; echo on c; exec sleep 30",
+            done(0, PASS),
+            done(1, PASS)
+        ));
+        let started = Instant::now();
+        let batch = supervise_batch(&hangs, job(), &labels, limits);
+        assert!(started.elapsed() < Duration::from_secs(5), "{:?}", started.elapsed());
+        let printed: Vec<_> = batch.done.iter().map(|(_, p)| (p.label.as_str(), p.first.clone())).collect();
+        assert_eq!(printed, vec![("a", vec!["on a".to_string()]), ("b", vec!["on b".into(), "more on b".into()])]);
+        assert!(batch.done.iter().all(|(o, _)| goes_on_after(o)));
+        let stopped = batch.stopped.expect("the worker stopped on c");
+        assert!(stopped.timed_out(), "{}", stopped.status);
+        assert_eq!((stopped.printed.label.as_str(), stopped.printed.first.clone()), ("c", vec!["on c".to_string()]));
+        // A crash's verdict ends the worker by design: nothing is left over.
+        let crashes = sh(&format!("{RESULTS}; {}; {setup}; {}", done(0, PASS), done(1, CRASHED)));
+        let batch = supervise_batch(&crashes, job(), &labels, limits);
+        assert_eq!(batch.done.len(), 2);
+        assert!(batch.stopped.is_none());
+        assert!(!goes_on_after(&batch.done[1].0));
+        // A worker that dies between tasks leaves the next one to the caller.
+        let dies = sh(&format!("{RESULTS}; {}; kill -SEGV $$", done(0, PASS)));
+        let batch = supervise_batch(&dies, job(), &labels, limits);
+        assert_eq!(batch.done.len(), 1);
+        let stopped = batch.stopped.expect("the worker died before b");
+        assert!(!stopped.timed_out() && stopped.status == "killed by signal 11", "{}", stopped.status);
+        // A line that only looks like the marker is the kernel's.
+        let forged = sh(&format!("{RESULTS}; printf '\\036ktrav-check-phase task done 0\\n'; {}", done(0, PASS)));
+        let batch = supervise_batch(&forged, job(), &labels, limits);
+        assert_eq!(batch.done[0].1.first, vec!["\u{1e}ktrav-check-phase task done 0".to_string()]);
+    }
+
     fn sh(script: &str) -> Launcher {
         Launcher { program: "/bin/sh".into(), args: vec!["-c".into(), script.into(), "sh".into()] }
     }
@@ -673,9 +887,10 @@ mod tests {
             exercise: "e".into(),
             file: "f.cu".into(),
             source: String::new(),
-            task: Task::Shape { rows: 1, cols: 1, grid_y_cap: None, fit: Fit::Guarded },
+            tasks: vec![Task::Shape { rows: 1, cols: 1, grid_y_cap: None, fit: Fit::Guarded }; 3],
             timeout_s: 1,
-            result: PathBuf::new(),
+            results: PathBuf::new(),
+            marker: String::new(),
             cubin: None,
         }
     }
