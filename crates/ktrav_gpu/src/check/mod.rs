@@ -6,8 +6,8 @@
 //! output buffer is poisoned and surrounded by poisoned guard words, and
 //! the inputs are read back afterwards; a launch error, a crash, a kernel
 //! that never finishes and one that writes its input are verdicts too.
-//! Each shape runs in a worker process of its own ([`worker`]), so one that
-//! hangs or crashes leaves the others checked. Only when every shape passes
+//! Shapes run in worker processes ([`worker`]), a fresh one after any shape
+//! that crashes or hangs, so such a shape leaves the others checked. Only when every shape passes
 //! is the kernel timed beside a device copy and the chapter's own kernel
 //! ([`timing`]; never asserted).
 
@@ -70,7 +70,7 @@ pub struct CheckArgs {
 pub enum LabCommand {
     /// Check your own kernel (a .cu file) against this chapter's exercise on the GPU
     Check(CheckArgs),
-    /// One shape of a check, in a process of its own (started by `check`)
+    /// The shapes of a check, in a worker process (started by `check`)
     #[command(name = "check-worker", hide = true)]
     CheckWorker { job: PathBuf },
 }

@@ -1,17 +1,21 @@
-//! Each shape in a process of its own: the check (the supervisor) writes a
-//! job file, starts its own binary again with the hidden subcommand
-//! [`WORKER_COMMAND`], and watches it. The worker opens the GPU, compiles
-//! and loads the kernel, runs one shape (or the timing run), writes what it
-//! found to a result file and exits.
+//! Shapes in worker processes: the check (the supervisor) writes a job
+//! file, starts its own binary again with the hidden subcommand
+//! [`WORKER_COMMAND`], and watches it. The worker opens the GPU and takes
+//! the job's tasks in turn (the shapes of one battery, or the timing run),
+//! each with the kernel loaded afresh and buffers of its own, writes what
+//! it found on each to a result file, and goes on only while nothing has
+//! put its context in doubt ([`goes_on_after`]).
 //!
 //! Why a process and not a thread: a CUDA context belongs to a process,
 //! and a kernel that faults leaves its context unusable, while one that
 //! never finishes leaves it busy; nothing in that process can free or wait
 //! for anything on the GPU again. Only ending the process frees the
 //! context, so the watchdog lives in the supervisor, which kills a worker
-//! that overruns and goes on to the next shape in a fresh one. Starting a
-//! worker costs a context and a compilation, so the timing run, which needs
-//! every kernel in one context and one run, is a single worker.
+//! that overruns and goes on with the next shape in a fresh one. Why not a
+//! process per shape: starting a worker costs a context, a good part of a
+//! second on a card that a class shares (run 17 of bench/NOTES.md), far
+//! more than most shapes' kernels. The timing run, which needs every kernel
+//! in one context and one run, is a single task.
 //!
 //! What the worker's kernel prints (`printf` lands on the worker's standard
 //! output) is read by the supervisor as it comes, and capped
