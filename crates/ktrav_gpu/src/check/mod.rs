@@ -642,9 +642,10 @@ fn sanitize_shapes(
     }
 }
 
-/// Whether PTX defines the entry point `kernel` (unmangled: `extern "C"`).
+/// Whether PTX defines the entry point `kernel` (unmangled: `extern "C"`),
+/// as the hints' reader of entries finds them.
 pub fn has_entry(ptx: &str, kernel: &str) -> bool {
-    ptx.lines().any(|l| l.trim_start().starts_with(".visible .entry") && l.contains(&format!(".entry {kernel}(")))
+    crate::hints::entries(ptx).iter().any(|e| e.name == kernel)
 }
 
 /// Times `kernel` (compiled or embedded) on `shape` as the check times a
@@ -737,7 +738,9 @@ mod tests {
 
     #[test]
     fn entries_are_found_only_when_defined() {
-        let ptx = ".visible .entry copy_x_to_col(\n.visible .entry copy_x_to_colour(\n.func helper(";
+        let ptx = ".visible .entry copy_x_to_col(\n.param .u64 a\n)\n{\n}\n\
+                   .visible .entry copy_x_to_colour(\n.param .u64 a\n)\n{\n}\n\
+                   .func helper(\n.param .u64 a\n)\n{\n}";
         assert!(has_entry(ptx, "copy_x_to_col") && has_entry(ptx, "copy_x_to_colour"));
         assert!(!has_entry(ptx, "copy_x") && !has_entry(ptx, "helper"));
     }
