@@ -89,7 +89,7 @@ impl ShapeRecord {
         matches!(self.known(), Some(Verdict::Skipped { .. }))
     }
 
-    /// Not run because an earlier shape left the device unusable.
+    /// Not run because an earlier shape crashed or did not finish.
     pub fn not_run(&self) -> bool {
         matches!(self.known(), Some(Verdict::NotRun))
     }

@@ -1,8 +1,8 @@
 // A wrong kernel for the K.3 lab exercise 'copy' (a kernel that cheats the
 // clock). It copies on the first launch in its module and returns at once on
 // every later one: a device-global count of blocks tells it whether a whole
-// launch has already run. Every shape is checked in a fresh process, so
-// every shape passes; the timing run launches it again and again.
+// launch has already run. Every shape is checked with the kernel loaded
+// afresh, so every shape passes; the timing run launches it again and again.
 // expect: copy: passes every shape; fails its timing
 
 __device__ unsigned long long blocks_started = 0;

@@ -541,7 +541,8 @@ pub enum Verdict {
     DidNotFinish {
         seconds: u64,
     },
-    /// Not run: an earlier shape left the device unusable.
+    /// Not run: an earlier shape left the device unusable, or did not
+    /// finish and the time the rest of the check shares ran out.
     NotRun,
     /// Not run here, and why (not a failure: the shape needs more memory).
     Skipped {
@@ -635,7 +636,9 @@ impl Verdict {
             Verdict::LaunchFailed { error } => format!("launch failed: {error}"),
             Verdict::Crashed { error } => format!("the kernel crashed: {error}"),
             Verdict::DidNotFinish { seconds } => format!("did not finish within {seconds} s (the watchdog stopped it)"),
-            Verdict::NotRun => "not run: an earlier shape left the device unusable".into(),
+            Verdict::NotRun => {
+                "not run: an earlier shape crashed or did not finish, and the check stopped there".into()
+            }
             Verdict::Skipped { reason } => format!("skipped: {reason}"),
             Verdict::InputChanged { input, changed, first_changed } => {
                 let first = first_changed.map_or(String::new(), |i| format!(", first at index {i}"));

@@ -451,10 +451,10 @@ fn shapes_in_workers(
                 // Every task done, or a verdict that ends a worker: what is
                 // left goes to a fresh one.
                 None => continue,
-                // The shape the worker was on: a run that did not finish
-                // counts as its first; anything else is run again in a
-                // worker of its own.
-                Some(stopped) => first = Some(stopped).filter(worker::Ran::timed_out),
+                // The shape the worker was on: a run that did not finish,
+                // or that the machine stopped, counts as its first; after a
+                // crash it is run again in a worker of its own.
+                Some(stopped) => first = Some(stopped).filter(|r| r.timed_out() || r.machine_too_busy().is_some()),
             }
         }
         let case = &cases[at];
@@ -490,7 +490,19 @@ fn shapes_in_workers(
                 None => ran,
             }
         };
-        let mut ran = first.unwrap_or_else(|| run(limit));
+        // A first run the machine stopped gets the one more run that
+        // `run` would have given it.
+        let mut ran = match first {
+            Some(busy) if busy.machine_too_busy().is_some() => worker::supervise(
+                launcher,
+                worker::job(chapter, ex, name, source, cubin, task, limit),
+                &case.label,
+                None,
+                Limits::kernel(limit),
+            ),
+            Some(hung) => hung,
+            None => run(limit),
+        };
         if hung.is_none() && ran.timed_out() {
             ran = run(timeout);
             if ran.timed_out() {
