@@ -290,8 +290,10 @@ fn judge_sanitized(
     if check::sanitize::locate().is_none() {
         return Err(check::sanitize::missing());
     }
-    let args =
-        check::CheckArgs { sanitize: Some(check::sanitize::Tools(vec!["memcheck".into()])), ..lab_args(path, false) };
+    let args = check::CheckArgs {
+        sanitize: Some(check::sanitize::Tools(vec![ktrav::lab::SanitizerTool::Memcheck])),
+        ..lab_args(path, false)
+    };
     let r = check::check(ch, ex, &args, source);
     let flagged: Vec<&lab::ShapeResult> =
         r.sanitize.iter().filter(|s| s.verdict.kinds().contains(&lab::FailureKind::MemoryError)).collect();

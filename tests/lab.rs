@@ -208,10 +208,13 @@ fn the_lab_page_states_the_checkers_constants() {
         format!("a scratch buffer {times} the size of the device's L2 cache"),
         format!("at most {} elements", check::sanitize::MAX_ELEMENTS),
         format!("within {:.0}%", check::timing::LADDER_AGREEMENT * 100.0),
-        format!("with its {} tools", check::sanitize::TOOLS.join(" and ")),
+        format!(
+            "with its {} tools",
+            ktrav::lab::SanitizerTool::ALL.iter().map(|t| t.name()).collect::<Vec<_>>().join(" and ")
+        ),
         format!("pip install --target /opt/sanitizer {}", check::sanitize::WHEEL),
         format!("`{}` names", check::sanitize::PROGRAM_ENV),
-        format!("the rest of the battery shares {} seconds", check::AFTER_A_HANG.as_secs()),
+        format!("shapes (the hidden battery's too) share {} seconds", check::AFTER_A_HANG.as_secs()),
         format!("a limit of their own, {} seconds each", check::worker::MACHINE_LIMIT.as_secs()),
         format!("waits up to {} seconds for its turn", check::worker::QUEUE_LIMIT.as_secs()),
         format!("memcheck puts {} MiB of padding", check::sanitize::PADDING_BYTES >> 20),

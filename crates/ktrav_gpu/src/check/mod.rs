@@ -49,7 +49,7 @@ pub struct CheckArgs {
     #[arg(long, default_value_t = 60, value_parser = ktrav::cli::size_in(3600))]
     pub timeout: u64,
     /// Also run the small shapes under compute-sanitizer: memcheck and racecheck, or the tools named (comma separated).
-    #[arg(long, value_name = "TOOLS", num_args = 0..=1, require_equals = true, default_missing_value = "memcheck,racecheck", value_parser = sanitize::parse_tools)]
+    #[arg(long, value_name = "TOOLS", num_args = 0..=1, require_equals = true, default_missing_value = sanitize::ALL_TOOLS, value_parser = sanitize::parse_tools)]
     pub sanitize: Option<sanitize::Tools>,
     /// Also run the hidden battery drawn from this seed (or from KTRAV_LAB_SEED when set).
     #[arg(long, value_parser = ktrav::cli::seed)]
@@ -588,7 +588,7 @@ fn sanitize_shapes(
         record.notes.push("--sanitize needs the check's worker processes, which this program does not start".into());
         return;
     };
-    for tool in &tools.0 {
+    for &tool in &tools.0 {
         for case in
             cases.iter().filter(|c| c.battery == Battery::Public && c.shape.elements() <= sanitize::MAX_ELEMENTS)
         {

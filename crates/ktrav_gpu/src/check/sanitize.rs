@@ -3,11 +3,8 @@
 //! bounds, misaligned accesses) and racecheck (shared-memory hazards, a
 //! race the GPU happened to hide), each finding a verdict.
 
-use ktrav::lab::Verdict;
+use ktrav::lab::{SanitizerTool, Verdict};
 use std::path::{Path, PathBuf};
-
-/// The tools `--sanitize` runs when given no list.
-pub const TOOLS: [&str; 2] = ["memcheck", "racecheck"];
 
 /// Shapes of at most this many elements are run under the sanitizer, which
 /// slows a kernel down many times over.
@@ -18,26 +15,28 @@ pub const PROGRAM: &str = "compute-sanitizer";
 
 /// The tools to run, as `--sanitize[=memcheck,racecheck]` names them.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Tools(pub Vec<String>);
+pub struct Tools(pub Vec<SanitizerTool>);
 
 impl Default for Tools {
+    /// Every tool, what `--sanitize` without a list runs.
     fn default() -> Self {
-        Tools(TOOLS.iter().map(|t| t.to_string()).collect())
+        Tools(SanitizerTool::ALL.to_vec())
     }
 }
 
-/// clap's parser for `--sanitize`'s value: tools from [`TOOLS`], comma
-/// separated, each at most once.
+/// `--sanitize`'s value when given no list: every tool, comma separated.
+pub const ALL_TOOLS: &str = "memcheck,racecheck";
+
+/// clap's parser for `--sanitize`'s value: tools of [`SanitizerTool`],
+/// comma separated, each at most once.
 pub fn parse_tools(s: &str) -> Result<Tools, String> {
     let mut tools = Vec::new();
     for t in s.split(',').map(str::trim) {
-        if !TOOLS.contains(&t) {
-            return Err(format!("'{t}' is not a sanitizer tool (choose from {})", TOOLS.join(", ")));
-        }
-        if tools.iter().any(|x| x == t) {
+        let tool: SanitizerTool = t.parse()?;
+        if tools.contains(&tool) {
             return Err(format!("'{t}' is named twice"));
         }
-        tools.push(t.to_string());
+        tools.push(tool);
     }
     Ok(Tools(tools))
 }
@@ -107,10 +106,10 @@ pub fn missing() -> String {
 /// the end; a one-axis launch strays by less than a block).
 pub const PADDING_BYTES: u64 = 32 * MAX_ELEMENTS * 4;
 
-pub fn arguments(tool: &str) -> Vec<String> {
+pub fn arguments(tool: SanitizerTool) -> Vec<String> {
     let mut args: Vec<String> =
-        ["--tool", tool, "--print-limit", "20", "--error-exitcode", "0"].iter().map(|s| s.to_string()).collect();
-    if tool == "memcheck" {
+        ["--tool", tool.name(), "--print-limit", "20", "--error-exitcode", "0"].iter().map(|s| s.to_string()).collect();
+    if tool == SanitizerTool::Memcheck {
         // A padding buffer after every allocation: a read or write past the
         // end of one buffer lands in the padding, not in the next buffer,
         // where memcheck could not tell it from a right access.
@@ -122,7 +121,7 @@ pub fn arguments(tool: &str) -> Vec<String> {
 /// The verdict on compute-sanitizer's lines (those starting `=========`)
 /// from running `tool`: a pass, the count of errors and the first, or
 /// `None` when the tool gave no summary (it did not run the kernel).
-pub fn verdict(tool: &str, lines: &[String]) -> Option<Verdict> {
+pub fn verdict(tool: SanitizerTool, lines: &[String]) -> Option<Verdict> {
     let body = |l: &str| l.trim_start_matches('=').to_string();
     let summary = |prefix: &str| lines.iter().find_map(|l| body(l).trim().strip_prefix(prefix).map(str::to_string));
     // memcheck, synccheck and initcheck end with `ERROR SUMMARY: N errors`;
@@ -153,7 +152,7 @@ pub fn verdict(tool: &str, lines: &[String]) -> Option<Verdict> {
         .map(|b| b.trim().to_string())
         .find(|b| !b.is_empty() && !b.starts_with("COMPUTE-SANITIZER") && !b.contains("SUMMARY:"))
         .unwrap_or_else(|| "(no details)".into());
-    Some(Verdict::Sanitizer { tool: tool.to_string(), errors, first })
+    Some(Verdict::Sanitizer { tool, errors, first })
 }
 
 /// What compute-sanitizer prints when the process it ran crashed or was
@@ -201,12 +200,15 @@ mod tests {
 
     #[test]
     fn tools_are_named_from_the_list_once_each() {
-        assert_eq!(parse_tools("memcheck").unwrap(), Tools(vec!["memcheck".into()]));
-        assert_eq!(parse_tools("racecheck, memcheck").unwrap().0, vec!["racecheck", "memcheck"]);
+        use SanitizerTool::{Memcheck, Racecheck};
+        assert_eq!(parse_tools("memcheck").unwrap(), Tools(vec![Memcheck]));
+        assert_eq!(parse_tools("racecheck, memcheck").unwrap().0, vec![Racecheck, Memcheck]);
         assert!(parse_tools("initcheck").unwrap_err().contains("not a sanitizer tool"));
         assert!(parse_tools("memcheck,memcheck").unwrap_err().contains("named twice"));
         assert!(parse_tools("").is_err());
-        assert_eq!(Tools::default().0, TOOLS.to_vec());
+        // The value `--sanitize` takes without a list is every tool.
+        assert_eq!(parse_tools(ALL_TOOLS).unwrap(), Tools::default());
+        assert_eq!(Tools::default().0, SanitizerTool::ALL.to_vec());
     }
 
     #[test]
@@ -214,9 +216,9 @@ mod tests {
         let clean = lines(
             "========= COMPUTE-SANITIZER\n========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)",
         );
-        assert_eq!(verdict("racecheck", &clean), Some(Verdict::Pass));
+        assert_eq!(verdict(SanitizerTool::Racecheck, &clean), Some(Verdict::Pass));
         let race = lines("========= Error: Race reported between Write access at k+0x10\n========= RACECHECK SUMMARY: 3 hazards displayed (2 errors, 1 warnings)");
-        match verdict("racecheck", &race) {
+        match verdict(SanitizerTool::Racecheck, &race) {
             Some(Verdict::Sanitizer { errors, .. }) => assert_eq!(errors, 2),
             other => panic!("{other:?}"),
         }
@@ -225,22 +227,22 @@ mod tests {
     #[test]
     fn findings_become_verdicts_and_silence_is_no_verdict() {
         let clean = lines("========= COMPUTE-SANITIZER\n========= ERROR SUMMARY: 0 errors");
-        assert_eq!(verdict("memcheck", &clean), Some(Verdict::Pass));
+        assert_eq!(verdict(SanitizerTool::Memcheck, &clean), Some(Verdict::Pass));
         let oob = lines(
             "========= COMPUTE-SANITIZER\n========= Invalid __global__ write of size 4 bytes\n=========     at copy+0x90\n=========     by thread (0,0,0)\n========= \n========= ERROR SUMMARY: 3 errors",
         );
-        let v = verdict("memcheck", &oob).unwrap();
+        let v = verdict(SanitizerTool::Memcheck, &oob).unwrap();
         assert_eq!(
             v,
             Verdict::Sanitizer {
-                tool: "memcheck".into(),
+                tool: SanitizerTool::Memcheck,
                 errors: 3,
                 first: "Invalid __global__ write of size 4 bytes".into()
             }
         );
         assert_eq!(v.kinds(), vec![ktrav::lab::FailureKind::MemoryError]);
         let race = lines("========= Error: Race reported between Write access at k+0x10\n=========     and Read access\n========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)\n========= ERROR SUMMARY: 1 error");
-        let r = verdict("racecheck", &race).unwrap();
+        let r = verdict(SanitizerTool::Racecheck, &race).unwrap();
         assert_eq!(r.kinds(), vec![ktrav::lab::FailureKind::Race]);
         assert!(
             r.describe(1).starts_with("racecheck found 1 errors, the first: Error: Race reported"),
@@ -249,7 +251,7 @@ mod tests {
         );
         assert_eq!(
             verdict(
-                "memcheck",
+                SanitizerTool::Memcheck,
                 &lines("========= Error: Target application terminated before first instrumented API call")
             ),
             None
@@ -264,7 +266,7 @@ mod tests {
             "========= COMPUTE-SANITIZER\n========= Error: process didn't terminate successfully\n=========     The application may have hit an error when dereferencing Unified Memory from the host.\n========= Target application returned an error\n========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)",
         );
         assert!(!target_ended_cleanly(&crashed));
-        match verdict("racecheck", &crashed) {
+        match verdict(SanitizerTool::Racecheck, &crashed) {
             Some(Verdict::Skipped { reason }) => {
                 assert!(reason.contains("did not end cleanly") && reason.contains(TARGET_FAILED), "{reason}")
             }
@@ -272,11 +274,11 @@ mod tests {
         }
         // A finding before the end still counts.
         let found = lines("========= Error: Race reported between Write access at k+0x10\n========= Error: process didn't terminate successfully\n========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)");
-        assert!(matches!(verdict("racecheck", &found), Some(Verdict::Sanitizer { errors: 1, .. })));
+        assert!(matches!(verdict(SanitizerTool::Racecheck, &found), Some(Verdict::Sanitizer { errors: 1, .. })));
         // A failing check's nonzero exit is a clean end.
         let failing = lines("========= COMPUTE-SANITIZER\n========= Target application returned an error\n========= ERROR SUMMARY: 0 errors");
         assert!(target_ended_cleanly(&failing));
-        assert_eq!(verdict("memcheck", &failing), Some(Verdict::Pass));
+        assert_eq!(verdict(SanitizerTool::Memcheck, &failing), Some(Verdict::Pass));
     }
 
     #[test]
