@@ -496,7 +496,7 @@ fn timings_agree_with_the_ladders(ladders: &[(&str, ktrav::measured::Section)]) 
         for ex in ch.exercises {
             let name = format!("check timing of {} {} against its ladder", ch.section, ex.id);
             let ladder = ch.gpu.ok_or_else(|| format!("{} has no GPU section", ch.section));
-            let shape = match ladder.and_then(|gpu| gpu.ladder_shape(ex)) {
+            let shape = match ladder.and_then(|gpu| gpu.ladder_shape(ex).map_err(|e| e.to_string())) {
                 Ok(s) => s,
                 Err(why) => {
                     println!("{name}: skipped: {why}");

@@ -82,7 +82,10 @@ fn an_exercise_is_paired_with_its_ladder_only_where_the_chapter_has_one() {
                     assert!(cu::declares(source, ex.kernel), "kernels/{}.cu declares no {}", ch.id, ex.kernel);
                     assert!(shape.elements() <= ktrav::section::MAX_GPU_ELEMENTS, "{}: {shape}", ex.id);
                 }
-                Err(why) => assert!(why.starts_with(ch.section), "{}: {why}", ex.id),
+                Err(why) => {
+                    assert_eq!(why.section(), ch.section, "{}: {why}", ex.id);
+                    assert!(why.to_string().starts_with(ch.section), "{}: {why}", ex.id);
+                }
             }
         }
     }

@@ -7,6 +7,7 @@ use crate::{
     numbered, tiled_transpose, transpose_launch, transposed_from, TileLayout, TransposeLaunch, SOURCE_CASES, TILE,
 };
 use anyhow::{Context, Result};
+use ktrav::chapter::NotOnTheLadder;
 use ktrav::compare::{compare, compare_with, test_value};
 use ktrav::ladder;
 use ktrav::{BlockOrder, Shape};
@@ -59,7 +60,7 @@ pub const ENTRY: ktrav_gpu::GpuEntry = ktrav_gpu::GpuEntry { checks, small, at_s
 
 /// Where the ladder times an exercise's solution (see
 /// [`ktrav::GpuHooks::ladder_shape`]).
-fn ladder_shape(_: &ktrav::Exercise) -> Result<Shape, String> {
+fn ladder_shape(_: &ktrav::Exercise) -> Result<Shape, NotOnTheLadder> {
     // The teaching transpose of every tile layout, the padded one among
     // them, with the exercise's (TILE, TILE) blocks and capped grid.
     Ok(LADDER_SHAPE)

@@ -5,6 +5,7 @@
 
 use crate::{simulate_copy, Mapping, SOURCE_CASES};
 use anyhow::{Context, Result};
+use ktrav::chapter::NotOnTheLadder;
 use ktrav::compare::{compare, test_value};
 use ktrav::ladder;
 use ktrav::{BlockOrder, Dim2, LaunchConfig, Shape};
@@ -44,7 +45,7 @@ pub const ENTRY: ktrav_gpu::GpuEntry = ktrav_gpu::GpuEntry { checks, small, at_s
 
 /// Where the ladder times an exercise's solution (see
 /// [`ktrav::GpuHooks::ladder_shape`]).
-fn ladder_shape(_: &ktrav::Exercise) -> Result<Shape, String> {
+fn ladder_shape(_: &ktrav::Exercise) -> Result<Shape, NotOnTheLadder> {
     // copy_x_to_col with (32, 8) blocks, the exercise's launch.
     Ok(LADDER_SHAPE)
 }

@@ -16,6 +16,7 @@ use crate::{
     Outcomes, LARGE_BLOCK, LARGE_SHAPE, LARGE_SHUFFLES, SENTINEL, SOURCE_BLOCK, SOURCE_SHAPE,
 };
 use anyhow::{Context, Result};
+use ktrav::chapter::NotOnTheLadder;
 use ktrav::compare::{compare, compare_with, Agreement, POISON_WORD};
 use ktrav::report::{median, pct_places};
 use ktrav::{BlockOrder, Dim2, Shape};
@@ -189,8 +190,11 @@ pub const ENTRY: ktrav_gpu::GpuEntry = ktrav_gpu::GpuEntry { checks, small, at_s
 
 /// Where the ladder times an exercise's solution (see
 /// [`ktrav::GpuHooks::ladder_shape`]).
-fn ladder_shape(_: &ktrav::Exercise) -> Result<Shape, String> {
-    Err("K.4 has no ladder: its section times the guarded kernels into padded buffers, not a table".into())
+fn ladder_shape(_: &ktrav::Exercise) -> Result<Shape, NotOnTheLadder> {
+    Err(NotOnTheLadder::NoLadder {
+        section: crate::CHAPTER.section,
+        why: "its section times the guarded kernels into padded buffers, not a table".into(),
+    })
 }
 
 /// The block of the small-shape mode and of `--gpu` (K.3's 32x8).

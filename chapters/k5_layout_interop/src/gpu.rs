@@ -9,6 +9,7 @@ use crate::{
     GemmError, Op, Pairing, GEMM_K, GEMM_M, GEMM_N, PAIRINGS, SOURCE_SHAPE, WARP_BLOCK, WARP_SHAPE,
 };
 use anyhow::{Context, Result};
+use ktrav::chapter::NotOnTheLadder;
 use ktrav::compare::{compare, compare_with, test_value};
 use ktrav::ladder;
 use ktrav::{BlockOrder, Dim2, Matrix, Shape, StorageOrder};
@@ -64,12 +65,12 @@ pub const ENTRY: ktrav_gpu::GpuEntry = ktrav_gpu::GpuEntry { checks, small, at_s
 
 /// Where the ladder times an exercise's solution (see
 /// [`ktrav::GpuHooks::ladder_shape`]).
-fn ladder_shape(ex: &ktrav::Exercise) -> Result<Shape, String> {
-    Err(format!(
-        "K.5's ladder times the row-major add ({}), the exercise is the column-major one ({}): not the same kernel",
-        crate::PAIRINGS[0].kernel_name(),
-        ex.kernel
-    ))
+fn ladder_shape(ex: &ktrav::Exercise) -> Result<Shape, NotOnTheLadder> {
+    Err(NotOnTheLadder::OtherKernel {
+        section: crate::CHAPTER.section,
+        ladder: format!("the row-major add ({})", crate::PAIRINGS[0].kernel_name()),
+        exercise: format!("the column-major one ({})", ex.kernel),
+    })
 }
 
 /// The small-shape mode: the four pairings against the simulator, and every

@@ -7,6 +7,7 @@
 
 use crate::{plan, simulate, spiral_position, Kernel, SOURCE_BLOCK, SOURCE_KERNEL_CASES};
 use anyhow::{Context, Result};
+use ktrav::chapter::NotOnTheLadder;
 use ktrav::compare::{compare, compare_with, test_value};
 use ktrav::ladder;
 use ktrav::{BlockOrder, Dim2, LaunchConfig, Shape};
@@ -79,7 +80,7 @@ pub const ENTRY: ktrav_gpu::GpuEntry = ktrav_gpu::GpuEntry { checks, small, at_s
 
 /// Where the ladder times an exercise's solution (see
 /// [`ktrav::GpuHooks::ladder_shape`]).
-fn ladder_shape(_: &ktrav::Exercise) -> Result<Shape, String> {
+fn ladder_shape(_: &ktrav::Exercise) -> Result<Shape, NotOnTheLadder> {
     // spiral_gather with (32, 8) blocks on the first ladder shape.
     Ok(LADDER_SHAPES[0])
 }

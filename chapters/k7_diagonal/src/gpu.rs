@@ -11,6 +11,7 @@ use crate::{
     Interleaving, Launch, SOURCE_BLOCK_X, SOURCE_DP_CASES,
 };
 use anyhow::{Context, Result};
+use ktrav::chapter::NotOnTheLadder;
 use ktrav::compare::{compare, Agreement};
 use ktrav::report;
 use ktrav::{BlockOrder, Dim2, Shape};
@@ -124,15 +125,17 @@ pub const ENTRY: ktrav_gpu::GpuEntry = ktrav_gpu::GpuEntry { checks, small, at_s
 
 /// Where the ladder times an exercise's solution (see
 /// [`ktrav::GpuHooks::ladder_shape`]).
-fn ladder_shape(ex: &ktrav::Exercise) -> Result<Shape, String> {
+fn ladder_shape(ex: &ktrav::Exercise) -> Result<Shape, NotOnTheLadder> {
     // The per-diagonal wavefront, the table's yardstick, with the
     // exercise's block of threads.
     let (shape, block_x, _) = LARGE_TABLES[0];
     match ex.launch {
         ktrav::lab::Launch::PerDiagonal { block } if block == block_x => Ok(shape),
-        other => {
-            Err(format!("K.7's ladder launches {block_x}-thread blocks, the exercise {other:?}: not the same launch"))
-        }
+        other => Err(NotOnTheLadder::OtherLaunch {
+            section: crate::CHAPTER.section,
+            ladder: format!("{block_x}-thread blocks"),
+            exercise: format!("{other:?}"),
+        }),
     }
 }
 

@@ -57,7 +57,33 @@ pub trait GpuHooks: Sync {
     /// Where the chapter's ladder times the solution of `ex`: the same
     /// kernel, launched the same way, on the shape returned. `Err` says why
     /// no row of the ladder is that kernel.
-    fn ladder_shape(&self, ex: &Exercise) -> Result<Shape, String>;
+    fn ladder_shape(&self, ex: &Exercise) -> Result<Shape, NotOnTheLadder>;
+}
+
+/// Why no row of a chapter's ladder times an exercise's solution.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum NotOnTheLadder {
+    /// The chapter times no ladder at all; `why` says what its section
+    /// times instead.
+    #[error("{section} has no ladder: {why}")]
+    NoLadder { section: &'static str, why: String },
+    /// The ladder times another kernel than the exercise's.
+    #[error("{section}'s ladder times {ladder}, the exercise is {exercise}: not the same kernel")]
+    OtherKernel { section: &'static str, ladder: String, exercise: String },
+    /// The ladder launches the exercise's kernel another way.
+    #[error("{section}'s ladder launches {ladder}, the exercise {exercise}: not the same launch")]
+    OtherLaunch { section: &'static str, ladder: String, exercise: String },
+}
+
+impl NotOnTheLadder {
+    /// The section whose ladder it is (`K.5`).
+    pub fn section(&self) -> &'static str {
+        match self {
+            NotOnTheLadder::NoLadder { section, .. }
+            | NotOnTheLadder::OtherKernel { section, .. }
+            | NotOnTheLadder::OtherLaunch { section, .. } => section,
+        }
+    }
 }
 
 /// An exercise on the simulator track (see [`crate::lab::simcheck`]).

@@ -120,7 +120,7 @@ pub struct GpuEntry {
     pub at_shape: fn(Shape) -> std::result::Result<SectionOutcome, TooLarge>,
     /// Where the ladder times an exercise's solution (see
     /// [`ktrav::chapter::GpuHooks::ladder_shape`]).
-    pub ladder_shape: fn(&ktrav::lab::Exercise) -> std::result::Result<Shape, String>,
+    pub ladder_shape: fn(&ktrav::lab::Exercise) -> std::result::Result<Shape, ktrav::chapter::NotOnTheLadder>,
 }
 
 impl ktrav::chapter::GpuHooks for GpuEntry {
@@ -132,7 +132,7 @@ impl ktrav::chapter::GpuHooks for GpuEntry {
         (self.at_shape)(shape)
     }
 
-    fn ladder_shape(&self, ex: &ktrav::lab::Exercise) -> std::result::Result<Shape, String> {
+    fn ladder_shape(&self, ex: &ktrav::lab::Exercise) -> std::result::Result<Shape, ktrav::chapter::NotOnTheLadder> {
         (self.ladder_shape)(ex)
     }
 }

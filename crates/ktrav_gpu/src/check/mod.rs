@@ -149,25 +149,36 @@ pub fn patience_after_a_hang(ex: &Exercise, case: &Case) -> Duration {
     Duration::from_secs(1) + Duration::from_nanos(bytes) + Duration::from_millis(5 * launches)
 }
 
-/// Compiles `source` for `gpu` and loads the kernel `ex` looks up: the one
-/// way both the check and its workers get a kernel. `Err` is one line.
-pub(crate) fn compile_and_load(gpu: &Gpu, ex: &Exercise, source: &str, name: &str) -> Result<Kernel, String> {
-    let compiled = gpu.compile(source, name).map_err(|e| e.to_string())?;
-    load(gpu, ex, &compiled)
+/// Why a check or a worker has no kernel to run: the file did not compile,
+/// or what the compiler made did not load. Each says so in one line.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    /// NVRTC refused the file or could not run.
+    #[error(transparent)]
+    Compile(#[from] nvrtc::CompileFailure),
+    /// The driver refused the module, or it has no entry of that name.
+    #[error("the compiled kernel did not load ({0:#})")]
+    Load(anyhow::Error),
 }
 
-/// Loads the kernel of `ex` from what NVRTC made of the file.
-fn load(gpu: &Gpu, ex: &Exercise, compiled: &nvrtc::Compiled) -> Result<Kernel, String> {
-    gpu.load_compiled(compiled)
-        .and_then(|m| Ok(m.load_function(ex.kernel)?))
-        .map_err(|e| format!("the compiled kernel did not load ({e:#})"))
+/// Compiles `source` for `gpu` and loads the kernel `ex` looks up: the one
+/// way both the check and its workers get a kernel.
+pub(crate) fn compile_and_load(gpu: &Gpu, ex: &Exercise, source: &str, name: &str) -> Result<Kernel, LoadError> {
+    let compiled = gpu.compile(source, name)?;
+    entry(gpu.load_compiled(&compiled), ex)
+}
+
+/// The kernel of `ex` from a module the driver loaded, or why not.
+fn entry(
+    module: anyhow::Result<std::sync::Arc<cudarc::driver::CudaModule>>,
+    ex: &Exercise,
+) -> Result<Kernel, LoadError> {
+    module.and_then(|m| Ok(m.load_function(ex.kernel)?)).map_err(LoadError::Load)
 }
 
 /// Loads the kernel of `ex` from machine code the supervisor compiled.
-pub(crate) fn load_machine_code(gpu: &Gpu, ex: &Exercise, cubin: &[u8]) -> Result<Kernel, String> {
-    gpu.load_cubin(cubin)
-        .and_then(|m| Ok(m.load_function(ex.kernel)?))
-        .map_err(|e| format!("the compiled kernel did not load ({e:#})"))
+pub(crate) fn load_machine_code(gpu: &Gpu, ex: &Exercise, cubin: &[u8]) -> Result<Kernel, LoadError> {
+    entry(gpu.load_cubin(cubin), ex)
 }
 
 /// Compiles `source` and judges it on the battery of `ex`, one of
@@ -290,9 +301,9 @@ pub fn check_on(chapter: &Chapter, ex: &Exercise, args: &CheckArgs, source: &str
         false => format!("{}; {}", gpu.info.describe(), gpu.kernel_path().describe()),
     });
     record.notes.extend(timing::device_note(&gpu));
-    let function = match load(&gpu, ex, &compiled) {
+    let function = match entry(gpu.load_compiled(&compiled), ex) {
         Ok(f) => f,
-        Err(why) => return record.fail(&why),
+        Err(why) => return record.fail(&why.to_string()),
     };
     let entry = crate::hints::find_entry(&compiled.ptx, ex.kernel).ok();
     record.resources = crate::hints::function_limits(&gpu, &function, entry.as_ref()).ok().map(|l| l.describe());

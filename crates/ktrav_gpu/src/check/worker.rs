@@ -315,7 +315,7 @@ fn work(ch: &Chapter, ex: &Exercise, gpu: &gpu::Gpu, job: &Job, task: Task) -> O
     };
     let f = match loaded {
         Ok(f) => f,
-        Err(why) => return Outcome::Failed(why),
+        Err(why) => return Outcome::Failed(why.to_string()),
     };
     let timeout = Duration::from_secs(job.timeout_s);
     match task {
