@@ -210,7 +210,7 @@ fn the_lab_page_states_the_checkers_constants() {
         format!("within {:.0}%", check::timing::LADDER_AGREEMENT * 100.0),
         format!(
             "with its {} tools",
-            ktrav::lab::SanitizerTool::ALL.iter().map(|t| t.name()).collect::<Vec<_>>().join(" and ")
+            ktrav::lab::SanitizerTool::ALL.iter().map(|t| t.as_str()).collect::<Vec<_>>().join(" and ")
         ),
         format!("pip install --target /opt/sanitizer {}", check::sanitize::WHEEL),
         format!("`{}` names", check::sanitize::PROGRAM_ENV),

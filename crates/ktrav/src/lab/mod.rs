@@ -23,7 +23,7 @@ pub mod simtrack;
 pub mod timing;
 pub mod twin;
 
-pub use outcome::{CheckOutcome, FailureKind};
+pub use outcome::{CheckOutcome, FailureKind, SanitizerTool};
 pub use printed::Printed;
 pub use timing::Timing;
 
@@ -512,55 +512,6 @@ pub fn launches(ex: &Exercise, shape: Shape) -> Result<Vec<(LaunchConfig, i64)>>
                 })
                 .collect())
         }
-    }
-}
-
-/// A tool of NVIDIA's compute-sanitizer that a check can run a shape
-/// under, named as the tool's `--tool` option names it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum SanitizerTool {
-    /// Reads and writes out of bounds, misaligned accesses.
-    Memcheck,
-    /// Shared-memory hazards: a race the GPU happened to hide.
-    Racecheck,
-}
-
-impl SanitizerTool {
-    /// Every tool, in the order a check runs them.
-    pub const ALL: [SanitizerTool; 2] = [SanitizerTool::Memcheck, SanitizerTool::Racecheck];
-
-    /// The tool's name, as compute-sanitizer's `--tool` takes it.
-    pub fn name(self) -> &'static str {
-        match self {
-            SanitizerTool::Memcheck => "memcheck",
-            SanitizerTool::Racecheck => "racecheck",
-        }
-    }
-
-    /// The kind of failure an error this tool reports is.
-    pub fn finds(self) -> FailureKind {
-        match self {
-            SanitizerTool::Memcheck => FailureKind::MemoryError,
-            SanitizerTool::Racecheck => FailureKind::Race,
-        }
-    }
-}
-
-impl std::fmt::Display for SanitizerTool {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl std::str::FromStr for SanitizerTool {
-    type Err = String;
-
-    fn from_str(s: &str) -> std::result::Result<Self, String> {
-        SanitizerTool::ALL.into_iter().find(|t| t.name() == s).ok_or_else(|| {
-            let names: Vec<&str> = SanitizerTool::ALL.iter().map(|t| t.name()).collect();
-            format!("'{s}' is not a sanitizer tool (choose from {})", names.join(", "))
-        })
     }
 }
 

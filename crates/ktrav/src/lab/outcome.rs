@@ -118,6 +118,28 @@ named! {
     }
 }
 
+named! {
+    /// A tool of NVIDIA's compute-sanitizer that a check can run a shape
+    /// under (`--sanitize`), named as the tool's `--tool` option names it;
+    /// in the order a check runs them.
+    pub enum SanitizerTool ("sanitizer tool") {
+        /// Reads and writes out of bounds, misaligned accesses.
+        Memcheck => "memcheck",
+        /// Shared-memory hazards: a race the GPU happened to hide.
+        Racecheck => "racecheck",
+    }
+}
+
+impl SanitizerTool {
+    /// The kind of failure an error this tool reports is.
+    pub fn finds(self) -> FailureKind {
+        match self {
+            SanitizerTool::Memcheck => FailureKind::MemoryError,
+            SanitizerTool::Racecheck => FailureKind::Race,
+        }
+    }
+}
+
 impl CheckOutcome {
     /// The exit code of a check with this outcome (see [`super`]).
     pub fn exit_code(self) -> i32 {
@@ -154,6 +176,7 @@ mod tests {
     fn every_name_reads_back_and_an_unknown_one_is_an_error() {
         round_trips(FailureKind::ALL);
         round_trips(CheckOutcome::ALL);
+        round_trips(SanitizerTool::ALL);
         assert_eq!("fine".parse::<FailureKind>().unwrap_err().to_string(), "'fine' is no kind of failure");
         assert_eq!("maybe".parse::<CheckOutcome>().unwrap_err().to_string(), "'maybe' is no outcome of a check");
         let bad = serde_json::from_str::<CheckOutcome>("\"maybe\"").unwrap_err().to_string();
@@ -167,6 +190,8 @@ mod tests {
     fn the_names_are_those_records_and_exercise_files_hold() {
         let outcomes: Vec<&str> = CheckOutcome::ALL.iter().map(|o| o.as_str()).collect();
         assert_eq!(outcomes, ["pass", "fail", "could not check", "compiles"]);
+        let tools: Vec<&str> = SanitizerTool::ALL.iter().map(|t| t.as_str()).collect();
+        assert_eq!(tools, ["memcheck", "racecheck"]);
         let kinds: Vec<&str> = FailureKind::ALL.iter().map(|k| k.as_str()).collect();
         assert_eq!(
             kinds,

@@ -27,12 +27,17 @@ impl Default for Tools {
 /// `--sanitize`'s value when given no list: every tool, comma separated.
 pub const ALL_TOOLS: &str = "memcheck,racecheck";
 
+/// Every tool's name, for an error.
+fn names() -> String {
+    SanitizerTool::ALL.iter().map(|t| t.as_str()).collect::<Vec<_>>().join(", ")
+}
+
 /// clap's parser for `--sanitize`'s value: tools of [`SanitizerTool`],
 /// comma separated, each at most once.
 pub fn parse_tools(s: &str) -> Result<Tools, String> {
     let mut tools = Vec::new();
     for t in s.split(',').map(str::trim) {
-        let tool: SanitizerTool = t.parse()?;
+        let tool: SanitizerTool = t.parse().map_err(|e| format!("{e} (choose from {})", names()))?;
         if tools.contains(&tool) {
             return Err(format!("'{t}' is named twice"));
         }
@@ -107,8 +112,10 @@ pub fn missing() -> String {
 pub const PADDING_BYTES: u64 = 32 * MAX_ELEMENTS * 4;
 
 pub fn arguments(tool: SanitizerTool) -> Vec<String> {
-    let mut args: Vec<String> =
-        ["--tool", tool.name(), "--print-limit", "20", "--error-exitcode", "0"].iter().map(|s| s.to_string()).collect();
+    let mut args: Vec<String> = ["--tool", tool.as_str(), "--print-limit", "20", "--error-exitcode", "0"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
     if tool == SanitizerTool::Memcheck {
         // A padding buffer after every allocation: a read or write past the
         // end of one buffer lands in the padding, not in the next buffer,
@@ -203,7 +210,9 @@ mod tests {
         use SanitizerTool::{Memcheck, Racecheck};
         assert_eq!(parse_tools("memcheck").unwrap(), Tools(vec![Memcheck]));
         assert_eq!(parse_tools("racecheck, memcheck").unwrap().0, vec![Racecheck, Memcheck]);
-        assert!(parse_tools("initcheck").unwrap_err().contains("not a sanitizer tool"));
+        assert!(parse_tools("initcheck")
+            .unwrap_err()
+            .contains("'initcheck' is no sanitizer tool (choose from memcheck, racecheck)"));
         assert!(parse_tools("memcheck,memcheck").unwrap_err().contains("named twice"));
         assert!(parse_tools("").is_err());
         // The value `--sanitize` takes without a list is every tool.
