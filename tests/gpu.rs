@@ -51,7 +51,7 @@ fn main() {
     let args: Vec<String> = std::env::args().collect();
     if let [_, flag, job] = args.as_slice() {
         if flag == check::worker::WORKER_COMMAND {
-            check::worker::serve(CHAPTERS, std::path::Path::new(job));
+            std::process::exit(ktrav::cli::finish(check::worker::serve(CHAPTERS, std::path::Path::new(job))));
         }
     }
     // The checks below run each shape in a worker: this binary again.

@@ -162,14 +162,6 @@ pub fn usage<T, E: std::fmt::Display>(result: Result<T, E>) -> Result<T, Exit> {
     result.map_err(|e| Exit::Usage(format!("{e:#}")))
 }
 
-/// Prints `error: message` on one line to stderr and ends the process with
-/// code 2, for a process with no `main` to return an [`Exit`] to: the
-/// check's worker, whose job runs inside `ktrav_gpu::check::worker::serve`.
-/// Everything else returns [`Exit::Usage`].
-pub fn fail(message: &str) -> ! {
-    std::process::exit(finish(Err(Exit::Usage(message.to_string()))))
-}
-
 /// [`Exit::Usage`] unless `needed` is at most `limit`; `what` names the
 /// quantity, as in `check_limit("bytes of host memory", shape.checked_bytes(4), MAX)`.
 /// Call it before allocating or starting any work.

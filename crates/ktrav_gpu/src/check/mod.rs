@@ -76,8 +76,7 @@ pub enum LabCommand {
 }
 
 impl LabCommand {
-    /// Runs the subcommand for `chapter` and returns its exit code (a
-    /// worker ends its process itself, in [`worker::serve`]).
+    /// Runs the subcommand for `chapter` and returns its exit code.
     pub fn run(&self, chapter: &Chapter) -> Result<i32, Exit> {
         match self {
             LabCommand::Check(args) => {

@@ -41,6 +41,7 @@
 use super::run::{run_case, Fit};
 use super::timing::{time, SkippedWork};
 use crate::runner::{self as gpu};
+use ktrav::cli::Exit;
 use ktrav::lab::{Case, Exercise, Printed, Timing, Verdict};
 use ktrav::{Chapter, Shape};
 use ktrav_proc::{ByLine, Ending, Heard, Lines, Notes, Stream};
@@ -230,41 +231,44 @@ pub(crate) fn launcher() -> Option<&'static Launcher> {
 }
 
 /// The worker's side: runs the job in `job_file` for one of `chapters`,
-/// writes its outcome and exits 0 (or 2 when the job cannot be read).
-pub fn serve(chapters: &[&Chapter], job_file: &Path) -> ! {
+/// writes its outcomes and returns the process's exit code: 0, or 1 when
+/// an outcome could not be written; a job it cannot read is bad input.
+/// The GPU's context is released before it returns, unless the worker
+/// stopped after a task that may have left the device unusable (a crash,
+/// a refused launch, a write past the output): that context is left to the
+/// end of the process, as a stuck one must be.
+pub fn serve(chapters: &[&Chapter], job_file: &Path) -> Result<i32, Exit> {
     ktrav_proc::die_with_the_supervisor();
-    let job: Job = match std::fs::read(job_file)
+    let job: Job = std::fs::read(job_file)
         .map_err(|e| e.to_string())
         .and_then(|b| serde_json::from_slice(&b).map_err(|e| e.to_string()))
-    {
-        Ok(j) => j,
-        Err(e) => ktrav::cli::fail(&format!("cannot read the check's job {}: {e}", job_file.display())),
-    };
+        .map_err(|e| Exit::Usage(format!("cannot read the check's job {}: {e}", job_file.display())))?;
     let write = |n: usize, outcome: &Outcome| {
         let text = serde_json::to_vec(outcome).expect("an outcome serialises");
         let file = job.results.join(format!("{n}.json"));
-        if let Err(e) = std::fs::write(&file, text) {
-            eprintln!("error: cannot write {}: {e}", file.display());
-            std::process::exit(1);
-        }
+        std::fs::write(&file, text).map_err(|e| eprintln!("error: cannot write {}: {e}", file.display())).is_ok()
     };
-    match open(chapters, &job) {
-        Err(failed) => write(0, &failed),
-        Ok((ch, ex, gpu)) => {
-            for (n, task) in job.tasks.iter().enumerate() {
-                if n > 0 {
-                    enter(Phase::Setup);
-                }
-                let outcome = work(ch, ex, &gpu, &job, *task);
-                write(n, &outcome);
-                end_of_task(&job.marker);
-                if !goes_on_after(&outcome) {
-                    break;
-                }
-            }
+    let (ch, ex, gpu) = match open(chapters, &job) {
+        Ok(opened) => opened,
+        Err(failed) => return Ok(if write(0, &failed) { 0 } else { 1 }),
+    };
+    for (n, task) in job.tasks.iter().enumerate() {
+        if n > 0 {
+            enter(Phase::Setup);
+        }
+        let outcome = work(ch, ex, &gpu, &job, *task);
+        if !write(n, &outcome) {
+            std::mem::forget(gpu);
+            return Ok(1);
+        }
+        end_of_task(&job.marker);
+        if !goes_on_after(&outcome) {
+            std::mem::forget(gpu);
+            return Ok(0);
         }
     }
-    std::process::exit(0)
+    drop(gpu);
+    Ok(0)
 }
 
 /// Whether a worker takes its next task after `outcome`: only after a
