@@ -89,9 +89,9 @@ impl ShapeRecord {
         matches!(self.known(), Some(Verdict::Skipped { .. }))
     }
 
-    /// Not run because an earlier shape crashed or did not finish.
+    /// Not run: the time left after a hang, or the device, did not allow it.
     pub fn not_run(&self) -> bool {
-        matches!(self.known(), Some(Verdict::NotRun))
+        matches!(self.known(), Some(Verdict::NotRun { .. }))
     }
 
     /// Shows a fault of the kernel (anything but a pass or a skip).

@@ -515,6 +515,19 @@ pub fn launches(ex: &Exercise, shape: Shape) -> Result<Vec<(LaunchConfig, i64)>>
     }
 }
 
+/// Why a shape of a check was not run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NotRunCause {
+    /// An earlier shape hung twice, and the rest of the check shares a
+    /// short time: this shape's limit no longer fitted in what was left.
+    #[default]
+    NoTimeLeft,
+    /// In a check that runs its shapes in its own process, an earlier
+    /// shape crashed or did not finish and left the device unusable.
+    DeviceUnusable,
+}
+
 /// What became of one shape.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "verdict")]
@@ -541,9 +554,11 @@ pub enum Verdict {
     DidNotFinish {
         seconds: u64,
     },
-    /// Not run: an earlier shape left the device unusable, or did not
-    /// finish and the time the rest of the check shares ran out.
-    NotRun,
+    /// Not run, and why ([`NotRunCause`]).
+    NotRun {
+        #[serde(default)]
+        cause: NotRunCause,
+    },
     /// Not run here, and why (not a failure: the shape needs more memory).
     Skipped {
         reason: String,
@@ -583,7 +598,7 @@ impl Verdict {
     /// not run.
     pub fn kinds(&self) -> Vec<FailureKind> {
         match self {
-            Verdict::Pass | Verdict::Skipped { .. } | Verdict::NotRun => Vec::new(),
+            Verdict::Pass | Verdict::Skipped { .. } | Verdict::NotRun { .. } => Vec::new(),
             Verdict::Fail { wrong, unwritten, out_of_bounds_before, out_of_bounds_after, .. } => {
                 let mut k = Vec::new();
                 if *wrong > 0 {
@@ -607,7 +622,7 @@ impl Verdict {
 
     /// Whether the device can still be used after this.
     pub fn device_usable(&self) -> bool {
-        !matches!(self, Verdict::Crashed { .. } | Verdict::DidNotFinish { .. } | Verdict::NotRun)
+        !matches!(self, Verdict::Crashed { .. } | Verdict::DidNotFinish { .. } | Verdict::NotRun { .. })
     }
 
     /// The line's detail, after the label.
@@ -635,8 +650,11 @@ impl Verdict {
             Verdict::LaunchFailed { error } => format!("launch failed: {error}"),
             Verdict::Crashed { error } => format!("the kernel crashed: {error}"),
             Verdict::DidNotFinish { seconds } => format!("did not finish within {seconds} s (the watchdog stopped it)"),
-            Verdict::NotRun => {
-                "not run: an earlier shape crashed or did not finish, and the check stopped there".into()
+            Verdict::NotRun { cause: NotRunCause::NoTimeLeft } => {
+                "not run: after a shape hung twice, the time the rest of the check shares left too little for it".into()
+            }
+            Verdict::NotRun { cause: NotRunCause::DeviceUnusable } => {
+                "not run: an earlier shape crashed or did not finish, and the device is unusable".into()
             }
             Verdict::Skipped { reason } => format!("skipped: {reason}"),
             Verdict::InputChanged { input, changed, first_changed } => {

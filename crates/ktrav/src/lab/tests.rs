@@ -192,7 +192,7 @@ fn records_start_as_could_not_check_and_finish_by_their_shapes() {
         cols: 2,
         battery: Battery::Public,
         purpose: Purpose::Edge,
-        verdict: Verdict::NotRun,
+        verdict: Verdict::NotRun { cause: NotRunCause::NoTimeLeft },
     });
     r.finish();
     assert_eq!((r.outcome, r.exit_code), (CheckOutcome::Fail, 1));
@@ -251,10 +251,29 @@ fn verdict_json_is_one_flat_record_per_shape() {
         r#"{"label":"hidden shape 3","rows":0,"cols":0,"battery":"hidden","verdict":"fail","wrong":0,"unwritten":0,"first_bad":null,"out_of_bounds_before":0,"out_of_bounds_after":0}"#
     );
     assert_eq!(crate::report::plain(&private.line()), "  hidden shape 3: FAIL");
-    assert!(!Verdict::DidNotFinish { seconds: 1 }.device_usable() && !Verdict::NotRun.passed());
+    // A shape not run says why; a record that does not say reads as the
+    // time after a hang running out, the one cause a check with workers has.
+    let unusable = Verdict::NotRun { cause: NotRunCause::DeviceUnusable };
+    let json = serde_json::to_string(&unusable).unwrap();
+    assert_eq!(json, r#"{"verdict":"not_run","cause":"device_unusable"}"#);
+    assert_eq!(serde_json::from_str::<Verdict>(&json).unwrap(), unusable);
+    assert_eq!(
+        serde_json::from_str::<Verdict>(r#"{"verdict":"not_run"}"#).unwrap(),
+        Verdict::NotRun { cause: NotRunCause::NoTimeLeft }
+    );
+    assert_ne!(unusable.describe(1), Verdict::NotRun { cause: NotRunCause::NoTimeLeft }.describe(1));
+    assert!(
+        !Verdict::DidNotFinish { seconds: 1 }.device_usable()
+            && !Verdict::NotRun { cause: NotRunCause::NoTimeLeft }.passed()
+    );
     // A skipped shape fails no check, and is not a pass a score may count.
     let skipped = Verdict::Skipped { reason: "needs 17 GB".into() };
-    assert!(!skipped.passed() && !skipped.failed() && Verdict::Pass.passed() && Verdict::NotRun.failed());
+    assert!(
+        !skipped.passed()
+            && !skipped.failed()
+            && Verdict::Pass.passed()
+            && Verdict::NotRun { cause: NotRunCause::DeviceUnusable }.failed()
+    );
     let hidden = ShapeResult {
         label: "hidden: 46341x46341".into(),
         rows: 46341,

@@ -22,8 +22,8 @@ use crate::nvrtc;
 use crate::runner::{self as gpu, Gpu, Kernel};
 use ktrav::cli::{print, usage, Exit};
 use ktrav::lab::{
-    battery, hidden_battery, read_source, render, seed_from, seed_from_file, Battery, Case, Exercise, Printed, Record,
-    ShapeResult, Verdict, COULD_NOT_CHECK, SEED_ENV,
+    battery, hidden_battery, read_source, render, seed_from, seed_from_file, Battery, Case, Exercise, NotRunCause,
+    Printed, Record, ShapeResult, Verdict, COULD_NOT_CHECK, SEED_ENV,
 };
 use ktrav::{Chapter, Shape};
 use run::Fit;
@@ -471,13 +471,15 @@ fn shapes_in_workers(
         at += 1;
         let limit = match hung {
             None => timeout,
+            // A shape starts only if its whole limit fits in what is left.
             Some(since) => {
                 let left = AFTER_A_HANG.saturating_sub(since.elapsed());
-                if left.is_zero() {
-                    push(record, case, Verdict::NotRun);
+                let needs = patience_after_a_hang(ex, case);
+                if needs > left {
+                    push(record, case, Verdict::NotRun { cause: NotRunCause::NoTimeLeft });
                     continue;
                 }
-                patience_after_a_hang(ex, case).min(left)
+                needs
             }
         };
         let task = shape_task(case);
@@ -565,8 +567,11 @@ fn in_process(
 ) -> Result<(), Stuck> {
     let mut usable = true;
     for case in cases {
-        let verdict =
-            if usable { run::run_case(gpu, function, ex, case, timeout, Fit::Guarded) } else { Verdict::NotRun };
+        let verdict = if usable {
+            run::run_case(gpu, function, ex, case, timeout, Fit::Guarded)
+        } else {
+            Verdict::NotRun { cause: NotRunCause::DeviceUnusable }
+        };
         usable &= verdict.device_usable();
         let stuck = matches!(verdict, Verdict::DidNotFinish { .. });
         push(record, case, verdict);
