@@ -371,3 +371,51 @@ fn every_exercise_has_a_students_file_beside_its_starter_and_a_solution_apart() 
     }
     assert!(ids.contains("predict-misses"));
 }
+
+/// The verdict list every exercise page includes names each kind of
+/// failure as the gradebook and `// expect:` lines do, and each verdict in
+/// the words its check line uses (N and K stand for the line's numbers).
+#[test]
+fn the_exercise_pages_name_every_verdict_as_the_check_and_the_gradebook_do() {
+    use ktrav::lab::{FailureKind, NotRunCause, SanitizerTool, Verdict};
+    let part = std::fs::read_to_string(root().join("book/parts/check-verdicts.md")).unwrap();
+    let flat = part.split_whitespace().collect::<Vec<_>>().join(" ");
+    let bold: Vec<&str> = flat.split("**").skip(1).step_by(2).collect();
+    let fail = |wrong, unwritten, oob| Verdict::Fail {
+        wrong,
+        unwritten,
+        first_bad: Some(0),
+        out_of_bounds_before: oob,
+        out_of_bounds_after: 0,
+    };
+    let samples = [
+        fail(7, 0, 0),
+        fail(0, 7, 0),
+        fail(0, 0, 7),
+        Verdict::InputChanged { input: 1, changed: 7, first_changed: None },
+        Verdict::LaunchFailed { error: "e".into() },
+        Verdict::Crashed { error: "e".into() },
+        Verdict::DidNotFinish { seconds: 7 },
+        Verdict::Sanitizer { tool: SanitizerTool::Memcheck, errors: 7, first: "e".into() },
+        Verdict::Sanitizer { tool: SanitizerTool::Racecheck, errors: 7, first: "e".into() },
+        Verdict::NotRun { cause: NotRunCause::NoTimeLeft },
+    ];
+    let mut named = BTreeSet::new();
+    for v in &samples {
+        let line = v.describe(10);
+        assert!(
+            bold.iter().any(|b| line.contains(&b.replace('N', "7").replace('K', "1"))),
+            "book/parts/check-verdicts.md has no bold words of the line \"{line}\""
+        );
+        for kind in v.kinds() {
+            assert!(flat.contains(&format!("`{kind}`")), "book/parts/check-verdicts.md does not name `{kind}`");
+            named.insert(kind);
+        }
+    }
+    assert_eq!(named.len(), FailureKind::ALL.len(), "a kind of failure has no sample verdict here");
+    for ch in CHAPTERS.iter().filter(|ch| !ch.exercises.is_empty() && ch.gpu.is_some()) {
+        let page = root().join(format!("book/{}-exercises.md", ch.section.replace('.', "").to_lowercase()));
+        let text = std::fs::read_to_string(&page).unwrap_or_else(|e| panic!("{}: {e}", page.display()));
+        assert!(text.contains("{{#include parts/check-verdicts.md}}"), "{} lists no verdicts", page.display());
+    }
+}

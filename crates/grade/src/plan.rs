@@ -169,8 +169,8 @@ impl Expect {
     /// only the hidden battery rejects passes the public one and fails the
     /// hidden one (as the kind named, and with `--large` where the line
     /// says so); one only memcheck rejects passes the public battery and
-    /// fails the hidden one, whose widest shapes send its stray reads past
-    /// mapped memory. `None` for a race: a lucky run may pass it, so its
+    /// fails the hidden one, whose widest shapes read far past the input
+    /// (on an H200 it failed 2 hidden shapes). `None` for a race: a lucky run may pass it, so its
     /// verdict is not fixed.
     pub fn of_line(line: &ExpectLine) -> Option<Expect> {
         use Expectation::{Fail, Pass};

@@ -3,8 +3,8 @@
 // column read past the end of `src`. What they read is never stored, so
 // the output is right and no guard word is touched; on the public battery
 // only memcheck, with every buffer its exact size, sees the reads. (On the
-// hidden battery's widest shapes the rows past the last reach far enough
-// past the input to fault.) (The load goes through a
+// hidden battery's widest shapes the rows past the last reach much farther
+// past the input, and may fault.) (The load goes through a
 // volatile pointer, as a value polled from memory would: a plain load whose
 // value is used only inside the guard may be moved inside it by the
 // compiler, and then no stray read happens at all.)

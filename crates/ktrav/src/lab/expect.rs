@@ -51,7 +51,7 @@ pub struct Expect {
     /// battery; fails the hidden battery with --large` (a 32-bit unsigned
     /// index wraps past 2^32 elements, beyond the public `--large` shape).
     pub hidden_large: bool,
-    /// Passes every battery and fails only under `--sanitize` (memcheck):
+    /// Passes the public battery and fails it only under `--sanitize` (memcheck):
     /// `passes without --sanitize; fails with --sanitize`.
     pub sanitize_only: bool,
     /// Passes every shape and fails the timing run, which judges the output
