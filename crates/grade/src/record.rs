@@ -1,6 +1,7 @@
 //! The checker's JSON record (`check FILE --json`), read with the fields
 //! grading needs. Fields this crate does not know are kept as they are in
-//! the stored result; the two that a newer checker adds are optional:
+//! the stored result; two are optional, since a record may come from a
+//! checker of another version:
 //! `battery` on each shape (`"public"` or `"hidden"`; missing means public)
 //! and `timing.share_of_copy` (the copy's time over the kernel's, so 1.0 is
 //! as fast as a device-to-device copy; missing means not timed).
@@ -63,7 +64,8 @@ pub struct ShapeRecord {
 }
 
 /// A shape's verdict: the checker's [`Verdict`], read with the same type
-/// the checker writes it with, or the name of one a newer checker adds.
+/// the checker writes it with, or the name of a verdict this build does
+/// not know (a record from a checker of another version).
 #[derive(Clone, Debug, Deserialize, PartialEq)]
 #[serde(untagged)]
 pub enum ShapeVerdict {
