@@ -204,7 +204,7 @@ fn the_lab_page_states_the_checkers_constants() {
     let times = format!("{} times", timing::FLUSH_FACTOR);
     for said in [
         format!("the first {} lines, each cut at {} characters", printed::PRINTED_LINES, printed::PRINTED_LINE_CHARS),
-        format!("{TIMING_REPEATS} runs of each"),
+        format!("{TIMING_REPEATS} timed runs of each"),
         format!("a scratch buffer {times} the size of the device's L2 cache"),
         format!("at most {} elements", check::sanitize::MAX_ELEMENTS),
         format!("within {:.0}%", check::timing::LADDER_AGREEMENT * 100.0),

@@ -701,6 +701,16 @@ impl ShapeResult {
         format!("  {}: {}: {word}", self.label, self.verdict.describe(elements))
     }
 
+    /// The line of a run under compute-sanitizer, whose output is not
+    /// judged: a pass says the tool found no errors, not that the
+    /// elements match.
+    pub fn sanitizer_line(&self) -> String {
+        match self.verdict {
+            Verdict::Pass => format!("  {}: no errors: {}", self.label, report::flag(true, "pass")),
+            _ => self.line(),
+        }
+    }
+
     /// The line as a private check reports a hidden shape: its number,
     /// and pass, fail or skipped, nothing that would tell the shape (a
     /// skipped shape's reason names the memory it needs, so it is dropped).
@@ -877,7 +887,7 @@ pub fn render(r: &Record) -> String {
         p.render(&mut out);
     }
     for s in &r.sanitize {
-        out.line(s.line());
+        out.line(s.sanitizer_line());
     }
     for n in &r.notes {
         out.line(format!("note: {n}"));

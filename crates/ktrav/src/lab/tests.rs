@@ -444,3 +444,25 @@ fn the_largest_bytes_bound_every_seeds_hidden_shapes() {
         }
     }
 }
+
+/// A sanitized run's output is not compared, so its pass claims no match.
+#[test]
+fn a_sanitizer_pass_says_no_errors_not_all_match() {
+    let s = ShapeResult {
+        label: "memcheck on 8x8".into(),
+        rows: 8,
+        cols: 8,
+        battery: Battery::Public,
+        purpose: Purpose::Edge,
+        verdict: Verdict::Pass,
+    };
+    assert_eq!(crate::report::plain(&s.sanitizer_line()), "  memcheck on 8x8: no errors: pass");
+    let found = ShapeResult {
+        verdict: Verdict::Sanitizer { tool: SanitizerTool::Memcheck, errors: 3, first: "Invalid read".into() },
+        ..s
+    };
+    assert_eq!(
+        crate::report::plain(&found.sanitizer_line()),
+        "  memcheck on 8x8: memcheck found 3 errors, the first: Invalid read: FAIL"
+    );
+}
