@@ -408,11 +408,27 @@ fn the_exercise_pages_name_every_verdict_as_the_check_and_the_gradebook_do() {
             "book/parts/check-verdicts.md has no bold words of the line \"{line}\""
         );
         for kind in v.kinds() {
-            assert!(flat.contains(&format!("`{kind}`")), "book/parts/check-verdicts.md does not name `{kind}`");
+            // The sanitizer's kinds reach no gradebook and no `expect:`
+            // line (grading runs no sanitizer), so the part names none.
+            let sanitizer = matches!(v, Verdict::Sanitizer { .. });
+            assert_eq!(
+                flat.contains(&format!("`{kind}`")),
+                !sanitizer,
+                "book/parts/check-verdicts.md and the kind `{kind}`"
+            );
             named.insert(kind);
         }
     }
     assert_eq!(named.len(), FailureKind::ALL.len(), "a kind of failure has no sample verdict here");
+    // The lab page lists the JSON record's name of every verdict.
+    let lab = std::fs::read_to_string(root().join("book/lab.md")).unwrap();
+    let lab = lab.split_whitespace().collect::<Vec<_>>().join(" ");
+    let more = [Verdict::Pass, Verdict::Skipped { reason: "r".into() }];
+    for v in samples.iter().chain(&more) {
+        let json = serde_json::to_value(v).unwrap();
+        let tag = json["verdict"].as_str().unwrap();
+        assert!(lab.contains(&format!("`{tag}`")), "book/lab.md does not name the JSON verdict `{tag}`");
+    }
     for ch in CHAPTERS.iter().filter(|ch| !ch.exercises.is_empty() && ch.gpu.is_some()) {
         let page = root().join(format!("book/{}-exercises.md", ch.section.replace('.', "").to_lowercase()));
         let text = std::fs::read_to_string(&page).unwrap_or_else(|e| panic!("{}: {e}", page.display()));
