@@ -2,8 +2,8 @@
 //! GPU suite, the lab checker, the simulator track and the book's tests read
 //! a chapter through its [`Chapter`], and through nothing else.
 
-use crate::cli::Exit;
-use crate::section::{SectionOutcome, TooLarge};
+use crate::cli::{self, Exit};
+use crate::section::{SectionOutcome, TooLarge, MAX_GPU_ELEMENTS};
 use crate::Shape;
 
 /// One section of Appendix K.
@@ -135,24 +135,30 @@ impl Chapter {
         self.gpu.map(|gpu| gpu.section(self))
     }
 
-    /// `--gpu` with a shape: the section at that shape, printed
-    /// ([`crate::cli::run_on_gpu`]); returns its exit code. A shape past
-    /// what a GPU run may take, or a chapter without a GPU section, is
-    /// [`Exit::Usage`].
+    /// `--gpu` with a shape: refuses in one line ([`Exit::Usage`]) a
+    /// chapter without a GPU section, and a shape of more elements than the
+    /// host can hold the reference of ([`MAX_GPU_ELEMENTS`]), before
+    /// anything is allocated or any GPU probed, and a shape the section
+    /// refuses ([`TooLarge`]); otherwise prints the section at that shape
+    /// and returns the exit code the default run would (1 if a check
+    /// disagreed, 0 otherwise or when there is no GPU, in one line).
     pub fn run_at_shape(&self, shape: Shape) -> Result<i32, Exit> {
-        match self.gpu {
-            Some(gpu) => crate::cli::run_on_gpu(shape, |s| gpu.at_shape(s)),
-            None => Err(Exit::Usage(format!("{} has no GPU section: --gpu runs none of its kernels", self.heading()))),
-        }
+        let Some(gpu) = self.gpu else {
+            return Err(Exit::Usage(format!("{} has no GPU section: --gpu runs none of its kernels", self.heading())));
+        };
+        cli::check_limit("matrix elements on the GPU", shape.checked_elements(), MAX_GPU_ELEMENTS)?;
+        let outcome = cli::usage(gpu.at_shape(shape))?;
+        cli::print(&outcome.text())?;
+        Ok(outcome.exit_code())
     }
 
     /// What the binary does with no arguments: prints the report, then the
     /// GPU section (or the one line saying why it was skipped). Returns the
     /// exit code: 1 if a GPU check disagreed, else 0.
     pub fn run_default(&self) -> Result<i32, Exit> {
-        crate::cli::print(&self.report_text())?;
+        cli::print(&self.report_text())?;
         let Some(outcome) = self.gpu_section() else { return Ok(0) };
-        crate::cli::print(&format!("\n{}", outcome.text()))?;
+        cli::print(&format!("\n{}", outcome.text()))?;
         Ok(outcome.exit_code())
     }
 }

@@ -173,22 +173,6 @@ pub fn check_limit(what: &str, needed: Option<u64>, limit: u64) -> Result<(), Ex
     }
 }
 
-/// What a chapter binary does with `--gpu` at a reader's shape: refuses in
-/// one line ([`Exit::Usage`]) a shape of more elements than the host can
-/// hold the reference of, before anything is allocated or any GPU probed,
-/// and a shape `section` refuses (its `Err`); otherwise prints the section
-/// and returns the exit code the default run would (1 if a check
-/// disagreed, 0 otherwise or when there is no GPU, in one line).
-pub fn run_on_gpu<E: std::fmt::Display>(
-    shape: crate::Shape,
-    section: impl FnOnce(crate::Shape) -> Result<crate::SectionOutcome, E>,
-) -> Result<i32, Exit> {
-    check_limit("matrix elements on the GPU", shape.checked_elements(), crate::section::MAX_GPU_ELEMENTS)?;
-    let outcome = usage(section(shape))?;
-    print(&outcome.text())?;
-    Ok(outcome.exit_code())
-}
-
 /// Writes `text` to stdout. When the reader has gone away (a closed pipe,
 /// as in `k7_diagonal | head -1`) it returns [`Exit::ClosedPipe`], so the
 /// program stops quietly with code 0, like any Unix tool.
