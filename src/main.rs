@@ -10,7 +10,7 @@
 
 use appendix_k::CHAPTERS;
 use clap::{CommandFactory, FromArgMatches, Parser};
-use ktrav::cli;
+use ktrav_term::cli;
 
 /// Appendix K: Matrix Traversal. With no flags, prints every chapter's
 /// worked example and what the book adds to it, in book order (no GPU
@@ -165,7 +165,7 @@ fn record(file: &std::path::Path) -> Result<i32, cli::Exit> {
         match gpu.section(ch) {
             ktrav::SectionOutcome::Ran { failures: 0, record, .. } => sections.push(record),
             other => {
-                cli::print(&format!("{}: FAILED\n{}", ch.heading(), ktrav::report::plain(&other.text())))?;
+                cli::print(&format!("{}: FAILED\n{}", ch.heading(), ktrav_term::report::plain(&other.text())))?;
                 failed.push(ch.id);
             }
         }

@@ -70,7 +70,8 @@ fn a_handout_holds_the_starters() {
 
 #[test]
 fn default_run_prints_every_chapter_in_order() {
-    let texts: Vec<String> = appendix_k::CHAPTERS.iter().map(|ch| ktrav::report::plain(&ch.report_text())).collect();
+    let texts: Vec<String> =
+        appendix_k::CHAPTERS.iter().map(|ch| ktrav_term::report::plain(&ch.report_text())).collect();
     assert!(
         stdout_of(BIN, &[]) == texts.join("\n"),
         "the runner does not print exactly every chapter's report, in order"

@@ -51,7 +51,7 @@ fn main() {
     let args: Vec<String> = std::env::args().collect();
     if let [_, flag, job] = args.as_slice() {
         if flag == check::worker::WORKER_COMMAND {
-            std::process::exit(ktrav::cli::finish(check::worker::serve(CHAPTERS, std::path::Path::new(job))));
+            std::process::exit(ktrav_term::cli::finish(check::worker::serve(CHAPTERS, std::path::Path::new(job))));
         }
     }
     // The checks below run each shape in a worker: this binary again.
@@ -76,13 +76,13 @@ fn main() {
                 skipped += 1;
             }
             SectionOutcome::Ran { text, failures: 0, record } => {
-                println!("{name}: ok\n{}", ktrav::report::plain(&text));
+                println!("{name}: ok\n{}", ktrav_term::report::plain(&text));
                 ladders.push((ch.id, record.clone()));
                 sections.push(record);
                 passed += 1;
             }
             other => {
-                println!("{name}: FAILED\n{}", ktrav::report::plain(&other.text()));
+                println!("{name}: FAILED\n{}", ktrav_term::report::plain(&other.text()));
                 failed += 1;
             }
         }
@@ -309,7 +309,7 @@ fn judge_sanitized(
 }
 
 fn plain(s: &str) -> String {
-    ktrav::report::plain(s)
+    ktrav_term::report::plain(s)
 }
 
 /// The checker against its own catalogue: (passed, failed, skipped).

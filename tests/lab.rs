@@ -291,7 +291,7 @@ fn the_simulator_track_rejects_the_hidden_only_bugs_on_the_hidden_battery() {
                     "{}: the hidden battery accepts {}:\n{}",
                     ex.id,
                     file.display(),
-                    ktrav::report::plain(&h.render())
+                    ktrav_term::report::plain(&h.render())
                 );
                 if let Some(kind) = e.hidden_kind {
                     assert!(
@@ -310,7 +310,7 @@ fn the_simulator_track_rejects_the_hidden_only_bugs_on_the_hidden_battery() {
                         "{}: {} is said to pass the public battery:\n{}",
                         ex.id,
                         file.display(),
-                        ktrav::report::plain(&p.render())
+                        ktrav_term::report::plain(&p.render())
                     );
                 }
             }

@@ -145,7 +145,7 @@ fn timed(traversal: Traversal, cfg: CacheConfig) -> (CacheStats, Duration) {
 }
 
 fn median(times: &[Duration]) -> Duration {
-    ktrav::report::median(times.to_vec()).expect("at least one round")
+    ktrav_term::report::median(times.to_vec()).expect("at least one round")
 }
 
 fn ms(d: Duration) -> String {

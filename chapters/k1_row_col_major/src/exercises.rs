@@ -14,8 +14,8 @@
 
 use crate::{simulate, CacheConfig, CacheStats, Traversal, ELEM_BYTES};
 use ktrav::lab::simcheck::{SimExercise, SimReport};
-use ktrav::report::{self, Report};
 use ktrav::{Shape, StorageOrder};
+use ktrav_term::report::{self, Report};
 
 /// A prediction: (hits, misses) of one traversal, from the shape alone.
 pub type Predict = fn(Shape, StorageOrder, Traversal, CacheConfig) -> CacheStats;

@@ -11,9 +11,9 @@
 //! and no launch plan.
 
 use anyhow::{bail, Result};
-use ktrav::progress::ProgressBar;
-use ktrav::report::{self, Report};
 use ktrav::{Matrix, Shape, StorageOrder};
+use ktrav_term::progress::ProgressBar;
+use ktrav_term::report::{self, Report};
 use std::fmt::Write as _;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -390,7 +390,7 @@ pub fn measure(n: u64, repeats: usize) -> String {
     let shape = Shape::new(n, n);
     // About a second of work: a 4096 x 4096 matrix summed ten times.
     let small = if n >= 4096 { 0 } else { u64::MAX };
-    let progress = ktrav::progress::bar("timing both traversals", 2 * repeats as u64, small);
+    let progress = ktrav_term::progress::bar("timing both traversals", 2 * repeats as u64, small);
     let m = Matrix::from_fn(shape, StorageOrder::RowMajor, |r, c| ((r * 7 + c) % 1000) as f32);
     let by_rows = median_time(repeats, &progress, || sum(black_box(&m), Traversal::RowOuter));
     let by_cols = median_time(repeats, &progress, || sum(black_box(&m), Traversal::ColOuter));
@@ -455,7 +455,8 @@ pub fn stride_story(stride_floats: u64, cfg: &CacheConfig) -> String {
 /// [`validate`] first; a large run shows its progress on stderr.
 pub fn experiment_report(shape: Shape, cache: CacheConfig) -> String {
     // About a second of simulation: 2^27 accesses.
-    let progress = ktrav::progress::bar("simulating four traversals", accesses(shape).unwrap_or(u64::MAX), 1 << 27);
+    let progress =
+        ktrav_term::progress::bar("simulating four traversals", accesses(shape).unwrap_or(u64::MAX), 1 << 27);
     let e = Experiment::run_counted(shape, cache, &progress);
     progress.finish_and_clear();
     let mut out = Report::new();

@@ -10,8 +10,8 @@ use clap::Parser;
 use k1_row_col_major::{
     experiment_report, measure, slot_checks, validate, CacheConfig, CHAPTER, MAX_MEASURE_SIZE, MAX_SLOT_CHECKS,
 };
-use ktrav::cli::{self, size_in};
 use ktrav::Shape;
+use ktrav_term::cli::{self, size_in};
 
 #[derive(Parser, Debug)]
 #[command(

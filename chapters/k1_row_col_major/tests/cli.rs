@@ -8,7 +8,7 @@ const BIN: &str = env!("CARGO_BIN_EXE_k1_row_col_major");
 #[test]
 fn default_prints_the_worked_example() {
     let report = (k1_row_col_major::CHAPTER.report)().join("\n");
-    assert_eq!(stdout_of(BIN, &[]), ktrav::report::plain(&report));
+    assert_eq!(stdout_of(BIN, &[]), ktrav_term::report::plain(&report));
 }
 
 #[test]

@@ -19,9 +19,9 @@ pub mod gpu;
 pub mod values;
 
 use anyhow::{bail, Result};
-use ktrav::progress::ProgressBar;
-use ktrav::report::{self, Report};
 use ktrav::{BlockOrder, Dim2, LaunchConfig, Matrix, Shape, StorageOrder, Thread};
+use ktrav_term::progress::ProgressBar;
+use ktrav_term::report::{self, Report};
 use std::fmt::Write as _;
 
 /// The tile width compiled into `kernels/k2_transpose.cu`.
@@ -548,7 +548,7 @@ pub fn experiment_report(shape: Shape, tile: u32) -> Result<String> {
     let per_block = tile as u64 * tile as u64;
     // About a second of simulation: 2^22 elements run through a launch.
     let blocks = CUSTOM_LAUNCHES * cfg.blocks();
-    let progress = ktrav::progress::bar("simulating the tiled transpose", blocks, (1 << 22) / per_block);
+    let progress = ktrav_term::progress::bar("simulating the tiled transpose", blocks, (1 << 22) / per_block);
     let mut out = Report::new();
     case_lines(&mut out, "Custom", shape, tile, &progress)?;
     bank_lines(&mut out, shape, tile, &progress)?;

@@ -10,8 +10,8 @@
 
 use clap::{ArgGroup, Parser};
 use k2_transpose::{experiment_report, validate, CHAPTER, MAX_ELEMENTS};
-use ktrav::cli::{self, size_in};
 use ktrav::Shape;
+use ktrav_term::cli::{self, size_in};
 
 #[derive(Parser, Debug)]
 #[command(args_conflicts_with_subcommands = true, disable_help_subcommand = true, allow_negative_numbers = true, about = "Appendix K.2: a tiled transpose, bank conflicts and boundary checks",

@@ -12,9 +12,9 @@ use crate::{
     TileLayout, SOURCE_CASES, TILE, VERSIONS,
 };
 use ktrav::lab::simtrack::check_twin;
-use ktrav::progress::ProgressBar;
 use ktrav::BlockOrder;
 use ktrav::{Dim2, LaunchConfig, Shape};
+use ktrav_term::progress::ProgressBar;
 
 fn threads(cfg: &LaunchConfig) -> u64 {
     cfg.grid.x as u64 * cfg.grid.y as u64 * cfg.block.x as u64 * cfg.block.y as u64

@@ -18,9 +18,9 @@ pub mod gpu;
 pub mod values;
 
 use anyhow::{Context, Result};
-use ktrav::progress::ProgressBar;
-use ktrav::report::{self, Report};
 use ktrav::{BlockOrder, Dim2, LaunchConfig, Shape, StorageOrder, Thread};
+use ktrav_term::progress::ProgressBar;
+use ktrav_term::report::{self, Report};
 use std::fmt::Write as _;
 
 /// Threads per warp (the host model's one constant).
@@ -465,7 +465,7 @@ fn format_ratio(a: u64, b: u64) -> String {
 pub fn experiment_report(shape: Shape, block: Dim2) -> Result<String> {
     let cfg = validate(shape, block).context("the x -> column launch")?;
     let swapped = Mapping::XToRow.launch(shape, block);
-    let progress = ktrav::progress::bar(
+    let progress = ktrav_term::progress::bar(
         "simulating both mappings",
         custom_blocks(&cfg, swapped.as_ref().ok()),
         // about a second of simulation: 2^26 thread steps

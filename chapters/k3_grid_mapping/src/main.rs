@@ -10,8 +10,8 @@
 
 use clap::{ArgGroup, Parser};
 use k3_grid_mapping::{experiment_report, validate, CHAPTER, MAX_ELEMENTS};
-use ktrav::cli::{self, size_in};
 use ktrav::{Dim2, Shape};
+use ktrav_term::cli::{self, size_in};
 
 #[derive(Parser, Debug)]
 #[command(args_conflicts_with_subcommands = true, disable_help_subcommand = true, allow_negative_numbers = true, about = "Appendix K.3: from thread indices to matrix cells",

@@ -18,10 +18,10 @@ use crate::{
 use anyhow::{Context, Result};
 use ktrav::chapter::NotOnTheLadder;
 use ktrav::compare::{compare, compare_with, Agreement, POISON_WORD};
-use ktrav::report::{median, pct_places};
 use ktrav::{BlockOrder, Dim2, Shape};
 use ktrav_gpu::section::{small_shapes, Role};
 use ktrav_gpu::{DeviceBuffer, Gpu, GpuSection, Kernel, PushKernelArg};
+use ktrav_term::report::{median, pct_places};
 use std::collections::BTreeMap;
 
 const FILE: &str = "k4_boundary_check";

@@ -19,8 +19,8 @@ pub mod gpu;
 pub mod values;
 
 use anyhow::{bail, Context, Result};
-use ktrav::report::{self, join, Report};
 use ktrav::{BlockOrder, Dim2, GeometryError, LaunchConfig, Shape, Thread};
+use ktrav_term::report::{self, join, Report};
 use std::collections::BTreeMap;
 
 // --- 1. CPU reference --------------------------------------------------------
@@ -631,7 +631,7 @@ pub fn experiment_report(plan: &LaunchPlan, shuffles: u64, seed: u64) -> String 
     let (rows, cols, cfg) = (plan.shape.rows, plan.shape.cols, &plan.cfg);
     let threads = cfg.total_threads();
     let work = experiment_work(plan, shuffles).unwrap_or(u64::MAX);
-    let bar = ktrav::progress::bar("simulating block orders", work, PROGRESS_FROM);
+    let bar = ktrav_term::progress::bar("simulating block orders", work, PROGRESS_FROM);
     let mut out = Report::new();
     out.line(format!(
         "matrix {rows}x{cols}, blocks of {}, grid {}: {} columns past the last real column in every row",

@@ -13,8 +13,8 @@ use clap::Parser;
 use k4_boundary_check::{
     experiment_plan, experiment_report, experiment_work, CHAPTER, MAX_COLS, MAX_SIMULATED_THREADS,
 };
-use ktrav::cli::{self, size_in};
 use ktrav::{Dim2, Shape};
+use ktrav_term::cli::{self, size_in};
 
 #[derive(Parser, Debug)]
 #[command(

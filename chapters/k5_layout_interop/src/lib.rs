@@ -18,8 +18,8 @@ pub mod figures;
 pub mod gpu;
 pub mod values;
 
-use ktrav::report::{self, join, Report};
 use ktrav::{BlockOrder, Dim2, GeometryError, LaunchConfig, Matrix, Shape, StorageOrder, Thread};
+use ktrav_term::report::{self, join, Report};
 use std::collections::BTreeSet;
 use std::fmt;
 

@@ -11,8 +11,8 @@
 
 use clap::Parser;
 use k5_layout_interop::{gemm_report, layout_report, CHAPTER, MAX_LAYOUT_ELEMENTS};
-use ktrav::cli::{self, size_in};
 use ktrav::Shape;
+use ktrav_term::cli::{self, size_in};
 
 #[derive(Parser, Debug)]
 #[command(

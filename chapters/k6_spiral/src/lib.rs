@@ -23,8 +23,8 @@ pub mod gpu;
 pub mod values;
 
 use anyhow::{Context, Result};
-use ktrav::report::{self, Report};
 use ktrav::{launch, BlockOrder, Dim2, GeometryError, LaunchConfig, Shape, Thread};
+use ktrav_term::report::{self, Report};
 use std::collections::{BTreeMap, HashSet};
 use std::fmt::Write as _;
 

@@ -11,8 +11,9 @@
 
 use clap::{ArgGroup, Parser};
 use k6_spiral::{shape_report, shape_report_work, CHAPTER};
-use ktrav::cli::{self, size_in};
-use ktrav::{progress, Dim2, Shape};
+use ktrav::{Dim2, Shape};
+use ktrav_term::cli::{self, size_in};
+use ktrav_term::progress;
 
 /// The simulator keeps a few vectors of this many elements in memory
 /// (about 0.5 GB at the limit).

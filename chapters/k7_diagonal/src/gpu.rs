@@ -13,12 +13,12 @@ use crate::{
 use anyhow::{Context, Result};
 use ktrav::chapter::NotOnTheLadder;
 use ktrav::compare::{compare, Agreement};
-use ktrav::report;
 use ktrav::{BlockOrder, Dim2, Shape};
 use ktrav_gpu::graph::Graph;
 use ktrav_gpu::ladder::{Expected, Io, Ladder, Row, Yardstick};
 use ktrav_gpu::section::{small_shapes, Role};
 use ktrav_gpu::{Args, DeviceBuffer, Gpu, GpuSection, Kernel, PushKernelArg};
+use ktrav_term::report;
 use std::cell::RefCell;
 use std::time::Instant;
 

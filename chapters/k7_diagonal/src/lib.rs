@@ -29,8 +29,8 @@ pub mod gpu;
 pub mod values;
 
 use anyhow::{Context, Result};
-use ktrav::report::{self, Report};
 use ktrav::{launch_phased, BlockOrder, Dim2, LaunchConfig, Shape, Thread};
+use ktrav_term::report::{self, Report};
 
 // --- 1. CPU reference --------------------------------------------------------
 

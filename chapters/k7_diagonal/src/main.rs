@@ -11,8 +11,9 @@
 
 use clap::{ArgGroup, Parser};
 use k7_diagonal::{shape_report, ShapeWork, CHAPTER};
-use ktrav::cli::{self, size_in};
-use ktrav::{progress, Shape};
+use ktrav::Shape;
+use ktrav_term::cli::{self, size_in};
+use ktrav_term::progress;
 
 /// The simulator keeps a few tables of this many cells in memory (about
 /// 0.3 GB at the limit).

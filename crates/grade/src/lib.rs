@@ -67,7 +67,7 @@ pub struct GradeArgs {
     #[arg(long, value_name = "DIR")]
     pub results: Option<PathBuf>,
     /// The seed of the hidden battery (or KTRAV_LAB_SEED, when set): every check then runs it, reporting hidden shapes as pass or fail only; the seed reaches the checks through a file only the grader can read
-    #[arg(long, value_parser = ktrav::cli::seed)]
+    #[arg(long, value_parser = ktrav_term::cli::seed)]
     pub seed: Option<u64>,
     /// Passed to every check: add the shapes past 2^31 elements
     #[arg(long)]

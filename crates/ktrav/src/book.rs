@@ -3,7 +3,7 @@
 //! line in the page calls [`check_shown`] to compare it with what the
 //! chapter's code prints now.
 
-use crate::report::plain;
+use ktrav_term::report::plain;
 use std::path::PathBuf;
 
 /// Where the book's shown outputs live.

@@ -2,9 +2,9 @@
 //! GPU suite, the lab checker, the simulator track and the book's tests read
 //! a chapter through its [`Chapter`], and through nothing else.
 
-use crate::cli::{self, Exit};
 use crate::section::{SectionOutcome, TooLarge, MAX_GPU_ELEMENTS};
 use crate::Shape;
+use ktrav_term::cli::{self, Exit};
 
 /// One section of Appendix K.
 pub struct Chapter {
@@ -115,7 +115,7 @@ impl Chapter {
     /// has no `// vN` comment: the book's tests rely on both.
     pub fn ladder_text(&self) -> String {
         let source = self.kernel_source.unwrap_or_else(|| panic!("{} has versions but no kernel source", self.id));
-        let mut out = crate::report::Report::new();
+        let mut out = ktrav_term::report::Report::new();
         out.heading(&format!("The versions of kernels/{}.cu", self.id));
         for (i, v) in self.versions.iter().enumerate() {
             let reason = crate::cu::version_reason(source, i + 1, v.kernel)

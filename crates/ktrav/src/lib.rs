@@ -16,18 +16,14 @@
 //!   section came to;
 //! * [`measured`]: the schema of a measurement record;
 //! * [`occupancy`]: how many blocks fit on a multiprocessor;
-//! * [`report`]: formatting shared by every chapter's printed report;
-//! * [`progress`]: progress bars for long work;
 //! * [`book`]: the check that ties each shown output to the code;
 //! * [`figure`]: the SVG drawing the chapters' figures share, and
 //!   [`figures`] the simulator page's own;
-//! * [`cli`]: argument parsing that fails with one line and exit code 2;
 //! * `testing` (feature `testing`): the checks every chapter binary's
 //!   tests share.
 
 pub mod book;
 pub mod chapter;
-pub mod cli;
 pub mod compare;
 pub mod cu;
 pub mod figure;
@@ -38,8 +34,6 @@ pub mod ladder;
 pub mod layout;
 pub mod measured;
 pub mod occupancy;
-pub mod progress;
-pub mod report;
 pub mod section;
 pub mod sim;
 #[cfg(feature = "testing")]

@@ -97,7 +97,7 @@ pub fn assert_gpu_at_shape(path: &str, args: &[&str], refused: &[(&[&str], &str)
 /// separated by one blank line), then the one line saying the GPU section
 /// was skipped.
 pub fn assert_default_run(path: &str, parts: &[String]) {
-    let plain: Vec<String> = parts.iter().map(|p| crate::report::plain(p)).collect();
+    let plain: Vec<String> = parts.iter().map(|p| ktrav_term::report::plain(p)).collect();
     let expect = format!("{}\n{}", plain.join("\n"), no_gpu_line());
     let printed = stdout_of(path, &[]);
     if let Some(diff) = crate::book::first_difference(&expect, &printed) {

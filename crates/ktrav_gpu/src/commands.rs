@@ -4,9 +4,9 @@
 //! ([`ktrav::lab::simcheck::SimCommand`]).
 
 use clap::Subcommand;
-use ktrav::cli::Exit;
 use ktrav::lab::simcheck::SimCommand;
 use ktrav::Chapter;
+use ktrav_term::cli::Exit;
 
 #[derive(Subcommand, Debug)]
 pub enum Lab {

@@ -5,7 +5,7 @@
 
 use crate::runner::{self as gpu, KernelPath};
 use crate::{libs, nvrtc};
-use ktrav::report::{self, Report};
+use ktrav_term::report::{self, Report};
 
 /// The driver release the embedded PTX and the pinned NVRTC need (13.0).
 pub const MIN_DRIVER: i32 = 13000;

@@ -51,10 +51,10 @@ use crate::runner::{open, Gpu};
 use anyhow::{Context, Result};
 use ktrav::compare::Agreement;
 use ktrav::measured;
-use ktrav::report::{self, Report};
 use ktrav::section::{SectionOutcome, LARGE_ENV, QUICK_ENV};
 pub use ktrav::section::{TooLarge, MAX_GPU_ELEMENTS, SMALL_ENV};
 use ktrav::{Chapter, LaunchConfig, Shape};
+use ktrav_term::report::{self, Report};
 
 /// The shapes of the small-shape mode: 1x1, one row and one column of 2000,
 /// a ragged 37x61 and an aligned 48x64, none over 3072 elements.
@@ -390,7 +390,7 @@ pub fn section_modes(chapter: &Chapter, whole: GpuChecks, small: GpuChecks) -> S
     run_section(&chapter.heading(), chapter.id, true, |gpu, sec| {
         sec.line(format!(
             "small shapes ({}), every kernel and version once, no timing:",
-            ktrav::report::join(small_shapes(), ", ")
+            ktrav_term::report::join(small_shapes(), ", ")
         ));
         small(gpu, sec)?;
         let (id, runs, disagree) = (sec.id.clone(), sec.runs, sec.runs_disagreeing);

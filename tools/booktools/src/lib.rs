@@ -276,7 +276,7 @@ pub fn profiled() -> Vec<(&'static Chapter, Prediction)> {
     use k3_grid_mapping::{traffic, Mapping};
     use ktrav::{Dim2, Shape};
     let shape = Shape::new(64, 64);
-    let hidden = ktrav::progress::ProgressBar::hidden();
+    let hidden = ktrav_term::progress::ProgressBar::hidden();
     let copy_sectors = |mapping: Mapping| {
         let cfg = mapping.launch(shape, Dim2::new(32, 8)).expect("a 64x64 launch");
         let t = traffic(mapping, shape, &cfg);

@@ -16,7 +16,7 @@
 
 use appendix_k::CHAPTERS;
 use clap::Parser;
-use ktrav::cli;
+use ktrav_term::cli;
 
 /// The book's own tooling: rewriting what the book shows from the code, and
 /// what the measurement scripts need to know.
@@ -114,7 +114,7 @@ fn refresh() -> Result<(), cli::Exit> {
     for ch in CHAPTERS {
         for (name, text) in (ch.shown_outputs)() {
             let path = outputs.join(name);
-            cli::usage(std::fs::write(&path, ktrav::report::plain(&text)))?;
+            cli::usage(std::fs::write(&path, ktrav_term::report::plain(&text)))?;
             cli::print(&format!("{} {}\n", ch.section, path.display()))?;
         }
     }

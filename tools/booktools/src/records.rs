@@ -3,7 +3,7 @@
 //! and a bar chart of every table.
 
 use ktrav::measured::{Check, Record, Section, Table};
-use ktrav::report;
+use ktrav_term::report;
 use std::fmt::Write as _;
 
 fn ms(v: f64) -> String {

@@ -30,8 +30,8 @@ pub use timing::Timing;
 pub use crate::compare::GUARD_WORDS;
 use crate::compare::{compare_with, test_value, POISON_WORD};
 use crate::geometry::{ceil_div, Dim2, LaunchConfig, Shape, MAX_GRID_Y};
-use crate::report::{self, Report};
 use anyhow::{anyhow, Result};
+use ktrav_term::report::{self, Report};
 use serde::{Deserialize, Serialize};
 
 /// The exit code of a check that could not be made (no GPU, no NVRTC).
@@ -295,16 +295,16 @@ pub fn device_bytes(ex: &Exercise, shape: Shape) -> u64 {
 pub const SEED_ENV: &str = "KTRAV_LAB_SEED";
 
 /// The hidden battery's seed: `flag` (from `--seed`, parsed by
-/// [`crate::cli::seed`]) if given, else [`SEED_ENV`] if set, else `None`.
+/// [`ktrav_term::cli::seed`]) if given, else [`SEED_ENV`] if set, else `None`.
 /// `Err` is one line naming the variable and its malformed value; a
-/// command refuses it as bad input, exit code 2 ([`crate::cli::usage`]).
+/// command refuses it as bad input, exit code 2 ([`ktrav_term::cli::usage`]).
 pub fn seed_from(flag: Option<u64>) -> Result<Option<u64>> {
     if flag.is_some() {
         return Ok(flag);
     }
     match std::env::var(SEED_ENV) {
         Ok(v) if v.trim().is_empty() => Ok(None),
-        Ok(v) => crate::cli::seed(&v).map(Some).map_err(|e| anyhow!("{SEED_ENV}: {e:#}")),
+        Ok(v) => ktrav_term::cli::seed(&v).map(Some).map_err(|e| anyhow!("{SEED_ENV}: {e:#}")),
         Err(std::env::VarError::NotPresent) => Ok(None),
         Err(std::env::VarError::NotUnicode(_)) => Err(anyhow!("{SEED_ENV} is not UTF-8 text, so it is no seed")),
     }
@@ -331,7 +331,7 @@ pub fn seed_from_file(path: &std::path::Path) -> Result<u64> {
     }
     let text =
         std::fs::read_to_string(path).map_err(|e| anyhow!("cannot read the seed file {}: {e}", path.display()))?;
-    crate::cli::seed(text.trim()).map_err(|e| anyhow!("the seed file {}: {e:#}", path.display()))
+    ktrav_term::cli::seed(text.trim()).map_err(|e| anyhow!("the seed file {}: {e:#}", path.display()))
 }
 
 /// The most elements a hidden shape has without `large`: small enough for

@@ -3,7 +3,7 @@
 //! [`PRINTED_LINES`] (each cut at [`PRINTED_LINE_CHARS`] characters) and
 //! counts the rest, in its report and in its record alike.
 
-use crate::report::Report;
+use ktrav_term::report::Report;
 use serde::{Deserialize, Serialize};
 
 /// Lines of a kernel's output a check keeps per shape.

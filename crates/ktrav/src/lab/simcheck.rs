@@ -16,9 +16,9 @@
 use super::simtrack::{check_twin, SimCheck};
 use super::twin::Twin;
 use super::Exercise;
-use crate::cli::Exit;
 use crate::Chapter;
 use clap::Subcommand;
+use ktrav_term::cli::Exit;
 
 /// What a simulated check found: the report, and whether every case passed.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -73,10 +73,10 @@ impl SimCommand {
     /// chapter does not have is [`Exit::Usage`].
     pub fn run(&self, chapter: &Chapter) -> Result<i32, Exit> {
         let SimCommand::SimCheck { exercise } = self;
-        let ex = crate::cli::usage(find(chapter, exercise.as_deref()))?;
+        let ex = ktrav_term::cli::usage(find(chapter, exercise.as_deref()))?;
         super::simtrack::quiet_panics();
         let r = (ex.check)();
-        crate::cli::print(&format!("checking {}\n{}", ex.file, r.text))?;
+        ktrav_term::cli::print(&format!("checking {}\n{}", ex.file, r.text))?;
         Ok(if r.passed { 0 } else { 1 })
     }
 }

@@ -22,8 +22,8 @@
 pub use super::twin::{Body, Ctx, Mem, Twin, Twins};
 use super::{case_launches, input_value, judge, Battery, Case, Exercise, FailureKind, Launch, Purpose, Verdict};
 use crate::geometry::{ceil_div, LaunchConfig, Shape};
-use crate::report::{self, Report};
 use crate::sim::{launch_stepped, BlockOrder, ThreadOrder};
+use ktrav_term::report::{self, Report};
 
 /// The simulated gridDim.y limit: small, so a grid-stride loop over y is
 /// needed on a shape of a few hundred rows, not 2 million.

@@ -250,7 +250,7 @@ fn verdict_json_is_one_flat_record_per_shape() {
         serde_json::to_string(&private).unwrap(),
         r#"{"label":"hidden shape 3","rows":0,"cols":0,"battery":"hidden","verdict":"fail","wrong":0,"unwritten":0,"first_bad":null,"out_of_bounds_before":0,"out_of_bounds_after":0}"#
     );
-    assert_eq!(crate::report::plain(&private.line()), "  hidden shape 3: FAIL");
+    assert_eq!(ktrav_term::report::plain(&private.line()), "  hidden shape 3: FAIL");
     // A shape not run says why; a record that does not say reads as the
     // time after a hang running out, the one cause a check with workers has.
     let unusable = Verdict::NotRun { cause: NotRunCause::DeviceUnusable };
@@ -288,7 +288,7 @@ fn verdict_json_is_one_flat_record_per_shape() {
         Verdict::Skipped { reason: PRIVATE_SKIP.into() },
         "a private skip does not say what it needs"
     );
-    assert_eq!(crate::report::plain(&private.line()), "  hidden shape 2: skipped");
+    assert_eq!(ktrav_term::report::plain(&private.line()), "  hidden shape 2: skipped");
 }
 
 #[test]
@@ -456,13 +456,13 @@ fn a_sanitizer_pass_says_no_errors_not_all_match() {
         purpose: Purpose::Edge,
         verdict: Verdict::Pass,
     };
-    assert_eq!(crate::report::plain(&s.sanitizer_line()), "  memcheck on 8x8: no errors: pass");
+    assert_eq!(ktrav_term::report::plain(&s.sanitizer_line()), "  memcheck on 8x8: no errors: pass");
     let found = ShapeResult {
         verdict: Verdict::Sanitizer { tool: SanitizerTool::Memcheck, errors: 3, first: "Invalid read".into() },
         ..s
     };
     assert_eq!(
-        crate::report::plain(&found.sanitizer_line()),
+        ktrav_term::report::plain(&found.sanitizer_line()),
         "  memcheck on 8x8: memcheck found 3 errors, the first: Invalid read: FAIL"
     );
 }

@@ -7,7 +7,7 @@
 //! cache flushed before every run, the copy yardstick in the same run) is
 //! `ktrav_gpu::check`'s part; this module only judges the numbers.
 
-use crate::report::Report;
+use ktrav_term::report::Report;
 use serde::{Deserialize, Serialize};
 
 /// The times of one kernel's repeated runs, in milliseconds.
@@ -185,7 +185,7 @@ impl Timing {
             out.line(format!("  the memory's peak, from its clock and bus width: {peak:.0} GB/s"));
         }
         if let Some(why) = &self.impossible {
-            out.line(format!("  {}: {why}", crate::report::flag(false, "FAIL")));
+            out.line(format!("  {}: {why}", ktrav_term::report::flag(false, "FAIL")));
         }
     }
 }
@@ -258,7 +258,7 @@ mod tests {
         let shown = |t: &Timing| {
             let mut out = Report::new();
             t.render(&mut out);
-            crate::report::plain(&out.into_string())
+            ktrav_term::report::plain(&out.into_string())
         };
         assert!(shown(&fast).contains("FAIL: your kernel's fastest run") && !shown(&fine).contains("FAIL"));
         let mut sliced = fine.clone();

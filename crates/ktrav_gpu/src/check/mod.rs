@@ -20,12 +20,12 @@ pub mod worker;
 
 use crate::nvrtc;
 use crate::runner::{self as gpu, Gpu, Kernel};
-use ktrav::cli::{print, usage, Exit};
 use ktrav::lab::{
     battery, hidden_battery, read_source, render, seed_from, seed_from_file, Battery, Case, Exercise, NotRunCause,
     Printed, Record, ShapeResult, Verdict, COULD_NOT_CHECK, SEED_ENV,
 };
 use ktrav::{Chapter, Shape};
+use ktrav_term::cli::{print, usage, Exit};
 use run::Fit;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -46,13 +46,13 @@ pub struct CheckArgs {
     #[arg(long)]
     pub exercise: Option<String>,
     /// Seconds a shape may run before the watchdog calls it stuck.
-    #[arg(long, default_value_t = 60, value_parser = ktrav::cli::size_in(3600))]
+    #[arg(long, default_value_t = 60, value_parser = ktrav_term::cli::size_in(3600))]
     pub timeout: u64,
     /// Also run the small shapes under compute-sanitizer: memcheck and racecheck, or the tools named (comma separated).
     #[arg(long, value_name = "TOOLS", num_args = 0..=1, require_equals = true, default_missing_value = sanitize::ALL_TOOLS, value_parser = sanitize::parse_tools)]
     pub sanitize: Option<sanitize::Tools>,
     /// Also run the hidden battery drawn from this seed (or from KTRAV_LAB_SEED when set).
-    #[arg(long, value_parser = ktrav::cli::seed)]
+    #[arg(long, value_parser = ktrav_term::cli::seed)]
     pub seed: Option<u64>,
     /// Read the hidden battery's seed from this file, which only its owner may read (mode 600): how a grader keeps the seed off the command line.
     #[arg(long, value_name = "FILE", conflicts_with = "seed")]
@@ -340,7 +340,7 @@ pub fn check_on(chapter: &Chapter, ex: &Exercise, args: &CheckArgs, source: &str
     }
     record.finish();
     if record.exit_code == 0 {
-        ktrav::cli::warn_if_debug("timings");
+        ktrav_term::cli::warn_if_debug("timings");
         let timed = match worker::launcher() {
             Some(launcher) => {
                 let shape = ex.timing_shape;

@@ -41,10 +41,10 @@
 use super::run::{run_case, Fit};
 use super::timing::{time, SkippedWork};
 use crate::runner::{self as gpu};
-use ktrav::cli::Exit;
 use ktrav::lab::{Case, Exercise, Printed, Timing, Verdict};
 use ktrav::{Chapter, Shape};
 use ktrav_proc::{ByLine, Ending, Heard, Lines, Notes, Stream};
+use ktrav_term::cli::Exit;
 use serde::{Deserialize, Serialize};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};

@@ -10,13 +10,13 @@
 //!
 //! ```no_run
 //! fn main() {
-//!     std::process::exit(ktrav::cli::finish(run()))
+//!     std::process::exit(ktrav_term::cli::finish(run()))
 //! }
 //!
-//! fn run() -> Result<i32, ktrav::cli::Exit> {
+//! fn run() -> Result<i32, ktrav_term::cli::Exit> {
 //!     # #[derive(clap::Parser)] struct Args {}
-//!     let _args: Args = ktrav::cli::parse()?;
-//!     ktrav::cli::print("hello\n")?;
+//!     let _args: Args = ktrav_term::cli::parse()?;
+//!     ktrav_term::cli::print("hello\n")?;
 //!     Ok(0)
 //! }
 //! ```
