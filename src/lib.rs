@@ -20,10 +20,10 @@ pub const CHAPTERS: &[&Chapter] = &[
 ];
 
 /// Every figure of the book, each with the page part that draws it: the
-/// simulator page's (drawn by `ktrav`), then each chapter's, in book order.
+/// simulator page's ([`simulator`]), then each chapter's, in book order.
 pub fn figures() -> Vec<(&'static str, &'static str, String)> {
     let mut all: Vec<(&'static str, &'static str, String)> =
-        ktrav::figures::figures().into_iter().map(|(name, svg)| ("simulator", name, svg)).collect();
+        simulator::figures().into_iter().map(|(name, svg)| ("simulator", name, svg)).collect();
     for ch in CHAPTERS {
         all.extend((ch.figures)().into_iter().map(|(name, svg)| (ch.section, name, svg)));
     }
@@ -32,4 +32,5 @@ pub fn figures() -> Vec<(&'static str, &'static str, String)> {
 
 pub mod handout;
 pub mod room;
+pub mod simulator;
 pub mod values;

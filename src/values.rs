@@ -43,9 +43,9 @@ pub fn values() -> Vec<(String, String)> {
 }
 
 /// The simulator page's small launch, the one its figure draws
-/// ([`ktrav::figures`]): `sim.example.*`.
+/// ([`crate::simulator`]): `sim.example.*`.
 pub fn simulator_values() -> Vec<(String, String)> {
-    use ktrav::figures::{BLOCK, COLS, ROWS};
+    use crate::simulator::{BLOCK, COLS, ROWS};
     let shape = ktrav::Shape::new(ROWS, COLS);
     let cfg = ktrav::LaunchConfig::covering(shape, BLOCK).expect("the page's launch is valid");
     [

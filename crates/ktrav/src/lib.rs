@@ -17,8 +17,7 @@
 //! * [`measured`]: the schema of a measurement record;
 //! * [`occupancy`]: how many blocks fit on a multiprocessor;
 //! * [`book`]: the check that ties each shown output to the code;
-//! * [`figure`]: the SVG drawing the chapters' figures share, and
-//!   [`figures`] the simulator page's own;
+//! * [`figure`]: the SVG drawing the chapters' figures share;
 //! * `testing` (feature `testing`): the checks every chapter binary's
 //!   tests share.
 
@@ -27,7 +26,6 @@ pub mod chapter;
 pub mod compare;
 pub mod cu;
 pub mod figure;
-pub mod figures;
 pub mod geometry;
 pub mod lab;
 pub mod ladder;

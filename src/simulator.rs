@@ -1,9 +1,10 @@
 //! The simulator page's figure: a grid of blocks laid over a matrix whose
 //! sides are not multiples of the block, drawn from what [`launch`] hands
-//! the kernel, so the picture is the simulator's, not a sketch of it.
+//! the kernel, so the picture is the simulator's, not a sketch of it. The
+//! page belongs to no chapter, so the root package draws it.
 
-use crate::figure::{Anchor, Figure, Grid, BLUE, INK, PLAIN, RED, TINTS};
-use crate::{launch, BlockOrder, Dim2, LaunchConfig};
+use ktrav::figure::{Anchor, Figure, Grid, BLUE, INK, PLAIN, RED, TINTS};
+use ktrav::{launch, BlockOrder, Dim2, LaunchConfig, Shape};
 
 /// The page's small launch: a 3-row, 5-column matrix under 2x2 blocks.
 pub const ROWS: u64 = 3;
@@ -18,7 +19,7 @@ pub fn figures() -> Vec<(&'static str, String)> {
 /// Each launched thread, as the simulator hands it over: which block it
 /// belongs to (linear index), placed at its global (y, x).
 fn ragged_grid() -> String {
-    let cfg = LaunchConfig::covering(crate::Shape::new(ROWS, COLS), BLOCK).expect("the page's launch is valid");
+    let cfg = LaunchConfig::covering(Shape::new(ROWS, COLS), BLOCK).expect("the page's launch is valid");
     let (ty, tx) = (cfg.threads_y(), cfg.threads_x());
     let mut block_of = vec![None; (ty * tx) as usize];
     launch(&cfg, &BlockOrder::Forward, |t| {
