@@ -3,8 +3,8 @@
 //! the kernel, so the picture is the simulator's, not a sketch of it. The
 //! page belongs to no chapter, so the root package draws it.
 
-use ktrav::figure::{Anchor, Figure, Grid, BLUE, INK, PLAIN, RED, TINTS};
 use ktrav::{launch, BlockOrder, Dim2, LaunchConfig, Shape};
+use ktrav_figure::{Anchor, Figure, Grid, BLUE, INK, PLAIN, RED, TINTS};
 
 /// The page's small launch: a 3-row, 5-column matrix under 2x2 blocks.
 pub const ROWS: u64 = 3;

@@ -3,8 +3,8 @@
 //! example's 8x64 matrix.
 
 use crate::{simulate, Cache, CacheConfig, CacheStats, Traversal, ELEM_BYTES, SOURCE_CACHE};
-use ktrav::figure::{Anchor, Figure, Grid, BLUE, CELL_INK, INK, ORANGE};
 use ktrav::StorageOrder;
+use ktrav_figure::{Anchor, Figure, Grid, BLUE, CELL_INK, INK, ORANGE};
 
 /// The worked example's matrix.
 pub const ROWS: u64 = 8;

@@ -3,7 +3,7 @@
 //! from the simulator's trace of a real launch, the banks from [`bank`].
 
 use crate::{bank, numbered, tiled_transpose, warp_request, TileLayout, BANKS, TILE};
-use ktrav::figure::{Anchor, Figure, Grid, CELL_INK, INK, ORANGE, TINTS};
+use ktrav_figure::{Anchor, Figure, Grid, CELL_INK, INK, ORANGE, TINTS};
 
 /// Tile rows alternate between these two shades; padding words are grey.
 const ROW_SHADES: [&str; 2] = [TINTS[0], "#c6dbf5"];

@@ -3,8 +3,8 @@
 //! Cells come from [`Mapping::element`], the kernels' own index math.
 
 use crate::{Mapping, DEMO_BLOCK, ELEM_BYTES, SECTOR_BYTES, WARP};
-use ktrav::figure::{Anchor, Figure, Grid, CELL_INK, INK, PLAIN, TINTS};
 use ktrav::{Dim2, Thread};
+use ktrav_figure::{Anchor, Figure, Grid, CELL_INK, INK, PLAIN, TINTS};
 use std::collections::BTreeSet;
 
 /// The figure's matrix: 32 rows, so a warp along x fits down one column,

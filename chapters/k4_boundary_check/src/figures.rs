@@ -7,8 +7,8 @@ use crate::{
     explore_block_rows, explore_shuffles, launch_plan, marker, run_fill, Fill, Outcomes, LARGE_BLOCK, LARGE_SHAPE,
     LARGE_SHUFFLES, SENTINEL, SOURCE_BLOCK, SOURCE_SHAPE,
 };
-use ktrav::figure::{bar_chart, Anchor, Figure, Grid, BLUE, CELL_INK, INK, ORANGE, PLAIN, RED, TINTS};
 use ktrav::BlockOrder;
+use ktrav_figure::{bar_chart, Anchor, Figure, Grid, BLUE, CELL_INK, INK, ORANGE, PLAIN, RED, TINTS};
 
 /// Every figure of the K.4 page: (file name under `book/figures/`, SVG).
 pub fn figures() -> Vec<(&'static str, String)> {

@@ -3,8 +3,8 @@
 //! [`StorageOrder::offset`] and the stride-1 axis is [`contiguous_axis`].
 
 use crate::{contiguous_axis, walk, Axis, SOURCE_SHAPE};
-use ktrav::figure::{Anchor, Figure, Grid, INK, RED, TINTS};
 use ktrav::StorageOrder;
+use ktrav_figure::{Anchor, Figure, Grid, INK, RED, TINTS};
 
 /// Every figure of the K.5 page: (file name under `book/figures/`, SVG).
 pub fn figures() -> Vec<(&'static str, String)> {

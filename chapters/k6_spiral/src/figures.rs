@@ -4,7 +4,7 @@
 //! from [`ring_of`], and the path from the inverse [`spiral_position`].
 
 use crate::{last_ring, ring_of, spiral_position, spiral_rank};
-use ktrav::figure::{Anchor, Figure, Grid, CELL_INK, INK, RED, TINTS};
+use ktrav_figure::{Anchor, Figure, Grid, CELL_INK, INK, RED, TINTS};
 
 /// The shapes drawn: 5x7 ends in a 1x3 ring, 5x3 in a 3x1 ring.
 pub const SHAPES: [(u64, u64); 2] = [(5, 7), (5, 3)];

@@ -9,8 +9,8 @@ use crate::{
     lattice_tiled, lattice_wavefront, run_plan, scalar_dp, simulate_single_launch, single_launch_plan, tiled_plan,
     tiled_steps, wavefront_plan, Interleaving, Table,
 };
-use ktrav::figure::{Anchor, Figure, Grid, CELL_INK, INK, ORANGE, TINTS};
 use ktrav::{BlockOrder, Dim2, Shape};
+use ktrav_figure::{Anchor, Figure, Grid, CELL_INK, INK, ORANGE, TINTS};
 
 /// The figure's table and tile.
 pub const ROWS: u64 = 6;

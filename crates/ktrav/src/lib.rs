@@ -17,7 +17,6 @@
 //! * [`measured`]: the schema of a measurement record;
 //! * [`occupancy`]: how many blocks fit on a multiprocessor;
 //! * [`book`]: the check that ties each shown output to the code;
-//! * [`figure`]: the SVG drawing the chapters' figures share;
 //! * `testing` (feature `testing`): the checks every chapter binary's
 //!   tests share.
 
@@ -25,7 +24,6 @@ pub mod book;
 pub mod chapter;
 pub mod compare;
 pub mod cu;
-pub mod figure;
 pub mod geometry;
 pub mod lab;
 pub mod ladder;

@@ -4,8 +4,8 @@
 //! K.4 section and draws them as histograms, GPU beside simulator, in the
 //! style of the chapter's own `k4-rows-wrong.svg`.
 
-use ktrav::figure::{Anchor, Figure, BLUE, INK, ORANGE};
 use ktrav::measured::Section;
+use ktrav_figure::{Anchor, Figure, BLUE, INK, ORANGE};
 
 /// One launch's tally: the case line, the rows below row 0, and per count
 /// of wrong rows, the GPU's runs and the simulator's.

@@ -1,4 +1,6 @@
-//! Figures for the book, drawn by the chapters' own code as SVG.
+//! `ktrav_figure` draws the book's figures as SVG, for the code that
+//! computes what they show: every chapter, the root package and the book's
+//! tooling.
 //!
 //! Each chapter computes what a figure shows (a simulator run, a closed
 //! form, a traversal) and hands the numbers to the helpers here, which only
