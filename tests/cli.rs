@@ -1,7 +1,7 @@
 //! The all-chapters runner as a reader meets it: a real help, the chapter
 //! list, one-line errors, and a quiet stop when its reader goes away.
 
-use ktrav::testing::{assert_quiet_on_closed_pipe, assert_usage_errors, stdout_of};
+use ktrav_testing::{assert_quiet_on_closed_pipe, assert_usage_errors, stdout_of};
 
 const BIN: &str = env!("CARGO_BIN_EXE_appendix_k");
 

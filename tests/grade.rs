@@ -6,8 +6,8 @@
 //! compiles is "could not check", with exit code 3.
 
 use ktrav::lab::FailureKind;
-use ktrav::testing::assert_usage_errors;
 use ktrav_grade::plan::Expectation;
+use ktrav_testing::assert_usage_errors;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 

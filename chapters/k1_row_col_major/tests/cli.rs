@@ -1,7 +1,7 @@
 //! The binary: the worked example by default, other shapes and caches on
 //! request, and one line on stderr with exit code 2 for bad input.
 
-use ktrav::testing::{assert_quiet_on_closed_pipe, assert_usage_errors, run_binary, stdout_of};
+use ktrav_testing::{assert_quiet_on_closed_pipe, assert_usage_errors, run_binary, stdout_of};
 
 const BIN: &str = env!("CARGO_BIN_EXE_k1_row_col_major");
 
@@ -60,5 +60,5 @@ fn bad_values_fail_in_one_line() {
 
 #[test]
 fn sim_check_refuses_bad_input_in_one_line() {
-    ktrav::testing::assert_sim_check_usage_errors(BIN, &k1_row_col_major::CHAPTER);
+    ktrav_testing::assert_sim_check_usage_errors(BIN, &k1_row_col_major::CHAPTER);
 }

@@ -1,7 +1,7 @@
 //! The binary: the worked example by default, custom launches on request,
 //! and one line on stderr with exit code 2 for anything it cannot run.
 
-use ktrav::testing::{assert_default_run, assert_quiet_on_closed_pipe, assert_usage_errors, stdout_of};
+use ktrav_testing::{assert_default_run, assert_quiet_on_closed_pipe, assert_usage_errors, stdout_of};
 
 const BIN: &str = env!("CARGO_BIN_EXE_k3_grid_mapping");
 
@@ -54,12 +54,12 @@ fn bad_values_fail_in_one_line() {
 
 #[test]
 fn check_refuses_bad_input_in_one_line() {
-    ktrav::testing::assert_check_usage_errors(BIN, &k3_grid_mapping::CHAPTER);
+    ktrav_testing::assert_check_usage_errors(BIN, &k3_grid_mapping::CHAPTER);
 }
 
 #[test]
 fn check_without_a_gpu_says_it_could_not_check() {
-    ktrav::testing::assert_check_could_not_check(BIN, &k3_grid_mapping::CHAPTER);
+    ktrav_testing::assert_check_could_not_check(BIN, &k3_grid_mapping::CHAPTER);
 }
 
 /// `--gpu` at a reader's shape: without a GPU, the one line; every shape or
@@ -75,12 +75,12 @@ fn gpu_at_a_shape_refuses_what_it_cannot_run() {
         (&["--rows", "64", "--gpu", "--block-x", "16"], "cannot be used with"),
         (&["--rows", "64", "--gpu", "--block-y", "16"], "cannot be used with"),
     ];
-    ktrav::testing::assert_gpu_at_shape(BIN, &["--rows", "5000", "--cols", "3000", "--gpu"], refused);
+    ktrav_testing::assert_gpu_at_shape(BIN, &["--rows", "5000", "--cols", "3000", "--gpu"], refused);
 }
 
 #[test]
 fn sim_check_refuses_bad_input_in_one_line() {
-    ktrav::testing::assert_sim_check_usage_errors(BIN, &k3_grid_mapping::CHAPTER);
+    ktrav_testing::assert_sim_check_usage_errors(BIN, &k3_grid_mapping::CHAPTER);
 }
 
 /// `check --compile-only`, as the exercise pages give it for a machine

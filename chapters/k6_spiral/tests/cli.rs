@@ -2,7 +2,7 @@
 //! a custom shape on request, and one line on stderr with exit code 2 for
 //! anything it cannot run.
 
-use ktrav::testing::{assert_default_run, assert_quiet_on_closed_pipe, assert_usage_errors, run_binary, stdout_of};
+use ktrav_testing::{assert_default_run, assert_quiet_on_closed_pipe, assert_usage_errors, run_binary, stdout_of};
 
 const BIN: &str = env!("CARGO_BIN_EXE_k6_spiral");
 
@@ -61,12 +61,12 @@ fn bad_input_fails_in_one_line_naming_the_problem() {
 
 #[test]
 fn check_refuses_bad_input_in_one_line() {
-    ktrav::testing::assert_check_usage_errors(BIN, &k6_spiral::CHAPTER);
+    ktrav_testing::assert_check_usage_errors(BIN, &k6_spiral::CHAPTER);
 }
 
 #[test]
 fn check_without_a_gpu_says_it_could_not_check() {
-    ktrav::testing::assert_check_could_not_check(BIN, &k6_spiral::CHAPTER);
+    ktrav_testing::assert_check_could_not_check(BIN, &k6_spiral::CHAPTER);
 }
 
 /// `--gpu` at a reader's shape: without a GPU, the one line; every shape or
@@ -83,10 +83,10 @@ fn gpu_at_a_shape_refuses_what_it_cannot_run() {
         (&["--rows", "64", "--gpu", "--block-x", "16"], "cannot be used with"),
         (&["--rows", "64", "--gpu", "--block-y", "16"], "cannot be used with"),
     ];
-    ktrav::testing::assert_gpu_at_shape(BIN, &["--rows", "5000", "--cols", "3000", "--gpu"], refused);
+    ktrav_testing::assert_gpu_at_shape(BIN, &["--rows", "5000", "--cols", "3000", "--gpu"], refused);
 }
 
 #[test]
 fn sim_check_refuses_bad_input_in_one_line() {
-    ktrav::testing::assert_sim_check_usage_errors(BIN, &k6_spiral::CHAPTER);
+    ktrav_testing::assert_sim_check_usage_errors(BIN, &k6_spiral::CHAPTER);
 }

@@ -17,8 +17,6 @@
 //! * [`measured`]: the schema of a measurement record;
 //! * [`occupancy`]: how many blocks fit on a multiprocessor;
 //! * [`book`]: the check that ties each shown output to the code;
-//! * `testing` (feature `testing`): the checks every chapter binary's
-//!   tests share.
 
 pub mod book;
 pub mod chapter;
@@ -32,8 +30,6 @@ pub mod measured;
 pub mod occupancy;
 pub mod section;
 pub mod sim;
-#[cfg(feature = "testing")]
-pub mod testing;
 
 pub use chapter::{Chapter, Exercise, GpuHooks, SimExercise};
 pub use compare::{compare, compare_with, test_input, test_value, Agreement, POISON_WORD};

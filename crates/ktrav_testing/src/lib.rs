@@ -1,6 +1,8 @@
-//! Helpers for the chapters' command-line tests: run a chapter binary the
-//! way a reader would, and check the promise every binary makes about bad
-//! input (one line on stderr, exit code 2, nothing on stdout).
+//! `ktrav_testing` holds the checks every chapter binary's command-line
+//! tests share: run a chapter binary the way a reader would, and check the
+//! promises every binary makes, about bad input (one line on stderr, exit
+//! code 2, nothing on stdout), a closed pipe, `check` and `sim-check`
+//! without a GPU. Only tests depend on it.
 
 use std::process::{Command, Output};
 
@@ -10,8 +12,8 @@ pub fn run_binary(path: &str, args: &[&str]) -> Output {
     Command::new(path)
         .args(args)
         .env("NO_COLOR", "1")
-        .env(crate::section::DISABLE_ENV, "1")
-        .env_remove(crate::lab::SEED_ENV)
+        .env(ktrav::section::DISABLE_ENV, "1")
+        .env_remove(ktrav::lab::SEED_ENV)
         .output()
         .unwrap_or_else(|e| panic!("cannot run {path}: {e}"))
 }
@@ -60,7 +62,7 @@ pub fn assert_quiet_on_closed_pipe(path: &str, args: &[&str]) {
     let mut child = Command::new(path)
         .args(args)
         .env("NO_COLOR", "1")
-        .env(crate::section::DISABLE_ENV, "1")
+        .env(ktrav::section::DISABLE_ENV, "1")
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -74,7 +76,7 @@ pub fn assert_quiet_on_closed_pipe(path: &str, args: &[&str]) {
 
 /// The line every chapter with kernels prints when `KTRAV_NO_GPU` is set.
 pub fn no_gpu_line() -> String {
-    format!("GPU section skipped: {} is set.\n", crate::section::DISABLE_ENV)
+    format!("GPU section skipped: {} is set.\n", ktrav::section::DISABLE_ENV)
 }
 
 /// Asserts what `--gpu` at a reader's shape does on a machine without a GPU:
@@ -100,7 +102,7 @@ pub fn assert_default_run(path: &str, parts: &[String]) {
     let plain: Vec<String> = parts.iter().map(|p| ktrav_term::report::plain(p)).collect();
     let expect = format!("{}\n{}", plain.join("\n"), no_gpu_line());
     let printed = stdout_of(path, &[]);
-    if let Some(diff) = crate::book::first_difference(&expect, &printed) {
+    if let Some(diff) = ktrav::book::first_difference(&expect, &printed) {
         panic!("{path} printed something else by default: {diff}");
     }
 }
@@ -110,7 +112,7 @@ pub fn assert_default_run(path: &str, parts: &[String]) {
 /// does not have, an extra argument, an unknown flag, and `sim-check`
 /// mixed with the chapter's own flags. The refusal names the exercises the
 /// chapter has.
-pub fn assert_sim_check_usage_errors(path: &str, chapter: &crate::Chapter) {
+pub fn assert_sim_check_usage_errors(path: &str, chapter: &ktrav::Chapter) {
     let first = chapter.sim_exercises.first().expect("the chapter has an exercise on the simulator track").id;
     assert_usage_errors(
         path,
@@ -134,7 +136,7 @@ pub fn workspace_root() -> std::path::PathBuf {
 
 /// The starter of `ex`, one of `chapter`'s exercises: its file in the
 /// chapter's `exercises/<chapter>/`.
-pub fn starter_path(chapter: &crate::Chapter, ex: &crate::Exercise) -> std::path::PathBuf {
+pub fn starter_path(chapter: &ktrav::Chapter, ex: &ktrav::Exercise) -> std::path::PathBuf {
     workspace_root().join("exercises").join(chapter.id).join(ex.starter)
 }
 
@@ -144,7 +146,7 @@ pub fn starter_path(chapter: &crate::Chapter, ex: &crate::Exercise) -> std::path
 /// sanitizer tool that does not exist or is named twice, `--private`
 /// without a seed, a seed that is no number, `check` mixed with
 /// the chapter's own flags.
-pub fn assert_check_usage_errors(path: &str, chapter: &crate::Chapter) {
+pub fn assert_check_usage_errors(path: &str, chapter: &ktrav::Chapter) {
     let ex = chapter.exercises.first().unwrap_or_else(|| panic!("{} has no exercise", chapter.id));
     let starter = starter_path(chapter, ex).to_string_lossy().into_owned();
     let binary = std::env::temp_dir().join(format!("ktrav-binary-{}-{}.cu", chapter.id, std::process::id()));
@@ -183,13 +185,13 @@ pub fn assert_check_usage_errors(path: &str, chapter: &crate::Chapter) {
     // A malformed seed in the instructor's variable is bad input too.
     let out = Command::new(path)
         .args(["check", &starter])
-        .env(crate::section::DISABLE_ENV, "1")
-        .env(crate::lab::SEED_ENV, "twelve")
+        .env(ktrav::section::DISABLE_ENV, "1")
+        .env(ktrav::lab::SEED_ENV, "twelve")
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
-    assert!(err.starts_with(&format!("error: {}", crate::lab::SEED_ENV)) && err.lines().count() == 1, "{err}");
+    assert!(err.starts_with(&format!("error: {}", ktrav::lab::SEED_ENV)) && err.lines().count() == 1, "{err}");
     let help = run_binary(path, &["--help"]);
     let help = String::from_utf8_lossy(&help.stdout);
     assert!(help.contains("check") && !help.contains("check-worker"), "the worker subcommand is not hidden:\n{help}");
@@ -201,12 +203,12 @@ pub fn assert_check_usage_errors(path: &str, chapter: &crate::Chapter) {
 
 /// Asserts what `check` of each of the chapter's starters, against its
 /// exercise, does without a GPU (`KTRAV_NO_GPU` is set): exit
-/// [`crate::lab::COULD_NOT_CHECK`] and one `could not check: ...` line in
+/// [`ktrav::lab::COULD_NOT_CHECK`] and one `could not check: ...` line in
 /// the report, nothing on stderr, with or without NVRTC on the machine;
 /// with `--json`, one record saying the same, for that exercise, and the
 /// line once on stderr. Without `--exercise`, the check is
 /// of the chapter's first exercise.
-pub fn assert_check_could_not_check(path: &str, chapter: &crate::Chapter) {
+pub fn assert_check_could_not_check(path: &str, chapter: &ktrav::Chapter) {
     assert!(!chapter.exercises.is_empty(), "{} has no exercise", chapter.id);
     for (n, ex) in chapter.exercises.iter().enumerate() {
         let starter = starter_path(chapter, ex).to_string_lossy().into_owned();
@@ -216,7 +218,7 @@ pub fn assert_check_could_not_check(path: &str, chapter: &crate::Chapter) {
         }
         let out = run_binary(path, &args);
         let err = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(crate::lab::COULD_NOT_CHECK), "{args:?}: {err}");
+        assert_eq!(out.status.code(), Some(ktrav::lab::COULD_NOT_CHECK), "{args:?}: {err}");
         assert!(err.trim().is_empty(), "{args:?}: the reason is printed twice, on stderr too: {err}");
         let printed = String::from_utf8_lossy(&out.stdout);
         assert_eq!(printed.matches("could not check: ").count(), 1, "{printed}");
@@ -224,13 +226,13 @@ pub fn assert_check_could_not_check(path: &str, chapter: &crate::Chapter) {
         assert!(!printed.contains("result: "), "a check without a GPU claimed a result: {printed}");
         args.push("--json");
         let out = run_binary(path, &args);
-        assert_eq!(out.status.code(), Some(crate::lab::COULD_NOT_CHECK), "{args:?}");
+        assert_eq!(out.status.code(), Some(ktrav::lab::COULD_NOT_CHECK), "{args:?}");
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(err.starts_with("error: could not check: ") && err.lines().count() == 1, "{args:?}: {err}");
         let record: serde_json::Value = serde_json::from_slice(&out.stdout).expect("--json prints one JSON record");
         assert_eq!(record["outcome"], "could not check", "{record}");
         assert_eq!((&record["exercise"], &record["section"]), (&ex.id.into(), &chapter.section.into()), "{record}");
-        assert_eq!(record["exit_code"], crate::lab::COULD_NOT_CHECK);
+        assert_eq!(record["exit_code"], ktrav::lab::COULD_NOT_CHECK);
         assert_eq!(record["shapes"].as_array().map(Vec::len), Some(0), "{record}");
     }
 }
