@@ -1,6 +1,6 @@
 //! Turns every Rust block of the book into a test (skeptic). Blocks marked
 //! `rust,ignore` (those that `{{#include}}` code) are skipped; blocks that
-//! call `ktrav::book::check_shown` assert that a shown output is what the
+//! call `ktrav_book::check_shown` assert that a shown output is what the
 //! code prints. It also embeds the lab's starters for `appendix_k handout`:
 //! every `.cu` file of `exercises/<chapter>/`, not those under `wrong/`.
 

@@ -89,7 +89,7 @@ fn every_chapter_output_is_its_file() {
     let mut owned = BTreeSet::new();
     for ch in appendix_k::CHAPTERS {
         for (name, text) in (ch.shown_outputs)() {
-            ktrav::book::check_shown(name, &text);
+            ktrav_book::check_shown(name, &text);
             assert!(owned.insert(name.to_string()), "{name} is claimed by two chapters");
         }
     }

@@ -54,7 +54,7 @@ fn every_figure_is_what_the_code_draws() {
         match std::fs::read_to_string(&path) {
             Err(_) => problems.push(format!("{part}: book/figures/{name} is missing (run scripts/refresh-outputs)")),
             Ok(committed) => {
-                if let Some(diff) = ktrav::book::first_difference(&committed, svg) {
+                if let Some(diff) = ktrav_book::first_difference(&committed, svg) {
                     problems.push(format!("{part}: book/figures/{name} no longer matches what the code draws: {diff}"));
                 }
             }

@@ -8,9 +8,9 @@ use k1_row_col_major::shown_outputs;
 fn the_book_shows_what_the_chapter_prints() {
     let shown = shown_outputs();
     for (name, text) in &shown {
-        ktrav::book::check_shown(name, text);
+        ktrav_book::check_shown(name, text);
     }
-    let mut in_book: Vec<String> = std::fs::read_dir(ktrav::book::outputs_dir())
+    let mut in_book: Vec<String> = std::fs::read_dir(ktrav_book::outputs_dir())
         .expect("book/outputs is readable")
         .map(|e| e.unwrap().file_name().into_string().unwrap())
         .filter(|n| n.starts_with("k1_row_col_major"))

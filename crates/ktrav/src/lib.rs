@@ -15,10 +15,13 @@
 //! * [`chapter`]: a chapter as one value, and [`section`] what its GPU
 //!   section came to;
 //! * [`measured`]: the schema of a measurement record;
-//! * [`occupancy`]: how many blocks fit on a multiprocessor;
-//! * [`book`]: the check that ties each shown output to the code;
+//! * [`occupancy`]: how many blocks fit on a multiprocessor.
+//!
+//! How a binary reads its arguments and prints lives in `ktrav_term`, below
+//! this crate; figures are drawn by `ktrav_figure`, the book's shown outputs
+//! are checked by `ktrav_book`, and the chapter binaries' shared test checks
+//! are `ktrav_testing`.
 
-pub mod book;
 pub mod chapter;
 pub mod compare;
 pub mod cu;

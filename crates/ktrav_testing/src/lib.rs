@@ -102,7 +102,7 @@ pub fn assert_default_run(path: &str, parts: &[String]) {
     let plain: Vec<String> = parts.iter().map(|p| ktrav_term::report::plain(p)).collect();
     let expect = format!("{}\n{}", plain.join("\n"), no_gpu_line());
     let printed = stdout_of(path, &[]);
-    if let Some(diff) = ktrav::book::first_difference(&expect, &printed) {
+    if let Some(diff) = ktrav_book::first_difference(&expect, &printed) {
         panic!("{path} printed something else by default: {diff}");
     }
 }

@@ -32,7 +32,7 @@ use std::path::{Path, PathBuf};
 
 /// Where the measurements and the pages made from them live.
 pub fn measured_dir() -> PathBuf {
-    ktrav::book::outputs_dir().join("../measured")
+    ktrav_book::outputs_dir().join("../measured")
 }
 
 /// The files of `dir` whose name ends in `.ext`, sorted.

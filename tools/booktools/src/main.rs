@@ -110,7 +110,7 @@ fn refresh() -> Result<(), cli::Exit> {
         Some(_) => {}
         None => cli::print("K.2: nvcc did not compile the kernels, the committed ptxas report is kept\n")?,
     }
-    let outputs = ktrav::book::outputs_dir();
+    let outputs = ktrav_book::outputs_dir();
     for ch in CHAPTERS {
         for (name, text) in (ch.shown_outputs)() {
             let path = outputs.join(name);
@@ -118,7 +118,7 @@ fn refresh() -> Result<(), cli::Exit> {
             cli::print(&format!("{} {}\n", ch.section, path.display()))?;
         }
     }
-    let figures = ktrav::book::figures_dir();
+    let figures = ktrav_book::figures_dir();
     cli::usage(std::fs::create_dir_all(&figures))?;
     for (part, name, svg) in appendix_k::figures() {
         let path = figures.join(name);

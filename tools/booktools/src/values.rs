@@ -36,7 +36,7 @@ pub const HEADER: &str = "The values the book's {{value NAME}} directives read, 
 
 /// Where the values file lives.
 pub fn values_path() -> std::path::PathBuf {
-    ktrav::book::outputs_dir().join("../values.txt")
+    ktrav_book::outputs_dir().join("../values.txt")
 }
 
 /// Every value, in the file's order.

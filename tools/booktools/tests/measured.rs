@@ -8,7 +8,7 @@ fn measured_pages_match_their_records() {
     for (path, text) in &pages {
         let on_disk = std::fs::read_to_string(path)
             .unwrap_or_else(|e| panic!("{} is missing ({e}); run scripts/refresh-outputs", path.display()));
-        if let Some(diff) = ktrav::book::first_difference(&on_disk, text) {
+        if let Some(diff) = ktrav_book::first_difference(&on_disk, text) {
             panic!("{} is not what its record renders to ({diff}); run scripts/refresh-outputs", path.display());
         }
     }
@@ -17,7 +17,7 @@ fn measured_pages_match_their_records() {
 #[test]
 fn every_record_is_shown_in_the_book() {
     let pages = booktools::measured_pages().expect("the records render");
-    let book: String = std::fs::read_dir(ktrav::book::outputs_dir().join(".."))
+    let book: String = std::fs::read_dir(ktrav_book::outputs_dir().join(".."))
         .unwrap()
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|x| x == "md"))
@@ -57,7 +57,7 @@ fn counters_render_beside_the_simulators_predictions() {
 #[test]
 fn each_chapter_section_is_on_its_chapters_page() {
     let pages = booktools::measured_pages().expect("the records render");
-    let book = ktrav::book::outputs_dir().join("..");
+    let book = ktrav_book::outputs_dir().join("..");
     for (path, _) in &pages {
         let name = path.file_name().unwrap().to_string_lossy().to_string();
         let Some(key) = name.strip_suffix(".md").and_then(|s| s.rsplit('-').next()) else { continue };

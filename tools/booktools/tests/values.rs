@@ -8,7 +8,7 @@ fn the_values_file_is_what_the_code_computes() {
     let on_disk = std::fs::read_to_string(&path)
         .unwrap_or_else(|e| panic!("{} is missing ({e}); run scripts/refresh-outputs", path.display()));
     let now = booktools::values::values_file().expect("the values compute");
-    if let Some(diff) = ktrav::book::first_difference(&on_disk, &now) {
+    if let Some(diff) = ktrav_book::first_difference(&on_disk, &now) {
         panic!("book/values.txt is stale ({diff}); run scripts/refresh-outputs and review the diff");
     }
 }

@@ -1,7 +1,10 @@
-//! The link between the book and the code: every output block the book
-//! shows lives in `book/outputs/NAME`, which the page includes, and a hidden
-//! line in the page calls [`check_shown`] to compare it with what the
-//! chapter's code prints now.
+//! `ktrav_book` is the link between the book and the code: where the book's
+//! shown outputs and generated figures live, and the check that what a page
+//! shows is what the code prints.
+//!
+//! Every output block the book shows lives in `book/outputs/NAME`, which the
+//! page includes, and a hidden line in the page calls [`check_shown`] to
+//! compare it with what the chapter's code prints now.
 
 use ktrav_term::report::plain;
 use std::path::PathBuf;
