@@ -102,6 +102,15 @@ pub struct RowOnlyRun {
     pub padding_overwritten: u64,
 }
 
+impl RowOnlyRun {
+    /// Whether some order of the stores could leave this run: row 0 right,
+    /// no impossible cell, and exactly the last row's `overflow` strays in
+    /// the padding.
+    pub fn possible(&self, overflow: u64) -> bool {
+        self.row0_right && self.impossible == 0 && self.padding_overwritten == overflow
+    }
+}
+
 /// The global `(row, col)` of every thread of `fill_row_only_checked` that
 /// stores to flat index `i`: the owner (if `i` is a matrix cell) and the
 /// strays from the rows above whose `col` runs past the edge.
@@ -367,36 +376,140 @@ pub fn at_shape(shape: Shape) -> Result<ktrav::SectionOutcome, ktrav_gpu::sectio
     )
 }
 
+/// The three kernels the section launches many times on every case.
+struct CaseKernels {
+    fill_checked: Kernel,
+    fill_row_only: Kernel,
+    add_row_only: Kernel,
+}
+
 /// Every cross-check of the chapter on the GPU.
 pub fn checks(gpu: &Gpu, sec: &mut GpuSection) -> Result<()> {
-    let fill_checked = gpu.function(FILE, "fill_checked")?;
-    let fill_row_only = gpu.function(FILE, "fill_row_only_checked")?;
-    let add_row_only = gpu.function(FILE, "add_row_only_checked")?;
+    let kernels = CaseKernels {
+        fill_checked: gpu.function(FILE, "fill_checked")?,
+        fill_row_only: gpu.function(FILE, "fill_row_only_checked")?,
+        add_row_only: gpu.function(FILE, "add_row_only_checked")?,
+    };
     sec.line("each kernel launched many times into the matrix plus allocated padding rows; before every launch");
     sec.line(format!("the matrix is poisoned and the padding refilled with the sentinel {SENTINEL}:"));
     for case in CASES {
-        let plan = launch_plan(case.shape, case.block)
-            .with_context(|| format!("no launch of {} blocks covers {}", case.block, case.shape))?;
-        let (shape, cfg, runs) = (plan.shape, plan.cfg, case.runs);
-        let (rows, cols) = (shape.rows, shape.cols);
-        let cells = shape.elements();
-        let overflow = plan.overflow();
-        let len = plan.buffer_len();
-        // Every store of the one-axis kernels lands below rows*cols + overflow,
-        // so inside the allocation: the padding is real memory.
-        anyhow::ensure!(cells + overflow <= len, "the padding of {shape} is too small for its stray stores");
-        let init = initial_buffer(&plan);
-        sec.line(format!(
-            "{rows}x{cols} matrix, {} blocks, grid {}: {overflow} stray column(s) per row, {} padding cells, {runs} runs of each kernel",
-            cfg.block,
-            cfg.grid,
-            len - cells
-        ));
-        let mut out = gpu.poisoned::<f32>(len as usize)?;
+        check_case(gpu, sec, &kernels, &case)?;
+    }
+    Ok(())
+}
 
-        // The fully guarded fill: exact on every run.
-        let sim_checked = (case.simulated != Simulated::No)
-            .then(|| run_fill(&plan, &BlockOrder::Forward, Fill::Checked).as_slice().to_vec());
+/// One case: each kernel launched `case.runs` times, its runs judged and
+/// shown, then the row-only fill's distribution of wrong rows.
+fn check_case(gpu: &Gpu, sec: &mut GpuSection, kernels: &CaseKernels, case: &Case) -> Result<()> {
+    let plan = launch_plan(case.shape, case.block)
+        .with_context(|| format!("no launch of {} blocks covers {}", case.block, case.shape))?;
+    let (shape, cfg, runs) = (plan.shape, plan.cfg, case.runs);
+    let (rows, cols) = (shape.rows, shape.cols);
+    let cells = shape.elements();
+    let overflow = plan.overflow();
+    let len = plan.buffer_len();
+    // Every store of the one-axis kernels lands below rows*cols + overflow,
+    // so inside the allocation: the padding is real memory.
+    anyhow::ensure!(cells + overflow <= len, "the padding of {shape} is too small for its stray stores");
+    let init = initial_buffer(&plan);
+    sec.line(format!(
+        "{rows}x{cols} matrix, {} blocks, grid {}: {overflow} stray column(s) per row, {} padding cells, {runs} runs of each kernel",
+        cfg.block,
+        cfg.grid,
+        len - cells
+    ));
+    let out = gpu.poisoned::<f32>(len as usize)?;
+    let mut launches = CaseLaunches { gpu, plan, init, out, runs, simulated: case.simulated != Simulated::No };
+
+    let fill = launches.fill_checked(&kernels.fill_checked)?;
+    let detail = match &fill.first_bad {
+        None => format!("{} of {runs} runs equal {}, padding untouched", fill.exact, fill.against),
+        Some(a) => format!("{} of {runs} runs exact; first bad run: {}", fill.exact, a.describe()),
+    };
+    sec.verdict("  fill_checked", &detail, fill.all_exact(), median(fill.times));
+
+    let add = launches.add_row_only(&kernels.add_row_only)?;
+    let detail = match &add.first_bad {
+        None => format!(
+            "{} of {runs} runs equal {}: every cell a+b, only the first {overflow} padding cells marked ({})",
+            add.exact,
+            add.against,
+            SENTINEL + SENTINEL
+        ),
+        Some(bad) => format!("{} of {runs} runs as the chapter says; first bad run: {}", add.exact, bad.describe()),
+    };
+    sec.verdict("  add_row_only_checked", &detail, add.all_exact(), median(add.times));
+
+    let row_only = launches.fill_row_only(&kernels.fill_row_only)?;
+    let detail = match &row_only.first_unlawful {
+        None => format!(
+            "in all {runs} runs row 0 right, exactly {overflow} padding cells hit, every cell holding its own marker or a stray's"
+        ),
+        Some(r) => format!(
+            "{} of {runs} runs possible under some order; first other: row 0 right {}, {} impossible cells, {} padding cells hit",
+            row_only.lawful, r.row0_right, r.impossible, r.padding_overwritten
+        ),
+    };
+    sec.verdict("  fill_row_only_checked", &detail, row_only.all_lawful(), median(row_only.times));
+    distribution(sec, case, &plan, &row_only.wrong_rows);
+    Ok(())
+}
+
+/// The launches of one case: every one starts from `init` in `out`.
+struct CaseLaunches<'g> {
+    gpu: &'g Gpu,
+    plan: LaunchPlan,
+    init: Vec<f32>,
+    out: DeviceBuffer<f32>,
+    /// Launches of each kernel.
+    runs: usize,
+    /// Whether the simulator gives the reference (else a closed form does).
+    simulated: bool,
+}
+
+/// The runs of a kernel whose result is fixed, each compared cell for cell.
+struct ExactRuns {
+    runs: usize,
+    /// Runs equal to the reference.
+    exact: usize,
+    first_bad: Option<Agreement>,
+    times: Vec<f32>,
+    /// What the runs were compared with.
+    against: &'static str,
+}
+
+impl ExactRuns {
+    fn all_exact(&self) -> bool {
+        self.exact == self.runs
+    }
+}
+
+/// The runs of the row-only fill: how many some order could leave, and the
+/// distribution of wrong rows.
+struct RowOnlyRuns {
+    runs: usize,
+    lawful: usize,
+    first_unlawful: Option<RowOnlyRun>,
+    times: Vec<f32>,
+    /// Runs by the number of rows they left wrong.
+    wrong_rows: BTreeMap<u64, u64>,
+}
+
+impl RowOnlyRuns {
+    fn all_lawful(&self) -> bool {
+        self.lawful == self.runs
+    }
+}
+
+impl CaseLaunches<'_> {
+    fn launch(&mut self, f: &Kernel, inputs: &[&DeviceBuffer<f32>]) -> Result<(Vec<f32>, f32)> {
+        launch(self.gpu, &self.plan, &self.init, f, &mut self.out, inputs)
+    }
+
+    /// The fully guarded fill: exact on every run.
+    fn fill_checked(&mut self, f: &Kernel) -> Result<ExactRuns> {
+        let (cells, cols) = (self.plan.shape.elements(), self.plan.shape.cols);
+        let sim = self.simulated.then(|| run_fill(&self.plan, &BlockOrder::Forward, Fill::Checked).as_slice().to_vec());
         let reference = |i: usize| {
             let i = i as u64;
             if i < cells {
@@ -405,28 +518,24 @@ pub fn checks(gpu: &Gpu, sec: &mut GpuSection) -> Result<()> {
                 SENTINEL
             }
         };
-        let (exact, first_bad, times) = repeat_and_compare(runs, sim_checked.as_deref(), reference, || {
-            launch(gpu, &plan, &init, &fill_checked, &mut out, &[])
-        })?;
-        let against = if sim_checked.is_some() { "the simulator" } else { "row*1000+col" };
-        let detail = match &first_bad {
-            None => format!("{exact} of {runs} runs equal {against}, padding untouched"),
-            Some(a) => format!("{exact} of {runs} runs exact; first bad run: {}", a.describe()),
-        };
-        sec.verdict("  fill_checked", &detail, exact == runs, median(times));
+        let runs = self.runs;
+        let (exact, first_bad, times) = repeat_and_compare(runs, sim.as_deref(), reference, || self.launch(f, &[]))?;
+        let against = if sim.is_some() { "the simulator" } else { "row*1000+col" };
+        Ok(ExactRuns { runs, exact, first_bad, times, against })
+    }
 
-        // The row-only addition: every cell a+b, only the padding marked.
+    /// The row-only addition: every cell a+b, only the padding marked.
+    fn add_row_only(&mut self, f: &Kernel) -> Result<ExactRuns> {
+        let (shape, len, overflow) = (self.plan.shape, self.plan.buffer_len(), self.plan.overflow());
+        let (cells, cols) = (shape.elements(), shape.cols);
         // a and b get the same padding, sentinel-filled: the strays of the
         // last row read it.
-        let input = |f: fn(u64, u64) -> f32| -> Vec<f32> {
-            (0..len).map(|i| if i < cells { f(i / cols, i % cols) } else { SENTINEL }).collect()
-        };
-        let (a, b) = (gpu.upload(&input(add_a))?, gpu.upload(&input(add_b))?);
-        let sim_add =
-            (case.simulated != Simulated::No).then(|| run_add(&plan, &BlockOrder::Forward).as_slice().to_vec());
+        let (a, b) =
+            (self.gpu.upload(&padded_cells(shape, len, add_a))?, self.gpu.upload(&padded_cells(shape, len, add_b))?);
+        let sim = self.simulated.then(|| run_add(&self.plan, &BlockOrder::Forward).as_slice().to_vec());
         // Past the matrix, the first `overflow` cells are stored by the last
         // row's strays, each reading the sentinel from a and from b.
-        let add_reference = |i: usize| {
+        let reference = |i: usize| {
             let i = i as u64;
             if i < cells {
                 add_a(i / cols, i % cols) + add_b(i / cols, i % cols)
@@ -436,46 +545,36 @@ pub fn checks(gpu: &Gpu, sec: &mut GpuSection) -> Result<()> {
                 SENTINEL
             }
         };
-        let (exact, first_bad, times) = repeat_and_compare(runs, sim_add.as_deref(), add_reference, || {
-            launch(gpu, &plan, &init, &add_row_only, &mut out, &[&a, &b])
-        })?;
-        let against = if sim_add.is_some() { "the simulator" } else { "a+b" };
-        let detail = match &first_bad {
-            None => format!(
-                "{exact} of {runs} runs equal {against}: every cell a+b, only the first {overflow} padding cells marked ({})",
-                SENTINEL + SENTINEL
-            ),
-            Some(bad) => format!("{exact} of {runs} runs as the chapter says; first bad run: {}", bad.describe()),
-        };
-        sec.verdict("  add_row_only_checked", &detail, exact == runs, median(times));
+        let runs = self.runs;
+        let (exact, first_bad, times) =
+            repeat_and_compare(runs, sim.as_deref(), reference, || self.launch(f, &[&a, &b]))?;
+        let against = if sim.is_some() { "the simulator" } else { "a+b" };
+        Ok(ExactRuns { runs, exact, first_bad, times, against })
+    }
 
-        // The row-only fill: a race, so a distribution, and the invariants.
-        let mut gpu_dist = BTreeMap::new();
-        let (mut lawful, mut first_unlawful, mut times) = (0usize, None::<RowOnlyRun>, Vec::with_capacity(runs));
-        for _ in 0..runs {
-            let (buf, ms) = launch(gpu, &plan, &init, &fill_row_only, &mut out, &[])?;
-            times.push(ms);
-            let run = classify_row_only(&buf, shape, cfg.threads_x());
-            tally(&mut gpu_dist, run.wrong_rows);
-            if run.row0_right && run.impossible == 0 && run.padding_overwritten == overflow {
-                lawful += 1;
+    /// The row-only fill: a race, so a distribution, and the invariants.
+    fn fill_row_only(&mut self, f: &Kernel) -> Result<RowOnlyRuns> {
+        let (shape, threads_x, overflow) = (self.plan.shape, self.plan.cfg.threads_x(), self.plan.overflow());
+        let mut all = RowOnlyRuns {
+            runs: self.runs,
+            lawful: 0,
+            first_unlawful: None,
+            times: Vec::with_capacity(self.runs),
+            wrong_rows: BTreeMap::new(),
+        };
+        for _ in 0..self.runs {
+            let (buf, ms) = self.launch(f, &[])?;
+            all.times.push(ms);
+            let run = classify_row_only(&buf, shape, threads_x);
+            tally(&mut all.wrong_rows, run.wrong_rows);
+            if run.possible(overflow) {
+                all.lawful += 1;
             } else {
-                first_unlawful.get_or_insert(run);
+                all.first_unlawful.get_or_insert(run);
             }
         }
-        let detail = match &first_unlawful {
-            None => format!(
-                "in all {runs} runs row 0 right, exactly {overflow} padding cells hit, every cell holding its own marker or a stray's"
-            ),
-            Some(r) => format!(
-                "{lawful} of {runs} runs possible under some order; first other: row 0 right {}, {} impossible cells, {} padding cells hit",
-                r.row0_right, r.impossible, r.padding_overwritten
-            ),
-        };
-        sec.verdict("  fill_row_only_checked", &detail, lawful == runs, median(times));
-        distribution(sec, &case, &plan, &gpu_dist);
+        Ok(all)
     }
-    Ok(())
 }
 
 /// The GPU's wrong-row counts beside the simulator's, when it has them.
@@ -536,6 +635,7 @@ mod tests {
                 assert_eq!(r.padding_overwritten, d.padding_overwritten);
                 assert_eq!(r.padding_overwritten, plan.overflow());
                 assert!(r.row0_right && r.impossible == 0, "{shape} seed {seed}: {r:?}");
+                assert!(r.possible(plan.overflow()), "{shape} seed {seed}: {r:?}");
             }
         }
     }
@@ -550,6 +650,7 @@ mod tests {
         buf[15] = f32::from_bits(POISON_WORD); // never written
         let r = classify_row_only(&buf, shape, 12);
         assert_eq!((r.row0_right, r.impossible), (false, 2));
+        assert!(!r.possible(plan.overflow()));
     }
 
     #[test]
