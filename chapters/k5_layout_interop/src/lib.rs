@@ -494,16 +494,83 @@ pub fn show(m: &Matrix<f32>) -> String {
     format!("[{}]", rows.join("; "))
 }
 
+/// What the layout report converts: a row-major matrix of markers, its
+/// column-major copy made both ways, the round trip back, and the naive
+/// reading of the column-major bytes as row-major.
+struct Conversions {
+    shape: Shape,
+    row_major: Matrix<f32>,
+    by_accessors: Matrix<f32>,
+    by_flat: Vec<f32>,
+    back: Matrix<f32>,
+    naive: Matrix<f32>,
+}
+
+impl Conversions {
+    fn compute(shape: Shape) -> Self {
+        let row_major = Matrix::from_fn(shape, StorageOrder::RowMajor, layout_marker);
+        let by_accessors = convert_logical(&row_major, StorageOrder::ColMajor);
+        let by_flat = row_to_col_major_flat(row_major.as_slice(), shape);
+        let back = convert_logical(&by_accessors, StorageOrder::RowMajor);
+        let naive = reinterpret_as_row_major(&by_accessors);
+        Conversions { shape, row_major, by_accessors, by_flat, back, naive }
+    }
+
+    /// The converter by accessors and the one by flat index write the same bytes.
+    fn converters_agree(&self) -> bool {
+        self.by_accessors.as_slice() == self.by_flat.as_slice()
+    }
+
+    /// Every `(r, c)` holds the same value before and after the conversion.
+    fn values_preserved(&self) -> bool {
+        same_values(&self.by_accessors, &self.row_major)
+    }
+
+    /// Converting back gives the row-major buffer, element for element.
+    fn round_trip(&self) -> bool {
+        self.back.as_slice() == self.row_major.as_slice()
+    }
+
+    /// The naive reading's `(c, r)` is the original's `(r, c)` everywhere.
+    fn naive_is_transpose(&self) -> bool {
+        let (rows, cols) = (self.shape.rows, self.shape.cols);
+        (0..rows).all(|r| (0..cols).all(|c| self.naive.get(c, r) == self.row_major.get(r, c)))
+    }
+
+    /// The naive reading is the original matrix (it must not be).
+    fn naive_is_original(&self) -> bool {
+        self.naive.rows() == self.shape.rows && same_values(&self.naive, &self.row_major)
+    }
+
+    /// Every check of the report holds.
+    fn all_hold(&self) -> bool {
+        self.converters_agree()
+            && self.values_preserved()
+            && self.round_trip()
+            && self.naive_is_transpose()
+            && !self.naive_is_original()
+    }
+}
+
 /// Strides, addresses, conversion, round trip and the naive reading, for
 /// any shape; the worked example is this for 4x6.
 pub fn layout_report(shape: Shape) -> String {
-    let (rows, cols) = (shape.rows, shape.cols);
+    let conversions = Conversions::compute(shape);
     let mut out = Report::new();
-    let orders = [StorageOrder::RowMajor, StorageOrder::ColMajor];
-    let mut all_ok = true;
     out.heading("K.5: which axis has stride 1 depends on the layout");
     out.blank();
-    out.line(format!("a {rows}x{cols} matrix:"));
+    print_strides(&mut out, shape);
+    print_walks(&mut out, shape);
+    print_conversions(&mut out, &conversions);
+    out.blank();
+    out.line(format!("every check above holds: {}", report::verdict(conversions.all_hold())));
+    out.into_string()
+}
+
+/// Each layout's strides, and the thread assignment K.3's rule gives it.
+fn print_strides(out: &mut Report, shape: Shape) {
+    let orders = [StorageOrder::RowMajor, StorageOrder::ColMajor];
+    out.line(format!("a {}x{} matrix:", shape.rows, shape.cols));
     for order in orders {
         let (rs, cs) = order.strides(shape);
         let fast = contiguous_axis(order, shape);
@@ -523,8 +590,11 @@ pub fn layout_report(shape: Shape) -> String {
         out.line(format!("  {order} kernel: threadIdx.x -> {x}, threadIdx.y -> {y}"));
     }
     out.blank();
+}
 
-    let (fixed_row, fixed_col) = (WALK_AT.min(rows - 1), WALK_AT.min(cols - 1));
+/// The offsets of four walks: along and across each layout's fast axis.
+fn print_walks(out: &mut Report, shape: Shape) {
+    let (fixed_row, fixed_col) = (WALK_AT.min(shape.rows - 1), WALK_AT.min(shape.cols - 1));
     for (order, along) in [
         (StorageOrder::RowMajor, Axis::Col),
         (StorageOrder::ColMajor, Axis::Row),
@@ -540,53 +610,47 @@ pub fn layout_report(shape: Shape) -> String {
         ));
     }
     out.blank();
+}
 
+/// The conversion, the round trip and the trap, each with its verdicts.
+fn print_conversions(out: &mut Report, c: &Conversions) {
+    let (rows, cols) = (c.shape.rows, c.shape.cols);
     out.heading("Converting row-major data for a column-major library");
-    let rm = Matrix::from_fn(shape, StorageOrder::RowMajor, layout_marker);
-    let by_accessors = convert_logical(&rm, StorageOrder::ColMajor);
-    let by_flat = row_to_col_major_flat(rm.as_slice(), shape);
-    let agree = by_accessors.as_slice() == by_flat.as_slice();
-    let preserved = same_values(&by_accessors, &rm);
-    all_ok &= agree && preserved;
-    out.line(format!("converter by accessors vs converter by flat index, same bytes: {}", report::verdict(agree)));
-    out.line(format!("value at each (r, c) before and after the conversion, equal: {}", report::verdict(preserved)));
+    out.line(format!(
+        "converter by accessors vs converter by flat index, same bytes: {}",
+        report::verdict(c.converters_agree())
+    ));
+    out.line(format!(
+        "value at each (r, c) before and after the conversion, equal: {}",
+        report::verdict(c.values_preserved())
+    ));
     out.blank();
 
     out.heading("Round trip: row-major to column-major and back");
-    let back = convert_logical(&by_accessors, StorageOrder::RowMajor);
-    let round_trip = back.as_slice() == rm.as_slice();
-    all_ok &= round_trip;
     out.line(format!(
         "the row-major buffer comes back identical, element for element: {}",
-        report::verdict(round_trip)
+        report::verdict(c.round_trip())
     ));
     out.blank();
 
     out.heading("The trap: column-major bytes read as row-major");
-    let naive = reinterpret_as_row_major(&by_accessors);
-    let is_transpose = (0..rows).all(|r| (0..cols).all(|c| naive.get(c, r) == rm.get(r, c)));
-    let is_original = naive.rows() == rows && same_values(&naive, &rm);
-    all_ok &= is_transpose && !is_original;
     out.line(format!(
         "read row-major as {}x{}, its element (c, r) equals the original's (r, c) everywhere: {}",
-        naive.rows(),
-        naive.cols(),
-        report::verdict(is_transpose)
+        c.naive.rows(),
+        c.naive.cols(),
+        report::verdict(c.naive_is_transpose())
     ));
     if rows != cols {
         out.line(format!(
             "read row-major at the intended {rows}x{cols}: {} of {} elements in their place, a scramble",
-            in_place_at_intended_shape(shape),
-            shape.elements()
+            in_place_at_intended_shape(c.shape),
+            c.shape.elements()
         ));
     }
     out.line(format!(
         "either way the naive reading is not the original, and nothing reports an error: {}",
-        report::verdict(!is_original)
+        report::verdict(!c.naive_is_original())
     ));
-    out.blank();
-    out.line(format!("every check above holds: {}", report::verdict(all_ok)));
-    out.into_string()
 }
 
 /// The worked example: every figure of the source's K.5 output.
@@ -650,119 +714,208 @@ fn entries_right(got: &Matrix<f32>, want: &Matrix<f32>) -> usize {
     (0..m).flat_map(|i| (0..n).map(move |j| (i, j))).filter(|&(i, j)| got.get(i, j) == want.get(i, j)).count()
 }
 
+/// A buffer read row-major as an `r x c` matrix.
+fn read_row_major(buf: &[f32], r: u64, c: u64) -> Matrix<f32> {
+    Matrix::from_vec(Shape::new(r, c), StorageOrder::RowMajor, buf.to_vec())
+}
+
+/// Columns the GEMM report's wider C buffer has past `n` in every row.
+const WIDE_MARGIN: usize = 2;
+
+/// The cuBLAS-style calls of the GEMM report on row-major `A` (`m x k`) and
+/// `B` (`k x n`): each call's C buffer, or why it was refused.
+struct GemmCalls {
+    m: u64,
+    n: u64,
+    k: u64,
+    a: Matrix<f32>,
+    b: Matrix<f32>,
+    /// A*B by the plain row-major loop.
+    want: Matrix<f32>,
+    /// The first trap: the buffers as they are, with the docs' leading dimensions.
+    as_is: Result<Matrix<f32>, GemmError>,
+    /// The second trap: transposes that undo the operands' layout, C written column-major.
+    transposed: Result<Vec<f32>, GemmError>,
+    /// The half fix: operands swapped, m and n not.
+    half_fix: Result<Vec<f32>, GemmError>,
+    /// The half fix and the fix on a square `k x k` by `k x k` product.
+    square_half: Result<Vec<f32>, GemmError>,
+    square_full: Result<Vec<f32>, GemmError>,
+    /// The fix: C^T = B^T A^T.
+    fix: Result<Vec<f32>, GemmError>,
+    /// The fix into rows [`WIDE_MARGIN`] wider than `n`, filled with -1 before.
+    wide: Result<Vec<f32>, GemmError>,
+}
+
+impl GemmCalls {
+    fn compute(m: u64, n: u64, k: u64) -> Self {
+        let (a, b) = gemm_operands(m, n, k);
+        let want = reference_product(&a, &b);
+        let (mu, nu, ku) = (m as usize, n as usize, k as usize);
+        let (a_s, b_s) = (a.as_slice(), b.as_slice());
+        let as_is = as_is_product(&a, &b, m, n, k);
+        let mut c = vec![0.0; mu * nu];
+        let transposed = sgemm(Op::T, Op::T, mu, nu, ku, 1.0, a_s, ku, b_s, nu, 0.0, &mut c, mu).map(|()| c);
+        let mut c = vec![0.0; mu * nu];
+        let half_fix = sgemm(Op::N, Op::N, mu, nu, ku, 1.0, b_s, nu, a_s, ku, 0.0, &mut c, mu).map(|()| c);
+        let (sa, sb) = gemm_operands(k, k, k);
+        let su = ku;
+        let (mut half, mut full) = (vec![0.0; su * su], vec![0.0; su * su]);
+        let square_half =
+            sgemm(Op::N, Op::N, su, su, su, 1.0, sb.as_slice(), su, sa.as_slice(), su, 0.0, &mut half, su)
+                .map(|()| half);
+        let square_full =
+            sgemm_row_major(su, su, su, sa.as_slice(), su, sb.as_slice(), su, &mut full, su).map(|()| full);
+        let mut c = vec![0.0; mu * nu];
+        let fix = sgemm_row_major(mu, nu, ku, a_s, ku, b_s, nu, &mut c, nu).map(|()| c);
+        let ldc = nu + WIDE_MARGIN;
+        let mut c = vec![-1.0; mu * ldc];
+        let wide = sgemm_row_major(mu, nu, ku, a_s, ku, b_s, nu, &mut c, ldc).map(|()| c);
+        GemmCalls { m, n, k, a, b, want, as_is, transposed, half_fix, square_half, square_full, fix, wide }
+    }
+
+    /// How many of C's entries, read row-major as `m x n`, equal A*B's.
+    fn entries_right(&self, buf: &[f32]) -> usize {
+        entries_right(&read_row_major(buf, self.m, self.n), &self.want)
+    }
+
+    /// To a column-major reader A's buffer is A^T, and B's is B^T.
+    fn operands_seen_transposed(&self) -> bool {
+        let (m, n, k) = (self.m, self.n, self.k);
+        let a_seen = Matrix::from_vec(Shape::new(k, m), StorageOrder::ColMajor, self.a.as_slice().to_vec());
+        let b_seen = Matrix::from_vec(Shape::new(n, k), StorageOrder::ColMajor, self.b.as_slice().to_vec());
+        same_values(&a_seen, &transpose(&self.a)) && same_values(&b_seen, &transpose(&self.b))
+    }
+
+    /// The second trap's buffer, read row-major as `n x m`, is (A*B)^T.
+    fn transposed_is_product_transposed(&self) -> bool {
+        let want_t = transpose(&self.want);
+        self.transposed.as_ref().is_ok_and(|c| same_values(&read_row_major(c, self.n, self.m), &want_t))
+    }
+
+    /// On a square product the half fix gives the fix's very buffer.
+    fn square_hides_half_fix(&self) -> bool {
+        matches!((&self.square_half, &self.square_full), (Ok(half), Ok(full)) if half == full)
+    }
+
+    /// The fix's C, read row-major, is A*B.
+    fn fixed(&self) -> bool {
+        self.fix.as_ref().is_ok_and(|c| same_values(&read_row_major(c, self.m, self.n), &self.want))
+    }
+
+    /// Into wider rows the fix writes A*B in the first `n` columns and
+    /// leaves the margin alone.
+    fn wide_right(&self) -> bool {
+        let (mu, nu) = (self.m as usize, self.n as usize);
+        let ldc = nu + WIDE_MARGIN;
+        self.wide.as_ref().is_ok_and(|wide| {
+            let inside = (0..mu).all(|i| (0..nu).all(|j| wide[i * ldc + j] == self.want.get(i as u64, j as u64)));
+            let margin = (0..mu).all(|i| (nu..ldc).all(|j| wide[i * ldc + j] == -1.0));
+            inside && margin
+        })
+    }
+
+    /// Every check of the report holds.
+    fn all_hold(&self) -> bool {
+        self.operands_seen_transposed()
+            && self.transposed_is_product_transposed()
+            && self.square_hides_half_fix()
+            && self.fixed()
+            && self.wide_right()
+    }
+}
+
 /// Four cuBLAS-style calls on row-major data, for any `m x k` times `k x n`:
 /// two traps, a half fix and the fix.
 pub fn gemm_report(m: u64, n: u64, k: u64) -> String {
-    let (a, b) = gemm_operands(m, n, k);
-    let want = reference_product(&a, &b);
-    let (mu, nu, ku) = (m as usize, n as usize, k as usize);
+    let calls = GemmCalls::compute(m, n, k);
     let mut out = Report::new();
-    let mut all_ok = true;
+    print_operands(&mut out, &calls);
+    print_traps(&mut out, &calls);
+    print_half_fix(&mut out, &calls);
+    print_fix(&mut out, &calls);
+    out.blank();
+    out.line(format!("every check above holds: {}", report::verdict(calls.all_hold())));
+    out.into_string()
+}
+
+/// The operands, their product, and what a column-major reader sees in them.
+fn print_operands(out: &mut Report, g: &GemmCalls) {
+    let (m, n, k) = (g.m, g.n, g.k);
     out.heading("cuBLAS conventions: column-major operands, each with a leading dimension");
     out.line(format!("A is {m}x{k}, B is {k}x{n}, C = A*B is {m}x{n}; all three live in row-major buffers"));
-    out.line(format!("A = {}", show(&a)));
-    out.line(format!("B = {}", show(&b)));
-    out.line(format!("A*B, by the plain row-major loop = {}", show(&want)));
-    let a_seen = Matrix::from_vec(Shape::new(k, m), StorageOrder::ColMajor, a.as_slice().to_vec());
-    let b_seen = Matrix::from_vec(Shape::new(n, k), StorageOrder::ColMajor, b.as_slice().to_vec());
-    let seen_ok = same_values(&a_seen, &transpose(&a)) && same_values(&b_seen, &transpose(&b));
-    all_ok &= seen_ok;
+    out.line(format!("A = {}", show(&g.a)));
+    out.line(format!("B = {}", show(&g.b)));
+    out.line(format!("A*B, by the plain row-major loop = {}", show(&g.want)));
     out.line(format!(
         "to a column-major reader, A's buffer (ld {k}) is the {k}x{m} matrix A^T and B's (ld {n}) the {n}x{k} B^T: {}",
-        report::verdict(seen_ok)
+        report::verdict(g.operands_seen_transposed())
     ));
     out.blank();
+}
 
-    let read_c = |buf: &[f32], r: u64, c: u64| Matrix::from_vec(Shape::new(r, c), StorageOrder::RowMajor, buf.to_vec());
-    let right_of = |got: &Matrix<f32>| entries_right(got, &want);
+/// The two traps: the buffers as they are, and both operands transposed.
+fn print_traps(out: &mut Report, g: &GemmCalls) {
+    let (m, n, k) = (g.m, g.n, g.k);
     let cells = m * n;
-
-    // Trap 1: the buffers as they are, with the leading dimensions of the docs' examples.
     out.line(format!("as-is:      sgemm(N, N, m={m}, n={n}, k={k}, A, lda={m}, B, ldb={k}, C, ldc={m})"));
-    match as_is_product(&a, &b, m, n, k) {
+    match &g.as_is {
         Ok(got) => {
             out.line(format!(
                 "  accepted without complaint; C read row-major = {}: {} of {cells} entries right",
-                show(&got),
-                right_of(&got)
+                show(got),
+                entries_right(got, &g.want)
             ));
         }
         Err(e) => {
             out.line(format!("  refused: {e}"));
         }
     }
-
-    // Trap 2: transposes that undo the operands' layout, but C is written column-major.
-    let mut c2 = vec![0.0; mu * nu];
-    let r2 = sgemm(Op::T, Op::T, mu, nu, ku, 1.0, a.as_slice(), ku, b.as_slice(), nu, 0.0, &mut c2, mu);
     out.line(format!("transposed: sgemm(T, T, m={m}, n={n}, k={k}, A, lda={k}, B, ldb={n}, C, ldc={m})"));
-    if r2.is_ok() {
-        let as_mn = read_c(&c2, m, n);
-        let as_nm = read_c(&c2, n, m);
-        let transposed = same_values(&as_nm, &transpose(&want));
-        all_ok &= transposed;
+    if let Ok(c) = &g.transposed {
         out.line(format!(
             "  C read row-major as {m}x{n} = {}: {} of {cells} entries right",
-            show(&as_mn),
-            right_of(&as_mn)
+            show(&read_row_major(c, m, n)),
+            g.entries_right(c)
         ));
-        out.line(format!("  the buffer read row-major as {n}x{m} is exactly (A*B)^T: {}", report::verdict(transposed)));
-    } else {
-        all_ok = false;
+        out.line(format!(
+            "  the buffer read row-major as {n}x{m} is exactly (A*B)^T: {}",
+            report::verdict(g.transposed_is_product_transposed())
+        ));
     }
+}
 
-    // The half fix: operands swapped, m and n not.
-    let mut c3 = vec![0.0; mu * nu];
-    let r3 = sgemm(Op::N, Op::N, mu, nu, ku, 1.0, b.as_slice(), nu, a.as_slice(), ku, 0.0, &mut c3, mu);
+/// The half fix, and the square product on which it looks right.
+fn print_half_fix(out: &mut Report, g: &GemmCalls) {
+    let (m, n, k) = (g.m, g.n, g.k);
     out.line(format!("half fix:   sgemm(N, N, m={m}, n={n}, k={k}, B, ldb={n}, A, lda={k}, C, ldc={m})"));
-    match r3 {
-        Ok(()) => {
-            let got = read_c(&c3, m, n);
-            out.line(format!("  accepted; C read row-major: {} of {cells} entries right", right_of(&got)));
+    match &g.half_fix {
+        Ok(c) => {
+            out.line(format!("  accepted; C read row-major: {} of {} entries right", g.entries_right(c), m * n));
         }
         Err(e) => {
             out.line(format!("  refused here: {e}; on a GPU, {}", e.on_gpu()));
         }
     }
-
-    let s = k;
-    let (sa, sb) = gemm_operands(s, s, s);
-    let su = s as usize;
-    let (mut half, mut full) = (vec![0.0; su * su], vec![0.0; su * su]);
-    let half_ok =
-        sgemm(Op::N, Op::N, su, su, su, 1.0, sb.as_slice(), su, sa.as_slice(), su, 0.0, &mut half, su).is_ok();
-    let full_ok = sgemm_row_major(su, su, su, sa.as_slice(), su, sb.as_slice(), su, &mut full, su).is_ok();
-    let square_hides = half_ok && full_ok && half == full;
-    all_ok &= square_hides;
     out.line(format!(
-        "  on a square {s}x{s} by {s}x{s} product the half fix gives the very same buffer: {}",
-        report::verdict(square_hides)
+        "  on a square {k}x{k} by {k}x{k} product the half fix gives the very same buffer: {}",
+        report::verdict(g.square_hides_half_fix())
     ));
+}
 
-    // The fix: C^T = B^T A^T.
-    let mut c4 = vec![0.0; mu * nu];
-    let r4 = sgemm_row_major(mu, nu, ku, a.as_slice(), ku, b.as_slice(), nu, &mut c4, nu);
+/// The fix, into a buffer of `n` columns and into wider rows.
+fn print_fix(out: &mut Report, g: &GemmCalls) {
+    let (m, n, k) = (g.m, g.n, g.k);
     out.line(format!("fix:        sgemm(N, N, m={n}, n={m}, k={k}, B, ldb={n}, A, lda={k}, C, ldc={n})"));
-    let fixed = r4.is_ok() && same_values(&read_c(&c4, m, n), &want);
-    all_ok &= fixed;
-    out.line(format!("  C read row-major equals A*B, with no buffer copied or transposed: {}", report::verdict(fixed)));
-
-    // The fix writing into a wider row-major buffer (row length ldc > n).
-    let ldc = nu + 2;
-    let mut wide = vec![-1.0; mu * ldc];
-    let r5 = sgemm_row_major(mu, nu, ku, a.as_slice(), ku, b.as_slice(), nu, &mut wide, ldc);
-    let inside = (0..mu).all(|i| (0..nu).all(|j| wide[i * ldc + j] == want.get(i as u64, j as u64)));
-    let margin = (0..mu).all(|i| (nu..ldc).all(|j| wide[i * ldc + j] == -1.0));
-    let wide_ok = r5.is_ok() && inside && margin;
-    all_ok &= wide_ok;
     out.line(format!(
-        "  into rows {ldc} wide (ldc={ldc}): A*B in the first {n} columns, the other {} untouched: {}",
-        ldc - nu,
-        report::verdict(wide_ok)
+        "  C read row-major equals A*B, with no buffer copied or transposed: {}",
+        report::verdict(g.fixed())
     ));
-    out.blank();
-    out.line(format!("every check above holds: {}", report::verdict(all_ok)));
-    out.into_string()
+    let ldc = n as usize + WIDE_MARGIN;
+    out.line(format!(
+        "  into rows {ldc} wide (ldc={ldc}): A*B in the first {n} columns, the other {WIDE_MARGIN} untouched: {}",
+        report::verdict(g.wide_right())
+    ));
 }
 
 /// What the binary prints by default, before the GPU section: the worked
