@@ -692,20 +692,31 @@ fn percent(part: usize, whole: usize) -> String {
 /// pass rate and the mean score of those graded; then per exercise, how
 /// many of the submissions that ran each shape passed it.
 pub fn summary(plan: &Plan, rows: &[Row]) -> String {
+    let mut exercises: Vec<&str> = rows.iter().map(|r| r.exercise.as_str()).collect();
+    exercises.sort();
+    exercises.dedup();
+    let mut md = summary_opening(plan, rows, exercises.len());
+    md.push_str(&outcome_table(rows, &exercises));
+    for ex in &exercises {
+        md.push_str(&shape_table(ex, shape_tally(rows, ex)));
+    }
+    md
+}
+
+/// The summary's title and its paragraphs on the run: what was graded, with
+/// which battery and points, and how many need a regrade or are identical.
+fn summary_opening(plan: &Plan, rows: &[Row], exercises: usize) -> String {
     let o = &plan.options;
     let battery = match (o.seeded, o.large) {
         (false, false) => "the public battery".to_string(),
         (false, true) => "the public battery with --large".to_string(),
         (true, large) => format!("the public and a seeded hidden battery{}", if large { ", with --large" } else { "" }),
     };
-    let mut exercises: Vec<&str> = rows.iter().map(|r| r.exercise.as_str()).collect();
-    exercises.sort();
-    exercises.dedup();
     let mut md = format!(
         "# Grading summary\n\n{} submissions, {} exercise{}, checked with {battery}; points from {}.\n\n",
         rows.len(),
-        exercises.len(),
-        if exercises.len() == 1 { "" } else { "s" },
+        exercises,
+        if exercises == 1 { "" } else { "s" },
         if plan.points.source.is_empty() { "the default" } else { &plan.points.source },
     );
     let regrade = rows.iter().filter(|r| r.outcome.needs_regrade()).count();
@@ -719,15 +730,21 @@ pub fn summary(plan: &Plan, rows: &[Row]) -> String {
     if identical > 0 {
         md.push_str(&format!("{identical} are identical to another submission of the same exercise once comments and white space are removed (column identical_to).\n\n"));
     }
+    md
+}
+
+/// The table of outcomes per exercise, with pass rate and mean score; a
+/// column for each outcome some row has.
+fn outcome_table(rows: &[Row], exercises: &[&str]) -> String {
     let present: Vec<Outcome> = Outcome::ALL.into_iter().filter(|o| rows.iter().any(|r| r.outcome == *o)).collect();
-    md.push_str("| Exercise | Submissions |");
+    let mut md = String::from("| Exercise | Submissions |");
     for o in &present {
         md.push_str(&format!(" {} |", o.as_str()));
     }
     md.push_str(" Pass rate | Mean score |\n| --- | ---: |");
     md.push_str(&" ---: |".repeat(present.len()));
     md.push_str(" ---: | ---: |\n");
-    for ex in &exercises {
+    for ex in exercises {
         let of: Vec<&Row> = rows.iter().filter(|r| r.exercise == *ex).collect();
         md.push_str(&format!("| {ex} | {} |", of.len()));
         for o in &present {
@@ -746,32 +763,45 @@ pub fn summary(plan: &Plan, rows: &[Row]) -> String {
         };
         md.push_str(&format!(" {} | {mean} |\n", percent(passed, of.len())));
     }
-    for ex in &exercises {
-        let mut shapes: Vec<((Battery, String), (usize, usize))> = Vec::new();
-        for r in rows.iter().filter(|r| r.exercise == *ex) {
-            for s in r.shapes.iter().filter(|s| !s.not_run() && !s.skipped()) {
-                let k = (s.battery, s.label.clone());
-                let at = match shapes.iter().position(|(key, _)| *key == k) {
-                    Some(at) => at,
-                    None => {
-                        shapes.push((k, (0, 0)));
-                        shapes.len() - 1
-                    }
-                };
-                shapes[at].1 .0 += s.passed() as usize;
-                shapes[at].1 .1 += 1;
-            }
+    md
+}
+
+/// One shape of an exercise's battery, and how many submissions passed it
+/// of those that ran it.
+type ShapeTally = ((Battery, String), (usize, usize));
+
+/// Every shape some submission of `ex` ran (not skipped), in the order
+/// first met, with how many passed it of how many ran it.
+fn shape_tally(rows: &[Row], ex: &str) -> Vec<ShapeTally> {
+    let mut shapes: Vec<ShapeTally> = Vec::new();
+    for r in rows.iter().filter(|r| r.exercise == ex) {
+        for s in r.shapes.iter().filter(|s| !s.not_run() && !s.skipped()) {
+            let k = (s.battery, s.label.clone());
+            let at = match shapes.iter().position(|(key, _)| *key == k) {
+                Some(at) => at,
+                None => {
+                    shapes.push((k, (0, 0)));
+                    shapes.len() - 1
+                }
+            };
+            shapes[at].1 .0 += s.passed() as usize;
+            shapes[at].1 .1 += 1;
         }
-        md.push_str(&format!("\n## {ex}, shape by shape\n\n"));
-        if shapes.is_empty() {
-            md.push_str("No submission ran a shape.\n");
-            continue;
-        }
-        shapes.sort_by_key(|((b, _), _)| *b);
-        md.push_str("| Shape | Battery | Passed | Ran | Pass rate |\n| --- | --- | ---: | ---: | ---: |\n");
-        for ((b, label), (passed, ran)) in &shapes {
-            md.push_str(&format!("| {label} | {} | {passed} | {ran} | {} |\n", b.name(), percent(*passed, *ran)));
-        }
+    }
+    shapes
+}
+
+/// `ex`'s section of the summary: its shapes, public battery first.
+fn shape_table(ex: &str, mut shapes: Vec<ShapeTally>) -> String {
+    let mut md = format!("\n## {ex}, shape by shape\n\n");
+    if shapes.is_empty() {
+        md.push_str("No submission ran a shape.\n");
+        return md;
+    }
+    shapes.sort_by_key(|((b, _), _)| *b);
+    md.push_str("| Shape | Battery | Passed | Ran | Pass rate |\n| --- | --- | ---: | ---: | ---: |\n");
+    for ((b, label), (passed, ran)) in &shapes {
+        md.push_str(&format!("| {label} | {} | {passed} | {ran} | {} |\n", b.name(), percent(*passed, *ran)));
     }
     md
 }

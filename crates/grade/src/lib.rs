@@ -281,44 +281,18 @@ pub fn grade(args: &GradeArgs, catalogue: &[ExerciseRef]) -> Result<i32, GradeEr
     if args.expect && args.manifest.is_none() {
         return bad("--expect compares with a manifest's expect column: give --manifest FILE as well");
     }
-    let seed = match (args.seed, env_seed()?) {
-        (Some(a), Some(e)) if a != e => {
-            return bad(format!("--seed and {} name different seeds: give one", ktrav::lab::SEED_ENV));
-        }
-        (a, e) => a.or(e),
-    };
+    let seed = seed_of(args)?;
     let results_dir =
         plan::absolute(args.results.as_deref().unwrap_or(Path::new(DEFAULT_RESULTS))).map_err(GradeError::usage)?;
     if results_dir.exists() && !results_dir.is_dir() {
         return bad(format!("the results folder {} is a file", results_dir.display()));
     }
-    let gres = match args.gres.as_deref() {
-        Some("none") => None,
-        Some(g) if g.trim().is_empty() || g.contains(char::is_whitespace) => {
-            return bad(format!("'{g}' is not a --gres value (for example gpu:1, or none)"))
-        }
-        Some(g) => Some(g.to_string()),
-        None => Some("gpu:1".to_string()),
-    };
-    let mut refused = Vec::new();
+    let gres = gres_of(args.gres.as_deref())?;
     let roster = match &args.roster {
         Some(p) => Some(roster::read(p).map_err(GradeError::usage)?),
         None => None,
     };
-    let rows = match (&args.exercise, &args.manifest) {
-        (Some(name), None) => {
-            let exercise = exercise::find(catalogue, name).map_err(GradeError::usage)?;
-            let found = plan::discover(dir, Some(&results_dir)).map_err(GradeError::usage)?;
-            if found.files.is_empty() {
-                return bad(format!("{} holds no .cu file to grade", dir.display()));
-            }
-            refused = found.refused;
-            found.files.into_iter().map(|f| (f, exercise.clone(), plan::Expect::default())).collect()
-        }
-        (None, Some(manifest)) => plan::read_manifest(manifest, dir, catalogue).map_err(GradeError::usage)?,
-        _ => unreachable!("clap's group allows one of the two"),
-    };
-    let rows: Vec<plan::Entry> = rows;
+    let (rows, refused) = entries(args, dir, catalogue, &results_dir)?;
     let mut graded: Vec<&ExerciseRef> = rows.iter().map(|r| &r.1).collect();
     graded.sort();
     graded.dedup();
@@ -342,20 +316,7 @@ pub fn grade(args: &GradeArgs, catalogue: &[ExerciseRef]) -> Result<i32, GradeEr
     let mut plan = plan::plan(dir, rows, options, builds).map_err(GradeError::usage)?;
     plan.refused = refused;
     if let (Some(students), Some(roster)) = (students, roster) {
-        for job in &mut plan.jobs {
-            if let Some((s, at)) = students
-                .iter()
-                .find(|(_, (f, _))| plan::absolute(f).ok().as_ref() == Some(&job.file))
-                .map(|(s, (_, at))| (s, at))
-            {
-                job.submission = s.id.clone();
-                job.modified = *at;
-                job.extension = s.extension_secs();
-            }
-        }
-        plan.jobs.sort_by(|a, b| a.submission.cmp(&b.submission));
-        plan.missing = roster.iter().filter(|s| !plan.jobs.iter().any(|j| j.submission == s.id)).cloned().collect();
-        plan.roster = roster;
+        take_roster(&mut plan, students, roster);
     }
     plan.points = points;
     plan.publish_hidden = args.publish_hidden;
@@ -372,6 +333,78 @@ pub fn grade(args: &GradeArgs, catalogue: &[ExerciseRef]) -> Result<i32, GradeEr
         d.unwrap_or("").to_string()
     })?;
     collect(&plan, &results, args.expect, true)
+}
+
+/// The seed of the hidden battery: `--seed` or the environment's, which
+/// must not name another.
+fn seed_of(args: &GradeArgs) -> Result<Option<u64>, GradeError> {
+    match (args.seed, env_seed()?) {
+        (Some(a), Some(e)) if a != e => {
+            bad(format!("--seed and {} name different seeds: give one", ktrav::lab::SEED_ENV))
+        }
+        (a, e) => Ok(a.or(e)),
+    }
+}
+
+/// The `--gres` of the Slurm scripts: `gpu:1` unless given, none for `none`.
+fn gres_of(gres: Option<&str>) -> Result<Option<String>, GradeError> {
+    match gres {
+        Some("none") => Ok(None),
+        Some(g) if g.trim().is_empty() || g.contains(char::is_whitespace) => {
+            bad(format!("'{g}' is not a --gres value (for example gpu:1, or none)"))
+        }
+        Some(g) => Ok(Some(g.to_string())),
+        None => Ok(Some("gpu:1".to_string())),
+    }
+}
+
+/// What to grade: with `--exercise`, every `.cu` file under `dir` against
+/// it, and the entries refused; with `--manifest`, its rows.
+fn entries(
+    args: &GradeArgs,
+    dir: &Path,
+    catalogue: &[ExerciseRef],
+    results_dir: &Path,
+) -> Result<(Vec<plan::Entry>, Vec<plan::Refused>), GradeError> {
+    match (&args.exercise, &args.manifest) {
+        (Some(name), None) => {
+            let exercise = exercise::find(catalogue, name).map_err(GradeError::usage)?;
+            let found = plan::discover(dir, Some(results_dir)).map_err(GradeError::usage)?;
+            if found.files.is_empty() {
+                return bad(format!("{} holds no .cu file to grade", dir.display()));
+            }
+            let rows = found.files.into_iter().map(|f| (f, exercise.clone(), plan::Expect::default())).collect();
+            Ok((rows, found.refused))
+        }
+        (None, Some(manifest)) => {
+            Ok((plan::read_manifest(manifest, dir, catalogue).map_err(GradeError::usage)?, Vec::new()))
+        }
+        _ => unreachable!("clap's group allows one of the two"),
+    }
+}
+
+/// Names each job of `plan` by the student whose file it grades, with the
+/// time they submitted it and their extension; lists the students of
+/// `roster` with nothing to grade as missing.
+fn take_roster(
+    plan: &mut Plan,
+    students: Vec<(roster::Student, (PathBuf, Option<i64>))>,
+    roster: Vec<roster::Student>,
+) {
+    for job in &mut plan.jobs {
+        if let Some((s, at)) = students
+            .iter()
+            .find(|(_, (f, _))| plan::absolute(f).ok().as_ref() == Some(&job.file))
+            .map(|(s, (_, at))| (s, at))
+        {
+            job.submission = s.id.clone();
+            job.modified = *at;
+            job.extension = s.extension_secs();
+        }
+    }
+    plan.jobs.sort_by(|a, b| a.submission.cmp(&b.submission));
+    plan.missing = roster.iter().filter(|s| !plan.jobs.iter().any(|j| j.submission == s.id)).cloned().collect();
+    plan.roster = roster;
 }
 
 /// The file each student of `students` is graded on: of the files in
@@ -685,52 +718,14 @@ fn submit(
     let exe = std::env::current_exe().map_err(|e| GradeError::CouldNot(format!("cannot find this program: {e}")))?;
     let io = |e: anyhow::Error| GradeError::could_not(e);
     if todo.is_empty() {
-        if !wanted.is_empty() {
-            let mut jobs: Vec<&str> = wanted.iter().filter_map(|j| covered.get(&j.key).map(String::as_str)).collect();
-            jobs.sort();
-            jobs.dedup();
-            say!(
-                "nothing to submit: the {} submission(s) without a result are queued or running in job {}; once it ends, its collect job writes the gradebook",
-                wanted.len(),
-                jobs.join(", ")
-            );
-            return Ok(0);
-        }
-        if args.dry_run {
-            say!("every submission has a stored result: there is nothing to submit");
-            return Ok(0);
-        }
-        results.write_plan(plan).map_err(io)?;
-        say!("every submission has a stored result: nothing to submit; writing the gradebook");
-        return collect(plan, results, args.expect, true);
+        return nothing_to_submit(args, plan, results, &wanted, &covered);
     }
-    let batch = batch.unwrap_or_else(|| todo.len().div_ceil(slurm::MAX_TASKS)).max(1);
-    let tasks = todo.len().div_ceil(batch);
-    if tasks > slurm::MAX_TASKS {
-        return bad(format!(
-            "{tasks} array tasks are more than Slurm's usual limit of {}: use --batch {}",
-            slurm::MAX_TASKS,
-            todo.len().div_ceil(slurm::MAX_TASKS)
-        ));
-    }
-    let time =
-        args.time.clone().unwrap_or_else(|| ((batch as u64 * plan.options.timeout).div_ceil(60) + 2).to_string());
-    let largest = todo.iter().map(|j| j.exercise.bytes.of(plan.options.seeded, plan.options.large)).max().unwrap_or(0);
-    let (mem_mb, cpus) = slurm::resources(largest);
-    let o = slurm::SlurmOptions {
-        partition: args.partition.clone(),
-        collect_partition: args.collect_partition.clone(),
-        gres,
-        time,
-        max_parallel: args.max_parallel,
-        batch,
-        mem_mb,
-        cpus,
-    };
+    let (o, tasks) = round_options(args, plan, &todo, gres, batch)?;
+    let (mem_mb, cpus) = (o.mem_mb, o.cpus);
     let number = slurm::rounds(results).last().map_or(1, |r| r.round + 1);
     let mut round = slurm::Round {
         round: number,
-        batch,
+        batch: o.batch,
         keys: todo.iter().map(|j| j.key.clone()).collect(),
         job_id: None,
         collect_job_id: None,
@@ -768,6 +763,72 @@ fn submit(
         results.dir.join("grades.csv").display()
     );
     Ok(0)
+}
+
+/// `grade --slurm` with every wanted submission stored or covered by a job
+/// still queued or running: says so, and writes the gradebook when nothing
+/// is pending (and this is no dry run).
+fn nothing_to_submit(
+    args: &GradeArgs,
+    plan: &Plan,
+    results: &Results,
+    wanted: &[plan::Job],
+    covered: &BTreeMap<String, String>,
+) -> Result<i32, GradeError> {
+    if !wanted.is_empty() {
+        let mut jobs: Vec<&str> = wanted.iter().filter_map(|j| covered.get(&j.key).map(String::as_str)).collect();
+        jobs.sort();
+        jobs.dedup();
+        say!(
+            "nothing to submit: the {} submission(s) without a result are queued or running in job {}; once it ends, its collect job writes the gradebook",
+            wanted.len(),
+            jobs.join(", ")
+        );
+        return Ok(0);
+    }
+    if args.dry_run {
+        say!("every submission has a stored result: there is nothing to submit");
+        return Ok(0);
+    }
+    results.write_plan(plan).map_err(GradeError::could_not)?;
+    say!("every submission has a stored result: nothing to submit; writing the gradebook");
+    collect(plan, results, args.expect, true)
+}
+
+/// The Slurm options of a round over `todo`, and its number of array
+/// tasks: submissions per task (`--batch`, or as few as keep the tasks
+/// within Slurm's usual limit), time, memory and CPUs per task.
+fn round_options(
+    args: &GradeArgs,
+    plan: &Plan,
+    todo: &[plan::Job],
+    gres: Option<String>,
+    batch: Option<usize>,
+) -> Result<(slurm::SlurmOptions, usize), GradeError> {
+    let batch = batch.unwrap_or_else(|| todo.len().div_ceil(slurm::MAX_TASKS)).max(1);
+    let tasks = todo.len().div_ceil(batch);
+    if tasks > slurm::MAX_TASKS {
+        return bad(format!(
+            "{tasks} array tasks are more than Slurm's usual limit of {}: use --batch {}",
+            slurm::MAX_TASKS,
+            todo.len().div_ceil(slurm::MAX_TASKS)
+        ));
+    }
+    let time =
+        args.time.clone().unwrap_or_else(|| ((batch as u64 * plan.options.timeout).div_ceil(60) + 2).to_string());
+    let largest = todo.iter().map(|j| j.exercise.bytes.of(plan.options.seeded, plan.options.large)).max().unwrap_or(0);
+    let (mem_mb, cpus) = slurm::resources(largest);
+    let o = slurm::SlurmOptions {
+        partition: args.partition.clone(),
+        collect_partition: args.collect_partition.clone(),
+        gres,
+        time,
+        max_parallel: args.max_parallel,
+        batch,
+        mem_mb,
+        cpus,
+    };
+    Ok((o, tasks))
 }
 
 #[cfg(test)]
