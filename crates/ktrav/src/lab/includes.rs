@@ -185,10 +185,14 @@ fn ident_char(c: char) -> bool {
     c.is_ascii_alphanumeric() || c == '_' || c == '$' || c == '\\' || !c.is_ascii()
 }
 
+/// The character at `i`, if any.
+fn char_at(s: &[(char, usize)], i: usize) -> Option<char> {
+    s.get(i).map(|&(c, _)| c)
+}
+
 /// The tokens of the spliced source, comments left out (a comment
 /// separates tokens, and a newline inside a block comment ends no line).
 fn lex(s: &[(char, usize)]) -> Vec<Tok> {
-    let at = |i: usize| s.get(i).map(|&(c, _)| c);
     let text = |a: usize, b: usize| s[a..b.min(s.len())].iter().map(|&(c, _)| c).collect::<String>();
     let mut toks: Vec<Tok> = Vec::new();
     let mut i = 0;
@@ -197,8 +201,6 @@ fn lex(s: &[(char, usize)]) -> Vec<Tok> {
     let mut header_next = false;
     while i < s.len() {
         let (c, line) = s[i];
-        let push =
-            |toks: &mut Vec<Tok>, kind: Kind, a: usize, b: usize| toks.push(Tok { kind, text: text(a, b), line });
         if c == '\n' {
             toks.push(Tok { kind: Kind::Newline, text: "\n".into(), line });
             header_next = false;
@@ -209,115 +211,146 @@ fn lex(s: &[(char, usize)]) -> Vec<Tok> {
             i += 1;
             continue;
         }
-        if c == '/' && at(i + 1) == Some('*') {
+        if let Some(end) = comment_end(s, i) {
+            i = end;
+            continue;
+        }
+        let (kind, end) =
+            if header_next && (c == '<' || c == '"') { (Kind::Header, header_name_end(s, i)) } else { token_at(s, i) };
+        toks.push(Tok { kind, text: text(i, end), line });
+        header_next = opens_header_name(&toks);
+        i = end;
+    }
+    toks
+}
+
+/// Where a comment starting at `i` ends (after `*/`, or before the
+/// newline), or `None` when no comment starts there.
+fn comment_end(s: &[(char, usize)], i: usize) -> Option<usize> {
+    let at = |j: usize| char_at(s, j);
+    match (at(i), at(i + 1)) {
+        (Some('/'), Some('*')) => {
             let mut j = i + 2;
             while j < s.len() && !(at(j) == Some('*') && at(j + 1) == Some('/')) {
                 j += 1;
             }
-            i = (j + 2).min(s.len());
-            continue;
+            Some((j + 2).min(s.len()))
         }
-        if c == '/' && at(i + 1) == Some('/') {
-            while i < s.len() && at(i) != Some('\n') {
-                i += 1;
-            }
-            continue;
-        }
-        if header_next && (c == '<' || c == '"') {
-            let close = if c == '<' { '>' } else { '"' };
-            let mut j = i + 1;
-            while j < s.len() && at(j) != Some(close) && at(j) != Some('\n') {
+        (Some('/'), Some('/')) => {
+            let mut j = i;
+            while j < s.len() && at(j) != Some('\n') {
                 j += 1;
             }
-            let end = if at(j) == Some(close) { j + 1 } else { j };
-            push(&mut toks, Kind::Header, i, end);
-            header_next = false;
-            i = end;
-            continue;
+            Some(j)
         }
-        header_next = false;
-        if c == '#' || (c == '%' && at(i + 1) == Some(':')) {
-            let len = if c == '#' { 1 } else { 2 };
-            // `##` and `%:%:` paste tokens; a paste is not a directive.
-            let pasted = at(i + len) == Some('#') || (at(i + len) == Some('%') && at(i + len + 1) == Some(':'));
-            if pasted {
-                let len2 = if at(i + len) == Some('#') { 1 } else { 2 };
-                push(&mut toks, Kind::Punct, i, i + len + len2);
-                i += len + len2;
-            } else {
-                push(&mut toks, Kind::Hash, i, i + len);
-                i += len;
-            }
-            continue;
-        }
-        if c.is_ascii_digit() || (c == '.' && at(i + 1).is_some_and(|d| d.is_ascii_digit())) {
-            // A preprocessing number: digits, letters, `.`, `'` before a
-            // digit or letter (a digit separator), and a sign after an exponent.
-            let mut j = i + 1;
-            while let Some(d) = at(j) {
-                let signed_exponent = matches!(d, 'e' | 'E' | 'p' | 'P') && matches!(at(j + 1), Some('+') | Some('-'));
-                let separator = d == '\'' && at(j + 1).is_some_and(|n| n.is_ascii_alphanumeric() || n == '_');
-                if signed_exponent || separator {
-                    j += 2;
-                } else if d.is_ascii_alphanumeric() || d == '_' || d == '.' {
-                    j += 1;
-                } else {
-                    break;
-                }
-            }
-            push(&mut toks, Kind::Number, i, j);
-            i = j;
-            continue;
-        }
-        if ident_char(c) {
-            let mut j = i + 1;
-            while at(j).is_some_and(ident_char) {
-                j += 1;
-            }
-            let word = text(i, j);
-            let raw_prefix = matches!(word.as_str(), "R" | "u8R" | "uR" | "UR" | "LR");
-            if raw_prefix && at(j) == Some('"') {
-                if let Some(end) = raw_string_end(s, j) {
-                    push(&mut toks, Kind::Str, i, end);
-                    i = end;
-                    continue;
-                }
-            }
-            let prefix = matches!(word.as_str(), "u8" | "u" | "U" | "L");
-            if prefix && matches!(at(j), Some('"') | Some('\'')) {
-                let end = literal_end(s, j);
-                push(&mut toks, if at(j) == Some('"') { Kind::Str } else { Kind::Char }, i, end);
-                i = end;
-                continue;
-            }
-            push(&mut toks, Kind::Ident, i, j);
-            // After `#include` (and kin) a header name follows.
-            let n = toks.len();
-            if n >= 2 && toks[n - 2].kind == Kind::Hash && READING_DIRECTIVES.contains(&word.as_str()) {
-                header_next = true;
-            }
-            i = j;
-            continue;
-        }
-        if c == '"' || c == '\'' {
-            let end = literal_end(s, i);
-            push(&mut toks, if c == '"' { Kind::Str } else { Kind::Char }, i, end);
-            i = end;
-            continue;
-        }
-        push(&mut toks, Kind::Punct, i, i + 1);
-        // `__has_include (` is followed by a header name.
-        let n = toks.len();
-        if c == '('
-            && n >= 2
-            && toks[n - 2].kind == Kind::Ident
-            && READING_OPERATORS.contains(&toks[n - 2].text.as_str())
-        {
-            header_next = true;
-        }
-        i += 1;
+        _ => None,
     }
-    toks
+}
+
+/// Where a header name opening at `open` (`<` or `"`) ends: after its
+/// closing `>` or `"`, or at the end of the line when it has none.
+fn header_name_end(s: &[(char, usize)], open: usize) -> usize {
+    let at = |j: usize| char_at(s, j);
+    let close = if s[open].0 == '<' { '>' } else { '"' };
+    let mut j = open + 1;
+    while j < s.len() && at(j) != Some(close) && at(j) != Some('\n') {
+        j += 1;
+    }
+    if at(j) == Some(close) {
+        j + 1
+    } else {
+        j
+    }
+}
+
+/// Whether the last token makes the next `<...>` or `"..."` a header name:
+/// it is the name of an include directive (and kin) after `#`, or the `(`
+/// after `__has_include` (and kin).
+fn opens_header_name(toks: &[Tok]) -> bool {
+    let [.., before, last] = toks else { return false };
+    match last.kind {
+        Kind::Ident => before.kind == Kind::Hash && READING_DIRECTIVES.contains(&last.text.as_str()),
+        Kind::Punct => {
+            last.text == "(" && before.kind == Kind::Ident && READING_OPERATORS.contains(&before.text.as_str())
+        }
+        _ => false,
+    }
+}
+
+/// The token starting at `i` (no newline, blank, comment or header name
+/// starts there): its kind and where it ends.
+fn token_at(s: &[(char, usize)], i: usize) -> (Kind, usize) {
+    let at = |j: usize| char_at(s, j);
+    let c = s[i].0;
+    if c == '#' || (c == '%' && at(i + 1) == Some(':')) {
+        return hash_token(s, i);
+    }
+    if c.is_ascii_digit() || (c == '.' && at(i + 1).is_some_and(|d| d.is_ascii_digit())) {
+        return (Kind::Number, number_end(s, i));
+    }
+    if ident_char(c) {
+        return word_token(s, i);
+    }
+    if c == '"' || c == '\'' {
+        return (if c == '"' { Kind::Str } else { Kind::Char }, literal_end(s, i));
+    }
+    (Kind::Punct, i + 1)
+}
+
+/// `#` or `%:` at `i`: a hash, or with a second one a paste (`##`,
+/// `%:%:`), which is not a directive.
+fn hash_token(s: &[(char, usize)], i: usize) -> (Kind, usize) {
+    let at = |j: usize| char_at(s, j);
+    let len = if s[i].0 == '#' { 1 } else { 2 };
+    let pasted = at(i + len) == Some('#') || (at(i + len) == Some('%') && at(i + len + 1) == Some(':'));
+    if pasted {
+        let len2 = if at(i + len) == Some('#') { 1 } else { 2 };
+        (Kind::Punct, i + len + len2)
+    } else {
+        (Kind::Hash, i + len)
+    }
+}
+
+/// Where a preprocessing number starting at `i` ends: digits, letters,
+/// `.`, `'` before a digit or letter (a digit separator), and a sign after
+/// an exponent.
+fn number_end(s: &[(char, usize)], i: usize) -> usize {
+    let at = |j: usize| char_at(s, j);
+    let mut j = i + 1;
+    while let Some(d) = at(j) {
+        let signed_exponent = matches!(d, 'e' | 'E' | 'p' | 'P') && matches!(at(j + 1), Some('+') | Some('-'));
+        let separator = d == '\'' && at(j + 1).is_some_and(|n| n.is_ascii_alphanumeric() || n == '_');
+        if signed_exponent || separator {
+            j += 2;
+        } else if d.is_ascii_alphanumeric() || d == '_' || d == '.' {
+            j += 1;
+        } else {
+            break;
+        }
+    }
+    j
+}
+
+/// The word starting at `i`: an identifier, or the prefix of a string or
+/// character literal (raw strings too), then the whole literal.
+fn word_token(s: &[(char, usize)], i: usize) -> (Kind, usize) {
+    let at = |j: usize| char_at(s, j);
+    let mut j = i + 1;
+    while at(j).is_some_and(ident_char) {
+        j += 1;
+    }
+    let word: String = s[i..j].iter().map(|&(c, _)| c).collect();
+    let raw_prefix = matches!(word.as_str(), "R" | "u8R" | "uR" | "UR" | "LR");
+    if raw_prefix && at(j) == Some('"') {
+        if let Some(end) = raw_string_end(s, j) {
+            return (Kind::Str, end);
+        }
+    }
+    let prefix = matches!(word.as_str(), "u8" | "u" | "U" | "L");
+    if prefix && matches!(at(j), Some('"') | Some('\'')) {
+        return (if at(j) == Some('"') { Kind::Str } else { Kind::Char }, literal_end(s, j));
+    }
+    (Kind::Ident, j)
 }
 
 /// Where a string or character literal opening at `open` ends: after its

@@ -359,116 +359,190 @@ pub const HIDDEN_GRID_Y_CAPS: [u32; 4] = [1, 2, 3, 5];
 ///
 /// Each exercise draws its own shapes (its id is mixed into the seed).
 pub fn hidden_battery(ex: &Exercise, seed: u64, large: bool) -> Vec<Case> {
-    use rand::{Rng, SeedableRng};
+    use rand::SeedableRng;
     let mix = ex.id.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ b as u64).wrapping_mul(0x0100_0000_01b3));
-    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed ^ mix);
-    let mut cases: Vec<Case> = Vec::new();
-    let mut push = |purpose: Purpose, label: String, shape: Shape, cap: Option<u32>| {
-        let label = format!("hidden: {label}");
-        cases.push(Case { grid_y_cap: cap, ..Case::new(Battery::Hidden, purpose, label, shape) });
-    };
+    let mut draw = HiddenDraw { rng: rand_chacha::ChaCha8Rng::seed_from_u64(seed ^ mix), cases: Vec::new() };
     match ex.launch {
         Launch::Covering { block, x_walks_rows, grid_stride_y } => {
-            let (bx, by) = (block.x as u64, block.y as u64);
-            // Shapes are drawn in the launch's axes (y rows, x columns of
-            // the walked matrix), then turned back when x walks rows.
-            let (ya, xa) = if x_walks_rows { ("cols", "rows") } else { ("rows", "cols") };
-            let real = |walked_rows: u64, walked_cols: u64| {
-                let s = Shape::new(walked_rows, walked_cols);
-                if x_walks_rows {
-                    s.transposed()
-                } else {
-                    s
-                }
-            };
-            // Rows of the walked matrix a launch can reach without a y loop.
-            let max_y = if grid_stride_y { u64::MAX } else { MAX_GRID_Y * by };
-            for i in 0..bx.max(by) {
-                let (ry, rx) = (i % by, i % bx);
-                let y = by * rng.gen_range(1..=4) + ry;
-                let x = bx * rng.gen_range(1..=4) + rx;
-                let label = format!("{ya} mod {by} = {ry}, {xa} mod {bx} = {rx}: {}", real(y, x));
-                push(Purpose::Residue, label, real(y, x), None);
-            }
-            for (what, base) in [("2^16", 1u64 << 16), ("2^17", 1 << 17), ("2^20", 1 << 20), ("2^22", 1 << 22)] {
-                let y = base + rng.gen_range(1..by.max(2) * 4);
-                if y <= max_y {
-                    let x = rng.gen_range(1..=3);
-                    push(Purpose::LongSide, format!("{ya} past {what}: {}", real(y, x)), real(y, x), None);
-                }
-                let x = base + rng.gen_range(1..bx * 4);
-                let y = rng.gen_range(1..=3);
-                push(Purpose::LongSide, format!("{xa} past {what}: {}", real(y, x)), real(y, x), None);
-            }
-            // The largest grids: gridDim.y at its limit of 65535, and (with
-            // a y loop) twice as many rows of blocks as it can hold.
-            let y = if grid_stride_y {
-                2 * MAX_GRID_Y * by + rng.gen_range(1..by.max(2))
-            } else {
-                max_y - rng.gen_range(0..by)
-            };
-            let x = bx + rng.gen_range(1..bx.max(2));
-            let tall = real(y, x);
-            if tall.elements() <= HIDDEN_MAX_ELEMENTS {
-                push(Purpose::LargestGridY, format!("the largest grid in y: {tall}"), tall, None);
-            }
-            if grid_stride_y {
-                for cap in HIDDEN_GRID_Y_CAPS {
-                    // At least three rounds for every block.
-                    let tiles = cap as u64 * rng.gen_range(3..=8) + rng.gen_range(0..cap as u64);
-                    // Ragged in y, so the last row of tiles is a partial one.
-                    let y = by * (tiles - 1) + rng.gen_range(1..by.max(2));
-                    let x = bx * rng.gen_range(1..=6) + rng.gen_range(0..bx);
-                    let shape = real(y, x);
-                    let rounds = tiles / cap as u64;
-                    push(
-                        Purpose::CappedGridY,
-                        format!("{shape} with gridDim.y capped at {cap} (every block loops {rounds} times or more)"),
-                        shape,
-                        Some(cap),
-                    );
-                }
-            }
+            let axes = CoveringAxes { bx: block.x as u64, by: block.y as u64, x_walks_rows, grid_stride_y };
+            draw.residues(&axes);
+            draw.long_sides(&axes);
+            draw.largest_grids(&axes);
             if large {
-                // Past 2^31 and past 2^32 elements, both axes launchable.
-                for (what, side) in [("2^31", 46_341u64), ("2^32", 65_536)] {
-                    let y = side + rng.gen_range(1..=64);
-                    let x = side + rng.gen_range(1..=64);
-                    let shape = real(y.min(max_y), x);
-                    let gb = device_bytes(ex, shape) as f64 / 1e9;
-                    let label = format!("{shape}, past {what} elements (needs {gb:.1} GB of device memory)");
-                    push(Purpose::Large, label, shape, None);
-                }
+                draw.covering_large(ex, &axes);
             }
         }
-        Launch::PerDiagonal { block } => {
-            let b = block as u64;
-            // A shape whose shorter side is past one block has diagonals of
-            // every length up to it, so every residue of the block.
-            for _ in 0..3 {
-                let shape = Shape::new(
-                    b * rng.gen_range(1..=3) + rng.gen_range(0..b),
-                    b * rng.gen_range(1..=3) + rng.gen_range(0..b),
-                );
-                push(Purpose::Residue, format!("diagonals of every length mod {b}: {shape}"), shape, None);
+        Launch::PerDiagonal { block } => draw.per_diagonal(ex, block as u64, large),
+    }
+    draw.cases
+}
+
+/// The hidden battery as it is drawn: the seeded generator, and the cases
+/// so far, each labelled `hidden: ...`. The order of the draws is the
+/// battery's: the same seed, the same shapes.
+struct HiddenDraw {
+    rng: rand_chacha::ChaCha8Rng,
+    cases: Vec<Case>,
+}
+
+/// A covering launch's block, in its own axes: y over the rows and x over
+/// the columns of the matrix it walks (turned back into the real matrix
+/// when x walks rows).
+struct CoveringAxes {
+    bx: u64,
+    by: u64,
+    x_walks_rows: bool,
+    grid_stride_y: bool,
+}
+
+impl CoveringAxes {
+    /// The names of the launch's y and x axes in the real matrix.
+    fn names(&self) -> (&'static str, &'static str) {
+        if self.x_walks_rows {
+            ("cols", "rows")
+        } else {
+            ("rows", "cols")
+        }
+    }
+
+    /// The real shape of a walked matrix of `walked_rows x walked_cols`.
+    fn real(&self, walked_rows: u64, walked_cols: u64) -> Shape {
+        let s = Shape::new(walked_rows, walked_cols);
+        if self.x_walks_rows {
+            s.transposed()
+        } else {
+            s
+        }
+    }
+
+    /// Rows of the walked matrix a launch can reach without a y loop.
+    fn max_y(&self) -> u64 {
+        if self.grid_stride_y {
+            u64::MAX
+        } else {
+            MAX_GRID_Y * self.by
+        }
+    }
+}
+
+impl HiddenDraw {
+    fn push(&mut self, purpose: Purpose, label: String, shape: Shape, cap: Option<u32>) {
+        let label = format!("hidden: {label}");
+        self.cases.push(Case { grid_y_cap: cap, ..Case::new(Battery::Hidden, purpose, label, shape) });
+    }
+
+    /// Every residue of the block on both axes.
+    fn residues(&mut self, a: &CoveringAxes) {
+        use rand::Rng;
+        let (ya, xa) = a.names();
+        let (bx, by) = (a.bx, a.by);
+        for i in 0..bx.max(by) {
+            let (ry, rx) = (i % by, i % bx);
+            let y = by * self.rng.gen_range(1..=4) + ry;
+            let x = bx * self.rng.gen_range(1..=4) + rx;
+            let label = format!("{ya} mod {by} = {ry}, {xa} mod {bx} = {rx}: {}", a.real(y, x));
+            self.push(Purpose::Residue, label, a.real(y, x), None);
+        }
+    }
+
+    /// Tall and wide extremes, each axis past 2^16, 2^17, 2^20 and 2^22
+    /// (y only where the launch reaches it).
+    fn long_sides(&mut self, a: &CoveringAxes) {
+        use rand::Rng;
+        let (ya, xa) = a.names();
+        let (bx, by) = (a.bx, a.by);
+        for (what, base) in [("2^16", 1u64 << 16), ("2^17", 1 << 17), ("2^20", 1 << 20), ("2^22", 1 << 22)] {
+            let y = base + self.rng.gen_range(1..by.max(2) * 4);
+            if y <= a.max_y() {
+                let x = self.rng.gen_range(1..=3);
+                self.push(Purpose::LongSide, format!("{ya} past {what}: {}", a.real(y, x)), a.real(y, x), None);
             }
-            for (what, base) in [("2^16", 1u64 << 16), ("2^20", 1 << 20)] {
-                let tall = Shape::new(base + rng.gen_range(1..b), rng.gen_range(1..=3));
-                push(Purpose::LongSide, format!("rows past {what}: {tall}"), tall, None);
-                let wide = Shape::new(rng.gen_range(1..=3), base + rng.gen_range(1..b));
-                push(Purpose::LongSide, format!("cols past {what}: {wide}"), wide, None);
-            }
-            if large {
-                for (what, side) in [("2^31", 46_341u64), ("2^32", 65_536)] {
-                    let shape = Shape::new(side + rng.gen_range(1..=64), side + rng.gen_range(1..=64));
-                    let gb = device_bytes(ex, shape) as f64 / 1e9;
-                    let label = format!("{shape}, past {what} elements (needs {gb:.1} GB of device memory)");
-                    push(Purpose::Large, label, shape, None);
-                }
+            let x = base + self.rng.gen_range(1..bx * 4);
+            let y = self.rng.gen_range(1..=3);
+            self.push(Purpose::LongSide, format!("{xa} past {what}: {}", a.real(y, x)), a.real(y, x), None);
+        }
+    }
+
+    /// The largest grids: gridDim.y at its limit of 65535, and (with a y
+    /// loop) twice as many rows of blocks as it can hold; then, with a y
+    /// loop, shapes launched with gridDim.y capped at each of
+    /// [`HIDDEN_GRID_Y_CAPS`].
+    fn largest_grids(&mut self, a: &CoveringAxes) {
+        use rand::Rng;
+        let (bx, by) = (a.bx, a.by);
+        let y = if a.grid_stride_y {
+            2 * MAX_GRID_Y * by + self.rng.gen_range(1..by.max(2))
+        } else {
+            a.max_y() - self.rng.gen_range(0..by)
+        };
+        let x = bx + self.rng.gen_range(1..bx.max(2));
+        let tall = a.real(y, x);
+        if tall.elements() <= HIDDEN_MAX_ELEMENTS {
+            self.push(Purpose::LargestGridY, format!("the largest grid in y: {tall}"), tall, None);
+        }
+        if !a.grid_stride_y {
+            return;
+        }
+        for cap in HIDDEN_GRID_Y_CAPS {
+            // At least three rounds for every block.
+            let tiles = cap as u64 * self.rng.gen_range(3..=8) + self.rng.gen_range(0..cap as u64);
+            // Ragged in y, so the last row of tiles is a partial one.
+            let y = by * (tiles - 1) + self.rng.gen_range(1..by.max(2));
+            let x = bx * self.rng.gen_range(1..=6) + self.rng.gen_range(0..bx);
+            let shape = a.real(y, x);
+            let rounds = tiles / cap as u64;
+            self.push(
+                Purpose::CappedGridY,
+                format!("{shape} with gridDim.y capped at {cap} (every block loops {rounds} times or more)"),
+                shape,
+                Some(cap),
+            );
+        }
+    }
+
+    /// Past 2^31 and past 2^32 elements, both axes launchable.
+    fn covering_large(&mut self, ex: &Exercise, a: &CoveringAxes) {
+        use rand::Rng;
+        for (what, side) in [("2^31", 46_341u64), ("2^32", 65_536)] {
+            let y = side + self.rng.gen_range(1..=64);
+            let x = side + self.rng.gen_range(1..=64);
+            let shape = a.real(y.min(a.max_y()), x);
+            self.push_large(ex, what, shape);
+        }
+    }
+
+    /// A shape past `what` elements, labelled with the device memory it needs.
+    fn push_large(&mut self, ex: &Exercise, what: &str, shape: Shape) {
+        let gb = device_bytes(ex, shape) as f64 / 1e9;
+        let label = format!("{shape}, past {what} elements (needs {gb:.1} GB of device memory)");
+        self.push(Purpose::Large, label, shape, None);
+    }
+
+    /// The battery of a launch per diagonal of `block`-thread blocks.
+    fn per_diagonal(&mut self, ex: &Exercise, b: u64, large: bool) {
+        use rand::Rng;
+        // A shape whose shorter side is past one block has diagonals of
+        // every length up to it, so every residue of the block.
+        for _ in 0..3 {
+            let shape = Shape::new(
+                b * self.rng.gen_range(1..=3) + self.rng.gen_range(0..b),
+                b * self.rng.gen_range(1..=3) + self.rng.gen_range(0..b),
+            );
+            self.push(Purpose::Residue, format!("diagonals of every length mod {b}: {shape}"), shape, None);
+        }
+        for (what, base) in [("2^16", 1u64 << 16), ("2^20", 1 << 20)] {
+            let tall = Shape::new(base + self.rng.gen_range(1..b), self.rng.gen_range(1..=3));
+            self.push(Purpose::LongSide, format!("rows past {what}: {tall}"), tall, None);
+            let wide = Shape::new(self.rng.gen_range(1..=3), base + self.rng.gen_range(1..b));
+            self.push(Purpose::LongSide, format!("cols past {what}: {wide}"), wide, None);
+        }
+        if large {
+            for (what, side) in [("2^31", 46_341u64), ("2^32", 65_536)] {
+                let shape = Shape::new(side + self.rng.gen_range(1..=64), side + self.rng.gen_range(1..=64));
+                self.push_large(ex, what, shape);
             }
         }
     }
-    cases
 }
 
 /// The largest side a hidden shape with `large` has: 2^16 and 64 more
