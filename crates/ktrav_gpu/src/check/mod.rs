@@ -238,19 +238,7 @@ pub fn check_on(chapter: &Chapter, ex: &Exercise, args: &CheckArgs, source: &str
     let nvrtc = match nvrtc::locate() {
         Ok(n) => n,
         Err(why) => {
-            let missing = if args.private {
-                "NVRTC is missing on the grading machine (its doctor says where it looked)".into()
-            } else {
-                why.0
-            };
-            record.reason = Some(match &gpu {
-                // Without a GPU nothing would run: say that first.
-                Err(no_gpu) if !args.compile_only => {
-                    let no_gpu = if args.private { "no GPU".to_string() } else { format!("no GPU ({no_gpu})") };
-                    format!("{no_gpu}; and to compile the file (--compile-only): {missing}")
-                }
-                _ => missing,
-            });
+            record.reason = Some(nvrtc_missing(args, &gpu, why));
             return record;
         }
     };
@@ -295,12 +283,62 @@ pub fn check_on(chapter: &Chapter, ex: &Exercise, args: &CheckArgs, source: &str
             return record;
         }
     };
+    let file = Submitted { chapter, ex, name: &name, source, cubin: compiled.cubin.as_deref() };
+    check_loaded(record, args, &file, gpu, &compiled, &cases)
+}
+
+/// Why a check cannot compile without NVRTC: `why` it is missing (in a
+/// private check only that it is), after the missing GPU when there is
+/// none and the check is to run.
+fn nvrtc_missing(
+    args: &CheckArgs,
+    gpu: &Result<Gpu, crate::probe::Unavailable>,
+    why: crate::probe::Unavailable,
+) -> String {
+    let missing = if args.private {
+        "NVRTC is missing on the grading machine (its doctor says where it looked)".into()
+    } else {
+        why.0
+    };
+    match gpu {
+        // Without a GPU nothing would run: say that first.
+        Err(no_gpu) if !args.compile_only => {
+            let no_gpu = if args.private { "no GPU".to_string() } else { format!("no GPU ({no_gpu})") };
+            format!("{no_gpu}; and to compile the file (--compile-only): {missing}")
+        }
+        _ => missing,
+    }
+}
+
+/// The file a check judges, as its workers are handed it.
+struct Submitted<'a> {
+    chapter: &'a Chapter,
+    ex: &'a Exercise,
+    /// The file's name.
+    name: &'a str,
+    source: &'a str,
+    /// The machine code the supervisor compiled, when it did.
+    cubin: Option<&'a [u8]>,
+}
+
+/// The rest of [`check_on`] once the file compiled and a GPU is open: the
+/// kernel loaded, every case run, the sanitizers when asked for, and the
+/// timing of a file that passed.
+fn check_loaded(
+    mut record: Record,
+    args: &CheckArgs,
+    file: &Submitted,
+    gpu: Gpu,
+    compiled: &nvrtc::Compiled,
+    cases: &[Case],
+) -> Record {
+    let ex = file.ex;
     record.device = Some(match args.private {
         true => gpu.info.describe(),
         false => format!("{}; {}", gpu.info.describe(), gpu.kernel_path().describe()),
     });
     record.notes.extend(timing::device_note(&gpu));
-    let function = match entry(gpu.load_compiled(&compiled), ex) {
+    let function = match entry(gpu.load_compiled(compiled), ex) {
         Ok(f) => f,
         Err(why) => return record.fail(&why.to_string()),
     };
@@ -309,23 +347,13 @@ pub fn check_on(chapter: &Chapter, ex: &Exercise, args: &CheckArgs, source: &str
     let timeout = Duration::from_secs(args.timeout);
     match worker::launcher() {
         Some(launcher) => {
-            if let Err(MachineBusy(busy)) = shapes_in_workers(
-                &mut record,
-                launcher,
-                chapter,
-                ex,
-                &name,
-                source,
-                compiled.cubin.as_deref(),
-                &cases,
-                timeout,
-            ) {
+            if let Err(MachineBusy(busy)) = shapes_in_workers(&mut record, launcher, file, cases, timeout) {
                 record.could_not_check(&busy);
                 return record;
             }
         }
         None => {
-            if let Err(Stuck) = in_process(&mut record, &gpu, &function, ex, &cases, timeout) {
+            if let Err(Stuck) = in_process(&mut record, &gpu, &function, ex, cases, timeout) {
                 // The kernel still runs: nothing on this context can be
                 // freed or waited for, so none of it is dropped.
                 std::mem::forget(function);
@@ -336,68 +364,77 @@ pub fn check_on(chapter: &Chapter, ex: &Exercise, args: &CheckArgs, source: &str
         }
     }
     if let Some(tools) = &args.sanitize {
-        sanitize_shapes(&mut record, chapter, ex, &name, source, &cases, tools, timeout);
+        sanitize_shapes(&mut record, file.chapter, ex, file.name, file.source, cases, tools, timeout);
     }
     record.finish();
     if record.exit_code == 0 {
         ktrav_term::cli::warn_if_debug("timings");
         let timed = match worker::launcher() {
-            Some(launcher) => {
-                let shape = ex.timing_shape;
-                let task = Task::Timing { rows: shape.rows, cols: shape.cols };
-                // Every repeat of every kernel waits on this watchdog.
-                let limit = timeout * (2 * ktrav::lab::TIMING_REPEATS as u32 + 2);
-                let mut ran = worker::supervise(
-                    launcher,
-                    worker::job(chapter, ex, &name, source, compiled.cubin.as_deref(), task, timeout),
-                    "the timing run",
-                    None,
-                    Limits::kernel(limit),
-                );
-                if ran.machine_too_busy().is_some() {
-                    ran = worker::supervise(
-                        launcher,
-                        worker::job(chapter, ex, &name, source, compiled.cubin.as_deref(), task, timeout),
-                        "the timing run",
-                        None,
-                        Limits::kernel(limit),
-                    );
-                }
-                // The timing shape is the exercise's own, told to every student.
-                keep_printed(&mut record, Battery::Public, ran.printed.clone());
-                match ran.outcome {
-                    Some(Outcome::Timing(t)) => Ok(*t),
-                    Some(Outcome::SkippedWork(why)) => {
-                        return record.fail(&format!("the timing found the output wrong: {why}"))
-                    }
-                    Some(Outcome::Failed(why)) => Err(why),
-                    _ if ran.timed_out() => Err(format!("the timing run did not finish within {} s", limit.as_secs())),
-                    _ => Err(ran.machine_too_busy().unwrap_or_else(|| ran.ended_without_verdict())),
-                }
-            }
-            None => {
-                let theirs = gpu.function(chapter.id, ex.kernel).ok();
-                match timing::time(&gpu, &function, theirs.as_ref(), ex, ex.timing_shape, timeout) {
-                    Ok(t) => Ok(t),
-                    Err(e) => match e.downcast_ref::<timing::SkippedWork>() {
-                        Some(skipped) => return record.fail(&format!("the timing found the output wrong: {skipped}")),
-                        None => Err(format!("{e:#}")),
-                    },
-                }
-            }
+            Some(launcher) => time_in_worker(&mut record, launcher, file, timeout),
+            None => time_in_process(&gpu, &function, file, timeout),
         };
         match timed {
-            Ok(t) => {
+            Err(skipped) => return record.fail(&format!("the timing found the output wrong: {skipped}")),
+            Ok(Ok(t)) => {
                 let impossible = t.impossible.clone();
                 record.timing = Some(t);
                 if let Some(why) = impossible {
                     record = record.fail(&format!("the timing is impossible: {why}"));
                 }
             }
-            Err(why) => record.notes.push(format!("not timed: {why}")),
+            Ok(Err(why)) => record.notes.push(format!("not timed: {why}")),
         }
     }
     record
+}
+
+/// What timing a file that passed found: `Ok` with its timing or why it
+/// was not timed, `Err` with what the judge found when a timed run of the
+/// kernel skipped its work.
+type Timed = Result<Result<ktrav::lab::Timing, String>, String>;
+
+/// Times the file in a worker (run once more when the machine stopped it),
+/// keeping what the kernel printed.
+fn time_in_worker(record: &mut Record, launcher: &worker::Launcher, file: &Submitted, timeout: Duration) -> Timed {
+    let shape = file.ex.timing_shape;
+    let task = Task::Timing { rows: shape.rows, cols: shape.cols };
+    // Every repeat of every kernel waits on this watchdog.
+    let limit = timeout * (2 * ktrav::lab::TIMING_REPEATS as u32 + 2);
+    let supervise = || {
+        worker::supervise(
+            launcher,
+            worker::job(file.chapter, file.ex, file.name, file.source, file.cubin, task, timeout),
+            "the timing run",
+            None,
+            Limits::kernel(limit),
+        )
+    };
+    let mut ran = supervise();
+    if ran.machine_too_busy().is_some() {
+        ran = supervise();
+    }
+    // The timing shape is the exercise's own, told to every student.
+    keep_printed(record, Battery::Public, ran.printed.clone());
+    match ran.outcome {
+        Some(Outcome::Timing(t)) => Ok(Ok(*t)),
+        Some(Outcome::SkippedWork(why)) => Err(why),
+        Some(Outcome::Failed(why)) => Ok(Err(why)),
+        _ if ran.timed_out() => Ok(Err(format!("the timing run did not finish within {} s", limit.as_secs()))),
+        _ => Ok(Err(ran.machine_too_busy().unwrap_or_else(|| ran.ended_without_verdict()))),
+    }
+}
+
+/// Times the file in this process, beside the chapter's kernel.
+fn time_in_process(gpu: &Gpu, function: &Kernel, file: &Submitted, timeout: Duration) -> Timed {
+    let ex = file.ex;
+    let theirs = gpu.function(file.chapter.id, ex.kernel).ok();
+    match timing::time(gpu, function, theirs.as_ref(), ex, ex.timing_shape, timeout) {
+        Ok(t) => Ok(Ok(t)),
+        Err(e) => match e.downcast_ref::<timing::SkippedWork>() {
+            Some(skipped) => Err(skipped.to_string()),
+            None => Ok(Err(format!("{e:#}"))),
+        },
+    }
 }
 
 /// The machine stopped a shape's worker twice (too slow to start, or to
@@ -424,15 +461,10 @@ fn shape_task(case: &Case) -> Task {
 /// time it is the verdict, and the rest of the battery shares
 /// [`AFTER_A_HANG`], each shape in a worker of its own held to what it
 /// needs ([`patience_after_a_hang`]), those past that time not run.
-#[allow(clippy::too_many_arguments)]
 fn shapes_in_workers(
     record: &mut Record,
     launcher: &worker::Launcher,
-    chapter: &Chapter,
-    ex: &Exercise,
-    name: &str,
-    source: &str,
-    cubin: Option<&[u8]>,
+    file: &Submitted,
     cases: &[Case],
     timeout: Duration,
 ) -> Result<(), MachineBusy> {
@@ -444,20 +476,9 @@ fn shapes_in_workers(
         let mut first = None;
         let batch = cases[at..].iter().take_while(|c| c.battery == cases[at].battery).count();
         if hung.is_none() && batch > 1 {
-            let batch = &cases[at..at + batch];
-            let labels: Vec<String> = batch.iter().map(|c| c.label.clone()).collect();
-            let ran = worker::supervise_batch(
-                launcher,
-                worker::job_of(chapter, ex, name, source, cubin, batch.iter().map(shape_task).collect(), timeout),
-                &labels,
-                Limits::kernel(timeout),
-            );
-            at += ran.done.len();
-            for (c, (outcome, printed)) in batch.iter().zip(ran.done) {
-                keep_printed(record, c.battery, printed);
-                push(record, c, worker::verdict_of(outcome));
-            }
-            match ran.stopped {
+            let (done, stopped) = batch_in_worker(record, launcher, file, &cases[at..at + batch], timeout);
+            at += done;
+            match stopped {
                 // Every task done, or a verdict that ends a worker: what is
                 // left goes to a fresh one.
                 None => continue,
@@ -474,7 +495,7 @@ fn shapes_in_workers(
             // A shape starts only if its whole limit fits in what is left.
             Some(since) => {
                 let left = AFTER_A_HANG.saturating_sub(since.elapsed());
-                let needs = patience_after_a_hang(ex, case);
+                let needs = patience_after_a_hang(file.ex, case);
                 if needs > left {
                     push(record, case, Verdict::NotRun { cause: NotRunCause::NoTimeLeft });
                     continue;
@@ -482,45 +503,7 @@ fn shapes_in_workers(
                 needs
             }
         };
-        let task = shape_task(case);
-        let run = |limit: Duration| {
-            let ran = worker::supervise(
-                launcher,
-                worker::job(chapter, ex, name, source, cubin, task, limit),
-                &case.label,
-                None,
-                Limits::kernel(limit),
-            );
-            match ran.machine_too_busy() {
-                Some(_) => worker::supervise(
-                    launcher,
-                    worker::job(chapter, ex, name, source, cubin, task, limit),
-                    &case.label,
-                    None,
-                    Limits::kernel(limit),
-                ),
-                None => ran,
-            }
-        };
-        // A first run the machine stopped gets the one more run that
-        // `run` would have given it.
-        let mut ran = match first {
-            Some(busy) if busy.machine_too_busy().is_some() => worker::supervise(
-                launcher,
-                worker::job(chapter, ex, name, source, cubin, task, limit),
-                &case.label,
-                None,
-                Limits::kernel(limit),
-            ),
-            Some(hung) => hung,
-            None => run(limit),
-        };
-        if hung.is_none() && ran.timed_out() {
-            ran = run(timeout);
-            if ran.timed_out() {
-                hung = Some(Instant::now());
-            }
-        }
+        let ran = alone_in_worker(launcher, file, case, limit, timeout, first, &mut hung);
         if let Some(busy) = ran.machine_too_busy() {
             return Err(MachineBusy(format!(
                 "{busy} (on {}); nothing is wrong with the kernel as far as the check got: run it again",
@@ -531,6 +514,85 @@ fn shapes_in_workers(
         push(record, case, ran.verdict(limit));
     }
     Ok(())
+}
+
+/// Runs `batch`, shapes of one battery, in one worker and pushes the
+/// verdict of each it finished: returns how many, and how the worker ended
+/// when it stopped on a shape.
+fn batch_in_worker(
+    record: &mut Record,
+    launcher: &worker::Launcher,
+    file: &Submitted,
+    batch: &[Case],
+    timeout: Duration,
+) -> (usize, Option<worker::Ran>) {
+    let labels: Vec<String> = batch.iter().map(|c| c.label.clone()).collect();
+    let ran = worker::supervise_batch(
+        launcher,
+        worker::job_of(
+            file.chapter,
+            file.ex,
+            file.name,
+            file.source,
+            file.cubin,
+            batch.iter().map(shape_task).collect(),
+            timeout,
+        ),
+        &labels,
+        Limits::kernel(timeout),
+    );
+    let done = ran.done.len();
+    for (c, (outcome, printed)) in batch.iter().zip(ran.done) {
+        keep_printed(record, c.battery, printed);
+        push(record, c, worker::verdict_of(outcome));
+    }
+    (done, ran.stopped)
+}
+
+/// Runs `case` in a worker of its own within `limit`, or takes `first` as
+/// its first run; a run the machine stopped is run once more, and, before
+/// any hang, a run that did not finish is run again within the full
+/// `timeout`, a second hang marking `hung`.
+fn alone_in_worker(
+    launcher: &worker::Launcher,
+    file: &Submitted,
+    case: &Case,
+    limit: Duration,
+    timeout: Duration,
+    first: Option<worker::Ran>,
+    hung: &mut Option<Instant>,
+) -> worker::Ran {
+    let task = shape_task(case);
+    let supervise = |limit: Duration| {
+        worker::supervise(
+            launcher,
+            worker::job(file.chapter, file.ex, file.name, file.source, file.cubin, task, limit),
+            &case.label,
+            None,
+            Limits::kernel(limit),
+        )
+    };
+    let run = |limit: Duration| {
+        let ran = supervise(limit);
+        match ran.machine_too_busy() {
+            Some(_) => supervise(limit),
+            None => ran,
+        }
+    };
+    // A first run the machine stopped gets the one more run that `run`
+    // would have given it.
+    let mut ran = match first {
+        Some(busy) if busy.machine_too_busy().is_some() => supervise(limit),
+        Some(unfinished) => unfinished,
+        None => run(limit),
+    };
+    if hung.is_none() && ran.timed_out() {
+        ran = run(timeout);
+        if ran.timed_out() {
+            *hung = Some(Instant::now());
+        }
+    }
+    ran
 }
 
 fn push(record: &mut Record, case: &Case, verdict: Verdict) {

@@ -144,6 +144,19 @@ pub fn time(
         }
     }
     enter(Phase::Verify);
+    timing_of(gpu, shape, (input_bytes, output_bytes), l2, &times)
+}
+
+/// The timing of `shape`, moving `(input, output)` bytes, from the timed
+/// runs: the copy's times, yours, then the chapter's when timed; judged.
+fn timing_of(
+    gpu: &Gpu,
+    shape: Shape,
+    (input_bytes, output_bytes): (u64, u64),
+    l2: u64,
+    times: &[Vec<f32>],
+) -> Result<Timing> {
+    let bytes = input_bytes + output_bytes;
     let sample = |t: &[f32]| Sample::of(t).ok_or_else(|| anyhow!("the events gave no usable time"));
     let (copy, mine) = (sample(&times[0])?, sample(&times[1])?);
     let chapter = times.get(2).map(|t| sample(t)).transpose()?;
