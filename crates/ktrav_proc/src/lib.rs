@@ -32,7 +32,7 @@
 
 use std::io::{self, Read};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::{mpsc, Arc, Mutex, MutexGuard, Once, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -461,35 +461,20 @@ where
         cmd.pre_exec(move || die_with_parent(parent));
     }
     let started = Instant::now();
-    let mut child = {
-        let mut g = lock(groups);
-        if let Some(sig) = g.stopping {
-            return Ok(Finished {
-                ending: Ending::ParentStopped(sig),
-                stdout: stdout.kept(),
-                stderr: stderr.kept(),
-                elapsed: Duration::ZERO,
-            });
+    let mut child = match spawn_registered(groups, &mut cmd)? {
+        Ok(child) => child,
+        Err(sig) => {
+            let (stdout, stderr) = (stdout.kept(), stderr.kept());
+            return Ok(Finished { ending: Ending::ParentStopped(sig), stdout, stderr, elapsed: Duration::ZERO });
         }
-        let child = cmd.spawn()?;
-        g.running.push(Running { pgid: child.id() as i32, stopped_by: None });
-        child
     };
     let pgid = child.id() as i32;
     let mut registered = Registered { groups, pgid, left: false };
     // Held while the child runs: dropping it closes the lifeline.
     let mut lifeline = child.stdin.take();
-    let (tx, events) = mpsc::channel();
     let out = Arc::new(Mutex::new(Some(stdout)));
     let err = Arc::new(Mutex::new(Some(stderr)));
-    drain(child.stdout.take().expect("stdout is piped"), Arc::clone(&out), Stream::Stdout, tx.clone());
-    drain(child.stderr.take().expect("stderr is piped"), Arc::clone(&err), Stream::Stderr, tx.clone());
-    let pid = child.id();
-    let exited = tx;
-    std::thread::spawn(move || {
-        wait_without_reaping(pid);
-        let _ = exited.send(Event::Exited);
-    });
+    let events = watch_child(&mut child, &out, &err);
     let mut deadline = started + limit;
     let mut overran = false;
     let mut open = 2;
@@ -546,7 +531,48 @@ where
             Err(_) => break,
         }
     }
-    let ending = match (stopped_by, overran, status) {
+    let ending = ending_of(stopped_by, overran, status);
+    let stdout = lock(&out).take().expect("only the supervisor takes a sink").kept();
+    let stderr = lock(&err).take().expect("only the supervisor takes a sink").kept();
+    Ok(Finished { ending, stdout, stderr, elapsed })
+}
+
+/// Starts `cmd` and registers its process group in `groups`; or, when this
+/// process is stopping, starts nothing and gives the signal (`Err`).
+fn spawn_registered(groups: &Mutex<Groups>, cmd: &mut Command) -> io::Result<Result<Child, i32>> {
+    let mut g = lock(groups);
+    if let Some(sig) = g.stopping {
+        return Ok(Err(sig));
+    }
+    let child = cmd.spawn()?;
+    g.running.push(Running { pgid: child.id() as i32, stopped_by: None });
+    Ok(Ok(child))
+}
+
+/// Drains the child's two pipes into `out` and `err`, and waits for it to
+/// exit without reaping it, each on a thread of its own: the events they
+/// send arrive on the receiver returned.
+fn watch_child<N: Send + 'static, O: Sink<N>, E: Sink<N>>(
+    child: &mut Child,
+    out: &Arc<Mutex<Option<O>>>,
+    err: &Arc<Mutex<Option<E>>>,
+) -> mpsc::Receiver<Event<N>> {
+    let (tx, events) = mpsc::channel();
+    drain(child.stdout.take().expect("stdout is piped"), Arc::clone(out), Stream::Stdout, tx.clone());
+    drain(child.stderr.take().expect("stderr is piped"), Arc::clone(err), Stream::Stderr, tx.clone());
+    let pid = child.id();
+    let exited = tx;
+    std::thread::spawn(move || {
+        wait_without_reaping(pid);
+        let _ = exited.send(Event::Exited);
+    });
+    events
+}
+
+/// How the child ended: with this process's stop when one killed its group,
+/// at the deadline when it overran, else as its status says.
+fn ending_of(stopped_by: Option<i32>, overran: bool, status: io::Result<ExitStatus>) -> Ending {
+    match (stopped_by, overran, status) {
         (Some(sig), _, _) => Ending::ParentStopped(sig),
         (None, true, _) => Ending::Deadline,
         (None, false, Ok(s)) => match (s.code(), s.signal()) {
@@ -555,10 +581,7 @@ where
             (None, None) => Ending::Lost,
         },
         (None, false, Err(_)) => Ending::Lost,
-    };
-    let stdout = lock(&out).take().expect("only the supervisor takes a sink").kept();
-    let stderr = lock(&err).take().expect("only the supervisor takes a sink").kept();
-    Ok(Finished { ending, stdout, stderr, elapsed })
+    }
 }
 
 #[cfg(test)]
