@@ -113,6 +113,31 @@ fn store_sectors_over_output(k: &KernelCounters, shape: Shape) -> Option<f64> {
 pub fn render_spiral(record: &Record, counters: Option<&[KernelCounters]>) -> String {
     let spiral = &k6_spiral::CHAPTER;
     let sec = section(record, spiral);
+    let mut md = spiral_shares(sec);
+    let counters = counters.unwrap_or(&[]);
+    let reference_shape = SPIRAL_SHAPES[1];
+    let reference = copy_table(section(record, &k2_transpose::CHAPTER), reference_shape)
+        .and_then(|t| best_share(t, &k2_transpose::CHAPTER));
+    let mut rows: Vec<(&Version, Shape)> = Vec::new();
+    for shape in SPIRAL_SHAPES {
+        rows.extend(spiral_profiled().into_iter().map(|v| (v, shape)));
+    }
+    if let Some((v, _)) = reference {
+        rows.push((v, reference_shape));
+    }
+    let figures: Vec<Throughput> = rows.into_iter().map(|(v, shape)| Throughput::of(counters, v, shape)).collect();
+    md += &throughput_table(reference_shape, &figures);
+    let reference_figures = figures.last().filter(|_| reference.is_some());
+    let best_large = copy_table(sec, reference_shape).and_then(|t| best_share(t, spiral)).map(|(v, _)| v.kernel);
+    let spiral_figures = figures.iter().find(|f| Some(f.kernel) == best_large && f.shape == reference_shape);
+    md += &spiral_reading(reference_shape, spiral_figures, reference_figures, reference.map(|(_, share)| share));
+    md
+}
+
+/// K.6's goal, and per shape the best version's share of the copy and how
+/// far it is from the goal.
+fn spiral_shares(sec: Option<&Section>) -> String {
+    let spiral = &k6_spiral::CHAPTER;
     let mut md = String::new();
     let _ = writeln!(
         md,
@@ -138,10 +163,35 @@ pub fn render_spiral(record: &Record, counters: Option<&[KernelCounters]>) -> St
             }
         }
     }
-    let counters = counters.unwrap_or(&[]);
-    let reference_shape = SPIRAL_SHAPES[1];
-    let reference = copy_table(section(record, &k2_transpose::CHAPTER), reference_shape)
-        .and_then(|t| best_share(t, &k2_transpose::CHAPTER));
+    md
+}
+
+/// What Nsight Compute counted for one kernel at one shape: the L2's and
+/// DRAM's throughput (percent of peak), the one over the other, and the
+/// store sectors over the output's; each `None` where not counted.
+struct Throughput {
+    kernel: &'static str,
+    shape: Shape,
+    l2: Option<f64>,
+    dram: Option<f64>,
+    ratio: Option<f64>,
+    stores: Option<f64>,
+}
+
+impl Throughput {
+    fn of(counters: &[KernelCounters], v: &'static Version, shape: Shape) -> Self {
+        let k = counters_at(counters, v, shape);
+        let (l2, dram) =
+            (k.and_then(|k| k.mean(metric::L2_THROUGHPUT)), k.and_then(|k| k.mean(metric::DRAM_THROUGHPUT)));
+        let ratio = l2.zip(dram).filter(|(_, d)| *d > 0.0).map(|(l, d)| l / d);
+        let stores = k.and_then(|k| store_sectors_over_output(k, shape));
+        Throughput { kernel: v.kernel, shape, l2, dram, ratio, stores }
+    }
+}
+
+/// The table of what the counters show for each profiled kernel.
+fn throughput_table(reference_shape: Shape, figures: &[Throughput]) -> String {
+    let mut md = String::new();
     let _ = writeln!(
         md,
         "\nWhat Nsight Compute counted for the profiled versions (one launch each, at the card's own clocks), \
@@ -152,39 +202,46 @@ pub fn render_spiral(record: &Record, counters: Option<&[KernelCounters]>) -> St
         "| Kernel | Shape | L2 throughput | DRAM throughput | L2 over DRAM | Store sectors over the output's |"
     );
     let _ = writeln!(md, "| --- | --- | ---: | ---: | ---: | ---: |");
-    let mut rows: Vec<(&Version, Shape)> = Vec::new();
-    for shape in SPIRAL_SHAPES {
-        rows.extend(spiral_profiled().into_iter().map(|v| (v, shape)));
-    }
-    if let Some((v, _)) = reference {
-        rows.push((v, reference_shape));
-    }
-    let mut figures = Vec::new();
-    for (v, shape) in rows {
-        let k = counters_at(counters, v, shape);
-        let (l2, dram) =
-            (k.and_then(|k| k.mean(metric::L2_THROUGHPUT)), k.and_then(|k| k.mean(metric::DRAM_THROUGHPUT)));
-        let ratio = l2.zip(dram).filter(|(_, d)| *d > 0.0).map(|(l, d)| l / d);
-        let stores = k.and_then(|k| store_sectors_over_output(k, shape));
+    for f in figures {
         let _ = writeln!(
             md,
-            "| `{}` | {shape} | {} | {} | {} | {} |",
-            v.kernel,
-            pct(l2),
-            pct(dram),
-            num(ratio),
-            num(stores)
+            "| `{}` | {} | {} | {} | {} | {} |",
+            f.kernel,
+            f.shape,
+            pct(f.l2),
+            pct(f.dram),
+            num(f.ratio),
+            num(f.stores)
         );
-        figures.push((v.kernel, shape, l2, dram, ratio, stores));
     }
-    let reference_figures = figures.last().filter(|_| reference.is_some()).copied();
-    let best_large = copy_table(sec, reference_shape).and_then(|t| best_share(t, spiral)).map(|(v, _)| v.kernel);
-    let spiral_figures = figures.iter().find(|f| Some(f.0) == best_large && f.1 == reference_shape).copied();
-    match (spiral_figures, reference_figures, reference) {
+    md
+}
+
+/// What the counters show of the best spiral version against the
+/// reference transpose (whose share of the copy is `r_share`) at
+/// `reference_shape`, and what they leave open; not measured when a
+/// figure is missing.
+fn spiral_reading(
+    reference_shape: Shape,
+    spiral: Option<&Throughput>,
+    reference: Option<&Throughput>,
+    r_share: Option<f64>,
+) -> String {
+    let mut md = String::new();
+    match (spiral, reference, r_share) {
         (
-            Some((kernel, _, Some(l2), Some(dram), Some(ratio), Some(stores))),
-            Some((r_kernel, _, Some(r_l2), Some(r_dram), Some(r_ratio), Some(r_stores))),
-            Some((_, r_share)),
+            Some(&Throughput {
+                kernel, l2: Some(l2), dram: Some(dram), ratio: Some(ratio), stores: Some(stores), ..
+            }),
+            Some(&Throughput {
+                kernel: r_kernel,
+                l2: Some(r_l2),
+                dram: Some(r_dram),
+                ratio: Some(r_ratio),
+                stores: Some(r_stores),
+                ..
+            }),
+            Some(r_share),
         ) => {
             let busy = if l2 < r_l2 && dram < r_dram {
                 "both units run further below their peaks than in the transpose, so neither one's bandwidth is what holds it"
@@ -362,18 +419,8 @@ fn render_bound(counters: &[KernelCounters], shape: Shape, graph_ms: Option<f64>
     let _ = writeln!(md, "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
     let mut in_columns: Vec<(&str, f64, u64)> = Vec::new();
     for v in wavefront_versions() {
-        let k = counters_at(counters, v, shape);
         let bands = (v.plan)(shape, 1).ok().map(|p| p.cfg.grid.x as f64);
-        let figures = k.and_then(|k| {
-            let (elapsed, active, ns) =
-                (k.mean(metric::ELAPSED_CYCLES)?, k.mean(metric::SM_ACTIVE_CYCLES)?, k.mean(metric::DURATION)?);
-            let b = bands.filter(|b| *b > 1.0)?;
-            let mean_life = active / b;
-            let handoff = (elapsed - mean_life) / ((b - 1.0) / 2.0);
-            let sweep = elapsed - (b - 1.0) * handoff;
-            Some((b, elapsed, handoff, sweep, ns))
-        });
-        match figures {
+        match counters_at(counters, v, shape).and_then(|k| band_figures(k, bands)) {
             Some((b, elapsed, handoff, sweep, ns)) => {
                 let handoffs_ms = (b - 1.0) * handoff * (ns / 1e6) / elapsed;
                 let ceiling = graph_ms.map_or(NOT_MEASURED.to_string(), |g| format!("{:.0}x", g / handoffs_ms));
@@ -410,6 +457,28 @@ fn render_bound(counters: &[KernelCounters], shape: Shape, graph_ms: Option<f64>
          the column \"first chunk after\", and that part shrinks only as the sweep gets faster. It and the \
          hand-off are both in columns of sweep: cycles over one band's sweep time per column."
     );
+    md += &handoff_reading(&in_columns);
+    md
+}
+
+/// A band version's figures from its counters, with `bands` bands (more
+/// than one): (bands, elapsed cycles, hand-off, sweep, duration in ns);
+/// `None` where a counter or the bands are missing.
+fn band_figures(k: &KernelCounters, bands: Option<f64>) -> Option<(f64, f64, f64, f64, f64)> {
+    let (elapsed, active, ns) =
+        (k.mean(metric::ELAPSED_CYCLES)?, k.mean(metric::SM_ACTIVE_CYCLES)?, k.mean(metric::DURATION)?);
+    let b = bands.filter(|b| *b > 1.0)?;
+    let mean_life = active / b;
+    let handoff = (elapsed - mean_life) / ((b - 1.0) / 2.0);
+    let sweep = elapsed - (b - 1.0) * handoff;
+    Some((b, elapsed, handoff, sweep, ns))
+}
+
+/// Which versions' hand-offs are mostly the sweep of the first chunk and
+/// which mostly latency beyond it, from each one's hand-off in columns
+/// against its first chunk's lag: `(kernel, columns, lag)`.
+fn handoff_reading(in_columns: &[(&str, f64, u64)]) -> String {
+    let mut md = String::new();
     let join = |v: Vec<String>| match v.split_last() {
         Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
         _ => v.join(""),
