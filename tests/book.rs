@@ -183,86 +183,8 @@ fn the_students_edition_leaves_every_solution_out() {
         eprintln!("skipped: mdbook is not installed (cargo install mdbook --locked)");
         return;
     };
-    let build = |dest: &str, students: bool| -> PathBuf {
-        let dest = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(dest);
-        let _ = std::fs::remove_dir_all(&dest);
-        let mut cmd = Command::new(&mdbook);
-        cmd.arg("build").arg("-d").arg(&dest).arg(root()).env_remove(mdbook_values::STUDENT_EDITION);
-        if students {
-            cmd.env(mdbook_values::STUDENT_EDITION, "1");
-        }
-        let out = cmd.output().unwrap();
-        assert!(out.status.success(), "mdbook build failed:\n{}", String::from_utf8_lossy(&out.stderr));
-        dest
-    };
-    let (full, students) = (build("book-full", false), build("book-students", true));
-    // What each solution block shows: its summary, and from each included
-    // snippet its longest line of plain code (no character HTML escapes).
-    let mut telling: Vec<(String, String)> = Vec::new();
-    for page in pages() {
-        let text = std::fs::read_to_string(&page).unwrap();
-        let html = page.file_stem().unwrap().to_string_lossy().to_string() + ".html";
-        let mut blocks: Vec<String> = Vec::new();
-        let mut outside = String::new();
-        let mut inside = false;
-        for line in text.lines() {
-            match line.trim() {
-                mdbook_values::SOLUTION_OPEN => {
-                    inside = true;
-                    blocks.push(String::new());
-                }
-                mdbook_values::SOLUTION_CLOSE => inside = false,
-                _ if inside => blocks.last_mut().unwrap().push_str(&format!("{line}\n")),
-                _ => outside.push_str(&format!("{line}\n")),
-            }
-        }
-        // What the page shows besides its solutions, included files whole:
-        // a line found there tells nothing about a solution.
-        let snippet = |spec: &str| -> String {
-            let (file, anchor) = spec.split_once(':').unwrap_or((spec, ""));
-            let source = std::fs::read_to_string(page.parent().unwrap().join(file)).unwrap();
-            match anchor {
-                "" => source,
-                a => source
-                    .split(&format!("ANCHOR: {a}"))
-                    .nth(1)
-                    .unwrap()
-                    .split(&format!("ANCHOR_END: {a}"))
-                    .next()
-                    .unwrap()
-                    .to_string(),
-            }
-        };
-        for include in outside.clone().split("{{#include ").skip(1) {
-            outside.push_str(&snippet(include.split("}}").next().unwrap()));
-        }
-        for block in &blocks {
-            let summary = block
-                .split("<summary>")
-                .nth(1)
-                .and_then(|s| s.split("</summary>").next())
-                .expect("a solution block has a summary");
-            telling.push((html.clone(), summary.split('<').next().unwrap().trim().to_string()));
-            for include in block.split("{{#include ").skip(1) {
-                let spec = include.split("}}").next().unwrap();
-                let inside = snippet(spec);
-                let plain = |l: &&str| {
-                    l.is_ascii() && !l.contains(['<', '>', '&', '"', '\'']) && !l.contains("ANCHOR") && l.len() > 12
-                };
-                let own = inside
-                    .lines()
-                    .map(str::trim)
-                    .filter(plain)
-                    .filter(|l| !outside.contains(l))
-                    .max_by_key(|l| l.len());
-                // A snippet every line of which the page shows elsewhere too
-                // (a wrong twin differs from it by one line) is told by its summary.
-                if let Some(line) = own {
-                    telling.push((html.clone(), line.to_string()));
-                }
-            }
-        }
-    }
+    let (full, students) = (build_book(&mdbook, "book-full", false), build_book(&mdbook, "book-students", true));
+    let telling: Vec<(String, String)> = pages().iter().flat_map(|page| telling_lines(page)).collect();
     assert!(telling.len() >= 35, "the solution blocks' telling lines: {}", telling.len());
     for (html, text) in &telling {
         let shown = std::fs::read_to_string(full.join(html)).unwrap();
@@ -271,6 +193,94 @@ fn the_students_edition_leaves_every_solution_out() {
         assert!(!student.contains(text.as_str()), "the students' edition's {html} shows {text:?}");
         assert!(student.contains("This part is left out of the students"), "{html}");
     }
+}
+
+/// Builds the book into `dest` in the target's temporary folder: the
+/// students' edition when `students`, else the full book.
+fn build_book(mdbook: &Path, dest: &str, students: bool) -> PathBuf {
+    let dest = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(dest);
+    let _ = std::fs::remove_dir_all(&dest);
+    let mut cmd = Command::new(mdbook);
+    cmd.arg("build").arg("-d").arg(&dest).arg(root()).env_remove(mdbook_values::STUDENT_EDITION);
+    if students {
+        cmd.env(mdbook_values::STUDENT_EDITION, "1");
+    }
+    let out = cmd.output().unwrap();
+    assert!(out.status.success(), "mdbook build failed:\n{}", String::from_utf8_lossy(&out.stderr));
+    dest
+}
+
+/// A page's solution blocks, each's text, and the page's text outside them.
+fn solution_blocks(text: &str) -> (Vec<String>, String) {
+    let mut blocks: Vec<String> = Vec::new();
+    let mut outside = String::new();
+    let mut inside = false;
+    for line in text.lines() {
+        match line.trim() {
+            mdbook_values::SOLUTION_OPEN => {
+                inside = true;
+                blocks.push(String::new());
+            }
+            mdbook_values::SOLUTION_CLOSE => inside = false,
+            _ if inside => blocks.last_mut().unwrap().push_str(&format!("{line}\n")),
+            _ => outside.push_str(&format!("{line}\n")),
+        }
+    }
+    (blocks, outside)
+}
+
+/// What `{{#include spec}}` on `page` includes: a file whole, or its anchor.
+fn snippet(page: &Path, spec: &str) -> String {
+    let (file, anchor) = spec.split_once(':').unwrap_or((spec, ""));
+    let source = std::fs::read_to_string(page.parent().unwrap().join(file)).unwrap();
+    match anchor {
+        "" => source,
+        a => source
+            .split(&format!("ANCHOR: {a}"))
+            .nth(1)
+            .unwrap()
+            .split(&format!("ANCHOR_END: {a}"))
+            .next()
+            .unwrap()
+            .to_string(),
+    }
+}
+
+/// What each solution block of `page` shows, each with the page's HTML
+/// file: its summary, and from each included snippet its longest line of
+/// plain code (no character HTML escapes) that the page shows nowhere else.
+fn telling_lines(page: &Path) -> Vec<(String, String)> {
+    let text = std::fs::read_to_string(page).unwrap();
+    let html = page.file_stem().unwrap().to_string_lossy().to_string() + ".html";
+    let (blocks, mut outside) = solution_blocks(&text);
+    // What the page shows besides its solutions, included files whole:
+    // a line found there tells nothing about a solution.
+    for include in outside.clone().split("{{#include ").skip(1) {
+        outside.push_str(&snippet(page, include.split("}}").next().unwrap()));
+    }
+    let mut telling = Vec::new();
+    for block in &blocks {
+        let summary = block
+            .split("<summary>")
+            .nth(1)
+            .and_then(|s| s.split("</summary>").next())
+            .expect("a solution block has a summary");
+        telling.push((html.clone(), summary.split('<').next().unwrap().trim().to_string()));
+        for include in block.split("{{#include ").skip(1) {
+            let inside = snippet(page, include.split("}}").next().unwrap());
+            let plain = |l: &&str| {
+                l.is_ascii() && !l.contains(['<', '>', '&', '"', '\'']) && !l.contains("ANCHOR") && l.len() > 12
+            };
+            let own =
+                inside.lines().map(str::trim).filter(plain).filter(|l| !outside.contains(l)).max_by_key(|l| l.len());
+            // A snippet every line of which the page shows elsewhere too
+            // (a wrong twin differs from it by one line) is told by its summary.
+            if let Some(line) = own {
+                telling.push((html.clone(), line.to_string()));
+            }
+        }
+    }
+    telling
 }
 
 /// The minimum GPU the README and the introduction state is the lowest

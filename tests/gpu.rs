@@ -312,6 +312,9 @@ fn plain(s: &str) -> String {
     ktrav_term::report::plain(s)
 }
 
+/// One check of the lab's own catalogue: what it says when it passes, or why not.
+type Judge = Box<dyn Fn() -> Result<String, String> + Send + Sync>;
+
 /// The checker against its own catalogue: (passed, failed, skipped).
 fn lab_checks() -> (usize, usize, usize) {
     let (mut passed, mut failed, mut skipped) = (0, 0, 0);
@@ -330,9 +333,43 @@ fn lab_checks() -> (usize, usize, usize) {
         if built_in.join("exercises").is_dir() { built_in } else { std::env::current_dir().unwrap_or(built_in) };
     let root = root_buf.as_path();
     // Every check to make, made below several at a time.
-    type Judge<'a> = Box<dyn Fn() -> Result<String, String> + Send + Sync + 'a>;
-    let mut jobs: Vec<(String, Judge)> = Vec::new();
+    let mut jobs = solution_jobs(root, large);
     let mut early: Vec<(String, Result<String, String>)> = Vec::new();
+    let files = match lab::expect::files(root) {
+        Ok(f) => f,
+        Err(e) => {
+            println!("lab checker: FAILED: cannot list exercises/: {e}");
+            return (passed, failed + 1, skipped);
+        }
+    };
+    for (chapter, path) in files {
+        skipped += expectation_jobs(root, &chapter, &path, large, &mut jobs, &mut early);
+    }
+    let threads = std::env::var("KTRAV_LAB_JOBS")
+        .ok()
+        .and_then(|n| n.parse::<usize>().ok())
+        .filter(|&n| n > 0)
+        .unwrap_or(LAB_JOBS);
+    let started = std::time::Instant::now();
+    for (name, outcome) in run_jobs(&jobs, early, threads) {
+        match outcome {
+            Ok(_) => passed += 1,
+            Err(why) => {
+                if !jobs.iter().any(|(n, _)| *n == name) {
+                    println!("lab {name}: FAILED: {why}");
+                }
+                failed += 1;
+            }
+        }
+    }
+    println!("lab checker: {} checks, {threads} at a time, in {:.0} s", jobs.len(), started.elapsed().as_secs_f64());
+    (passed, failed, skipped)
+}
+
+/// Each selected chapter's solution of each exercise, on the public
+/// battery and on the hidden one.
+fn solution_jobs(root: &std::path::Path, large: bool) -> Vec<(String, Judge)> {
+    let mut jobs: Vec<(String, Judge)> = Vec::new();
     for ch in CHAPTERS.iter().copied().filter(|ch| selected(ch)) {
         for ex in ch.exercises {
             let solution = ktrav_gpu::kernels::find(ch.id).expect("every chapter's kernels are embedded");
@@ -371,63 +408,74 @@ fn lab_checks() -> (usize, usize, usize) {
             ));
         }
     }
-    let files = match lab::expect::files(root) {
-        Ok(f) => f,
+    jobs
+}
+
+/// A job for every expectation of the exercise file at `path` (of
+/// `chapter`) whose chapter is selected; a file that cannot be read or
+/// parsed, or an expectation of no exercise, goes to `early` as failed.
+/// Returns how many expectations are skipped without `large`.
+fn expectation_jobs(
+    root: &std::path::Path,
+    chapter: &str,
+    path: &std::path::Path,
+    large: bool,
+    jobs: &mut Vec<(String, Judge)>,
+    early: &mut Vec<(String, Result<String, String>)>,
+) -> usize {
+    let mut skipped = 0;
+    let shown = path.strip_prefix(root).unwrap_or(path).display().to_string();
+    let source = match std::fs::read_to_string(path) {
+        Ok(s) => s,
         Err(e) => {
-            println!("lab checker: FAILED: cannot list exercises/: {e}");
-            return (passed, failed + 1, skipped);
+            early.push((shown, Err(format!("cannot read: {e}"))));
+            return skipped;
         }
     };
-    for (chapter, path) in files {
-        let shown = path.strip_prefix(root).unwrap_or(&path).display().to_string();
-        let source = match std::fs::read_to_string(&path) {
-            Ok(s) => s,
-            Err(e) => {
-                early.push((shown, Err(format!("cannot read: {e}"))));
-                continue;
-            }
-        };
-        let expects = match lab::expect::parse(&source) {
-            Ok(e) => e,
-            Err(e) => {
-                early.push((shown, Err(format!("{e:#}"))));
-                continue;
-            }
-        };
-        for (index, e) in expects.into_iter().enumerate() {
-            let Some((ch, ex)) =
-                chapter_named(&chapter).and_then(|ch| Some((ch, ch.exercises.iter().find(|x| x.id == e.exercise)?)))
-            else {
-                early.push((shown.clone(), Err(format!("no exercise '{}' in {chapter}", e.exercise))));
-                continue;
-            };
-            if !selected(ch) {
-                continue;
-            }
-            let name = format!("{} {}: {shown}", ch.section, ex.id);
-            if (e.large_only || e.hidden_large) && !large {
-                skipped += 1;
-                println!("lab {name}: skipped: overflows only past 2^31 elements; set {}=1", ktrav::section::LARGE_ENV);
-            }
-            let (chapter, path, source) = (chapter.clone(), path.clone(), source.clone());
-            jobs.push((
-                name,
-                Box::new(move || {
-                    if large && e.large_only {
-                        in_child(&chapter, &path, index)
-                    } else {
-                        judge_expectation(ch, ex, &path, &source, &e, large)
-                    }
-                }),
-            ));
+    let expects = match lab::expect::parse(&source) {
+        Ok(e) => e,
+        Err(e) => {
+            early.push((shown, Err(format!("{e:#}"))));
+            return skipped;
         }
+    };
+    for (index, e) in expects.into_iter().enumerate() {
+        let Some((ch, ex)) =
+            chapter_named(chapter).and_then(|ch| Some((ch, ch.exercises.iter().find(|x| x.id == e.exercise)?)))
+        else {
+            early.push((shown.clone(), Err(format!("no exercise '{}' in {chapter}", e.exercise))));
+            continue;
+        };
+        if !selected(ch) {
+            continue;
+        }
+        let name = format!("{} {}: {shown}", ch.section, ex.id);
+        if (e.large_only || e.hidden_large) && !large {
+            skipped += 1;
+            println!("lab {name}: skipped: overflows only past 2^31 elements; set {}=1", ktrav::section::LARGE_ENV);
+        }
+        let (chapter, path, source) = (chapter.to_string(), path.to_path_buf(), source.clone());
+        jobs.push((
+            name,
+            Box::new(move || {
+                if large && e.large_only {
+                    in_child(&chapter, &path, index)
+                } else {
+                    judge_expectation(ch, ex, &path, &source, &e, large)
+                }
+            }),
+        ));
     }
-    let threads = std::env::var("KTRAV_LAB_JOBS")
-        .ok()
-        .and_then(|n| n.parse::<usize>().ok())
-        .filter(|&n| n > 0)
-        .unwrap_or(LAB_JOBS);
-    let started = std::time::Instant::now();
+    skipped
+}
+
+/// Runs `jobs` on `threads` threads, printing each outcome as it comes,
+/// and returns every outcome after those of `early`.
+fn run_jobs(
+    jobs: &[(String, Judge)],
+    early: Vec<(String, Result<String, String>)>,
+    threads: usize,
+) -> Vec<(String, Result<String, String>)> {
     let next = std::sync::atomic::AtomicUsize::new(0);
     let results = std::sync::Mutex::new(early);
     std::thread::scope(|s| {
@@ -447,19 +495,7 @@ fn lab_checks() -> (usize, usize, usize) {
             });
         }
     });
-    for (name, outcome) in results.into_inner().unwrap_or_else(|p| p.into_inner()) {
-        match outcome {
-            Ok(_) => passed += 1,
-            Err(why) => {
-                if !jobs.iter().any(|(n, _)| *n == name) {
-                    println!("lab {name}: FAILED: {why}");
-                }
-                failed += 1;
-            }
-        }
-    }
-    println!("lab checker: {} checks, {threads} at a time, in {:.0} s", jobs.len(), started.elapsed().as_secs_f64());
-    (passed, failed, skipped)
+    results.into_inner().unwrap_or_else(|p| p.into_inner())
 }
 
 /// The ladder's median for `kernel` on `shape`: a named yardstick (K.7's

@@ -166,7 +166,55 @@ fn a_fake_room_gets_every_verdict_survives_a_hang_and_a_crash_and_resumes() {
     assert_eq!(out.status.code(), Some(3), "{}", text(&out));
     assert!(text(&out).contains("10 of 10 verdicts as the manifest expects"), "{}", text(&out));
     assert!(text(&out).contains("3 need a regrade"), "{}", text(&out));
-    let (header, rows) = gradebook(&results);
+    assert_every_verdict(&results, &room);
+    let checks = || std::fs::read_to_string(&log).unwrap().lines().count();
+    assert_eq!(checks(), 10);
+
+    // A rerun checks nothing and writes the same gradebook.
+    let before = std::fs::read_to_string(results.join("grades.csv")).unwrap();
+    let again = grade(&full, &env);
+    assert_eq!(again.status.code(), Some(3), "{}", text(&again));
+    assert_eq!(checks(), 10, "a rerun checked again what was stored");
+    assert_eq!(std::fs::read_to_string(results.join("grades.csv")).unwrap(), before);
+
+    // A lost result is checked again, and only it.
+    let plan: ktrav_grade::plan::Plan =
+        serde_json::from_str(&std::fs::read_to_string(results.join("plan.json")).unwrap()).unwrap();
+    let bob = plan.jobs.iter().find(|j| j.submission == "bob/transpose").unwrap();
+    std::fs::remove_file(results.join("records").join(format!("{}.json", bob.key))).unwrap();
+    let third = grade(&full, &env);
+    assert_eq!(third.status.code(), Some(3), "{}", text(&third));
+    assert_eq!(checks(), 11);
+    let logged = std::fs::read_to_string(&log).unwrap();
+    assert!(logged.lines().last().unwrap().ends_with("bob/transpose.cu"), "{logged}");
+
+    // A manifest that expects otherwise makes --expect fail, naming the row.
+    let wrong_manifest = d.path().join("wrong.csv");
+    std::fs::write(&wrong_manifest, "file,exercise,expect\nbob/transpose.cu,K.2:transpose,pass\n").unwrap();
+    let out = grade(
+        &[
+            room.to_str().unwrap(),
+            "--manifest",
+            wrong_manifest.to_str().unwrap(),
+            "--results",
+            results.to_str().unwrap(),
+            "--expect",
+        ],
+        &env,
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(
+        text(&out).contains("unexpected: K.2:transpose bob/transpose: expected pass, got fail (wrong)"),
+        "{}",
+        text(&out)
+    );
+}
+
+/// The fake room's gradebook and files after a first run: every verdict,
+/// score and device as the fake checks made them, the hung check's child
+/// gone, Gradescope and PrairieLearn files for every row, and the summary.
+fn assert_every_verdict(results: &Path, room: &Path) {
+    let (header, rows) = gradebook(results);
     assert_eq!(header, ktrav_grade::gradebook::COLUMNS);
     assert_eq!(rows.len(), 10);
     let (outcome, device, share, failures) = (
@@ -221,47 +269,6 @@ fn a_fake_room_gets_every_verdict_survives_a_hang_and_a_crash_and_resumes() {
     }
     let summary = std::fs::read_to_string(results.join("summary.md")).unwrap();
     assert!(summary.contains("| K.2:transpose | 9 |") && summary.contains("| K.3:copy | 1 |"), "{summary}");
-    let checks = || std::fs::read_to_string(&log).unwrap().lines().count();
-    assert_eq!(checks(), 10);
-
-    // A rerun checks nothing and writes the same gradebook.
-    let before = std::fs::read_to_string(results.join("grades.csv")).unwrap();
-    let again = grade(&full, &env);
-    assert_eq!(again.status.code(), Some(3), "{}", text(&again));
-    assert_eq!(checks(), 10, "a rerun checked again what was stored");
-    assert_eq!(std::fs::read_to_string(results.join("grades.csv")).unwrap(), before);
-
-    // A lost result is checked again, and only it.
-    let plan: ktrav_grade::plan::Plan =
-        serde_json::from_str(&std::fs::read_to_string(results.join("plan.json")).unwrap()).unwrap();
-    let bob = plan.jobs.iter().find(|j| j.submission == "bob/transpose").unwrap();
-    std::fs::remove_file(results.join("records").join(format!("{}.json", bob.key))).unwrap();
-    let third = grade(&full, &env);
-    assert_eq!(third.status.code(), Some(3), "{}", text(&third));
-    assert_eq!(checks(), 11);
-    let logged = std::fs::read_to_string(&log).unwrap();
-    assert!(logged.lines().last().unwrap().ends_with("bob/transpose.cu"), "{logged}");
-
-    // A manifest that expects otherwise makes --expect fail, naming the row.
-    let wrong_manifest = d.path().join("wrong.csv");
-    std::fs::write(&wrong_manifest, "file,exercise,expect\nbob/transpose.cu,K.2:transpose,pass\n").unwrap();
-    let out = grade(
-        &[
-            room.to_str().unwrap(),
-            "--manifest",
-            wrong_manifest.to_str().unwrap(),
-            "--results",
-            results.to_str().unwrap(),
-            "--expect",
-        ],
-        &env,
-    );
-    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
-    assert!(
-        text(&out).contains("unexpected: K.2:transpose bob/transpose: expected pass, got fail (wrong)"),
-        "{}",
-        text(&out)
-    );
 }
 
 #[test]
@@ -395,37 +402,7 @@ fn a_seeded_room_keeps_its_hidden_tests_hidden() {
     let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
     assert_eq!((mode(&results.join("seed")), mode(&results)), (0o600, 0o700));
     assert!(!std::fs::read_to_string(results.join("plan.json")).unwrap().contains(seed));
-    // What students see.
-    let read = |results: &Path, format: &str, who: &str| -> serde_json::Value {
-        serde_json::from_str(
-            &std::fs::read_to_string(results.join(format).join(who).join("transpose/results.json")).unwrap(),
-        )
-        .unwrap()
-    };
-    for who in ["alice", "bob", "carol", "dan"] {
-        for format in ["gradescope", "prairielearn"] {
-            let doc = read(&results, format, who);
-            let seen = student_text(format, &doc);
-            for secret in
-                ["123", "457", "999", seed, "hidden:", "hidden shape", "hidden shapes", "/srv/grader", "lib64"]
-            {
-                assert!(!seen.contains(secret), "{format} {who} shows '{secret}':\n{doc:#}");
-            }
-            let hidden_tests =
-                doc["tests"].as_array().map_or(0, |t| t.iter().filter(|t| t.to_string().contains("hidden")).count());
-            assert!(hidden_tests <= 1, "{format} {who}: the hidden battery is more than one test:\n{doc:#}");
-        }
-    }
-    // Bob passes the public battery and fails one hidden shape: half his
-    // hidden point, and the hidden test says only that not all pass.
-    let bob = read(&results, "gradescope", "bob");
-    assert_eq!(bob["score"], serde_json::json!(1.5));
-    assert!(bob.to_string().contains("Not every hidden test passes."), "{bob:#}");
-    assert_eq!(read(&results, "prairielearn", "bob")["score"], serde_json::json!(0.75));
-    // Carol's check failed on the grader's side: no score anywhere, and the
-    // path her checker printed only in the instructor's gradebook.
-    assert!(read(&results, "gradescope", "carol").get("score").is_none());
-    assert_eq!(read(&results, "prairielearn", "carol")["gradable"], serde_json::json!(false));
+    students_see_nothing_hidden(&results, seed);
     let (header, rows) = gradebook(&results);
     let carol = rows.iter().find(|r| r[0] == "carol/transpose").unwrap();
     assert_eq!(carol[column(&header, "status")], "needs regrade");
@@ -441,7 +418,7 @@ fn a_seeded_room_keeps_its_hidden_tests_hidden() {
     let published = d.path().join("published");
     let out = run(&published, &["--seed", seed, "--publish-hidden"], &env);
     assert_eq!(out.status.code(), Some(3), "{}", text(&out));
-    let bob = student_text("gradescope", &read(&published, "gradescope", "bob"));
+    let bob = student_text("gradescope", &read_results(&published, "gradescope", "bob"));
     assert!(
         bob.contains("hidden shape 2") && bob.contains("1 of 2 hidden shapes pass") && !bob.contains("999"),
         "{bob}"
@@ -460,6 +437,45 @@ fn a_seeded_room_keeps_its_hidden_tests_hidden() {
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
     assert_eq!(String::from_utf8_lossy(&out.stderr).lines().count(), 1, "{}", text(&out));
     assert_eq!(std::fs::read_to_string(&argv).unwrap().lines().count(), before, "a refused run checked something");
+}
+
+/// A submission's `results.json` in `format` under `results`.
+fn read_results(results: &Path, format: &str, who: &str) -> serde_json::Value {
+    serde_json::from_str(
+        &std::fs::read_to_string(results.join(format).join(who).join("transpose/results.json")).unwrap(),
+    )
+    .unwrap()
+}
+
+/// What students see of the seeded room in `results`: no hidden shape, its
+/// size or count, nor the seed or the grading machine, in any file; the
+/// hidden battery as one test at most; Bob's half hidden point, and Carol
+/// without a score.
+fn students_see_nothing_hidden(results: &Path, seed: &str) {
+    for who in ["alice", "bob", "carol", "dan"] {
+        for format in ["gradescope", "prairielearn"] {
+            let doc = read_results(results, format, who);
+            let seen = student_text(format, &doc);
+            for secret in
+                ["123", "457", "999", seed, "hidden:", "hidden shape", "hidden shapes", "/srv/grader", "lib64"]
+            {
+                assert!(!seen.contains(secret), "{format} {who} shows '{secret}':\n{doc:#}");
+            }
+            let hidden_tests =
+                doc["tests"].as_array().map_or(0, |t| t.iter().filter(|t| t.to_string().contains("hidden")).count());
+            assert!(hidden_tests <= 1, "{format} {who}: the hidden battery is more than one test:\n{doc:#}");
+        }
+    }
+    // Bob passes the public battery and fails one hidden shape: half his
+    // hidden point, and the hidden test says only that not all pass.
+    let bob = read_results(results, "gradescope", "bob");
+    assert_eq!(bob["score"], serde_json::json!(1.5));
+    assert!(bob.to_string().contains("Not every hidden test passes."), "{bob:#}");
+    assert_eq!(read_results(results, "prairielearn", "bob")["score"], serde_json::json!(0.75));
+    // Carol's check failed on the grader's side: no score anywhere, and the
+    // path her checker printed only in the instructor's gradebook.
+    assert!(read_results(results, "gradescope", "carol").get("score").is_none());
+    assert_eq!(read_results(results, "prairielearn", "carol")["gradable"], serde_json::json!(false));
 }
 
 /// Results are reused only for the very same check: another checker build
@@ -668,35 +684,38 @@ fn a_roster_grades_students_in_every_layout() {
             "{layout}: {}",
             text(&out)
         );
-        let (header, rows) = gradebook(&results);
-        let names: Vec<&str> = rows.iter().map(|r| r[0].as_str()).collect();
-        assert_eq!(names, ["alice", "bob", "carol", "dave"], "{layout}: one row per student");
-        let field = |who: &str, col: &str| rows.iter().find(|r| r[0] == who).unwrap()[column(&header, col)].clone();
-        // Alice: her newest file by the deadline, not the later one.
-        assert_eq!(
-            (
-                field("alice", "outcome").as_str(),
-                field("alice", "score").as_str(),
-                field("alice", "days_late").as_str()
-            ),
-            ("pass", "10", "0"),
-            "{layout}"
-        );
-        // Bob: a day late, inside his two days' extension.
-        assert_eq!((field("bob", "score").as_str(), field("bob", "days_late").as_str()), ("10", "0"), "{layout}");
-        // Carol: late by an hour, half off.
-        assert_eq!((field("carol", "score").as_str(), field("carol", "days_late").as_str()), ("5", "1"), "{layout}");
-        assert_eq!((field("dave", "outcome").as_str(), field("dave", "score").as_str()), ("missing", "0"), "{layout}");
-        assert!(results.join("gradescope/alice/results.json").is_file() && !results.join("gradescope/dave").exists());
-        let canvas = std::fs::read_to_string(results.join("canvas.csv")).unwrap();
-        let lines: Vec<&str> = canvas.lines().collect();
-        assert_eq!(lines[0], "Student,ID,SIS User ID,SIS Login ID,Section,K.2:transpose", "{layout}");
-        assert_eq!(lines[1], "Points Possible,,,,,10");
-        assert!(
-            lines.contains(&"Carol Cole,,carol,carol@uni,,5") && lines.contains(&"Dave Dunn,,dave,dave@uni,,0"),
-            "{layout}:\n{canvas}"
-        );
+        assert_roster_gradebook(layout, &results);
     }
+}
+
+/// The gradebook and canvas.csv of the roster's room in `layout`: one row
+/// per student, Alice's newest file by the deadline, Bob inside his
+/// extension, Carol late, Dave missing.
+fn assert_roster_gradebook(layout: &str, results: &Path) {
+    let (header, rows) = gradebook(results);
+    let names: Vec<&str> = rows.iter().map(|r| r[0].as_str()).collect();
+    assert_eq!(names, ["alice", "bob", "carol", "dave"], "{layout}: one row per student");
+    let field = |who: &str, col: &str| rows.iter().find(|r| r[0] == who).unwrap()[column(&header, col)].clone();
+    // Alice: her newest file by the deadline, not the later one.
+    assert_eq!(
+        (field("alice", "outcome").as_str(), field("alice", "score").as_str(), field("alice", "days_late").as_str()),
+        ("pass", "10", "0"),
+        "{layout}"
+    );
+    // Bob: a day late, inside his two days' extension.
+    assert_eq!((field("bob", "score").as_str(), field("bob", "days_late").as_str()), ("10", "0"), "{layout}");
+    // Carol: late by an hour, half off.
+    assert_eq!((field("carol", "score").as_str(), field("carol", "days_late").as_str()), ("5", "1"), "{layout}");
+    assert_eq!((field("dave", "outcome").as_str(), field("dave", "score").as_str()), ("missing", "0"), "{layout}");
+    assert!(results.join("gradescope/alice/results.json").is_file() && !results.join("gradescope/dave").exists());
+    let canvas = std::fs::read_to_string(results.join("canvas.csv")).unwrap();
+    let lines: Vec<&str> = canvas.lines().collect();
+    assert_eq!(lines[0], "Student,ID,SIS User ID,SIS Login ID,Section,K.2:transpose", "{layout}");
+    assert_eq!(lines[1], "Points Possible,,,,,10");
+    assert!(
+        lines.contains(&"Carol Cole,,carol,carol@uni,,5") && lines.contains(&"Dave Dunn,,dave,dave@uni,,0"),
+        "{layout}:\n{canvas}"
+    );
 }
 
 /// The chapter binaries `grade` runs by default, built beside this one.
@@ -833,8 +852,23 @@ fn make_room_writes_a_well_formed_room() {
         appendix_k::CHAPTERS.iter().flat_map(|ch| ch.exercises.iter().map(|e| format!("{}.cu", e.id))).collect();
     wanted.sort();
     assert_eq!(solutions, wanted);
-    // The kernels only the hidden battery rejects pass the public one and
-    // carry what the hidden one must say: the uint32 index only with --large.
+    hidden_only_kernels_as_expected(&rows);
+    synthetic_kernels_and_fixes_as_expected(&room, &rows);
+    // The same folder made twice is the same folder.
+    let again = d.path().join("again");
+    assert!(make_room(&again).status.success());
+    assert_eq!(
+        std::fs::read_to_string(&manifest).unwrap(),
+        std::fs::read_to_string(again.join("manifest.csv")).unwrap()
+    );
+    // A room that is there already is not overwritten.
+    let out = make_room(&room);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+}
+
+/// The kernels only the hidden battery rejects pass the public one and
+/// carry what the hidden one must say: the uint32 index only with --large.
+fn hidden_only_kernels_as_expected(rows: &[ktrav_grade::plan::Entry]) {
     let hidden_of = |stem: &str| {
         rows.iter()
             .find(|r| r.0.to_string_lossy().ends_with(stem))
@@ -853,6 +887,12 @@ fn make_room_writes_a_well_formed_room() {
         (uint32.public, uint32.hidden, uint32.hidden_large),
         (Some(Expectation::Pass), None, Some(Expectation::Fail))
     );
+}
+
+/// The synthetic kernels say what they are, and every find-the-bug
+/// exercise has its starter in the room, expected to fail, and the starter
+/// fixed, expected to pass; the fixes carry no expect line of their own.
+fn synthetic_kernels_and_fixes_as_expected(room: &Path, rows: &[ktrav_grade::plan::Entry]) {
     // The synthetic kernels say what they are.
     let synthetic = |name: &str| std::fs::read_to_string(room.join("synthetic").join(name)).unwrap();
     assert!(synthetic("k6-long-long-params.cu").contains("long long rows, long long cols"));
@@ -867,7 +907,7 @@ fn make_room_writes_a_well_formed_room() {
             let e = ktrav_grade::exercise::ExerciseRef::new(ch.section, ch.id, ex.id);
             let of = |folder: &str, verdict: &dyn Fn(Expectation) -> bool| {
                 rows.iter().any(|r| {
-                    r.1 == e && r.0.strip_prefix(&room).unwrap().starts_with(folder) && r.2.public.is_some_and(verdict)
+                    r.1 == e && r.0.strip_prefix(room).unwrap().starts_with(folder) && r.2.public.is_some_and(verdict)
                 })
             };
             assert!(
@@ -885,16 +925,6 @@ fn make_room_writes_a_well_formed_room() {
         let f = f.unwrap().path();
         assert!(!std::fs::read_to_string(&f).unwrap().contains("// expect: "), "{} keeps an expect line", f.display());
     }
-    // The same folder made twice is the same folder.
-    let again = d.path().join("again");
-    assert!(make_room(&again).status.success());
-    assert_eq!(
-        std::fs::read_to_string(&manifest).unwrap(),
-        std::fs::read_to_string(again.join("manifest.csv")).unwrap()
-    );
-    // A room that is there already is not overwritten.
-    let out = make_room(&room);
-    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
 }
 
 /// `--slurm --dry-run` writes the round's job scripts and what they read,

@@ -57,26 +57,7 @@ fn a_hostile_room_is_refused_and_leaks_nothing() {
     std::fs::write(&token_file, format!("{secret}\n")).unwrap();
     let room = base.join("room");
     std::fs::create_dir_all(&room).unwrap();
-    let mut must = Vec::new();
-    for e in std::fs::read_dir(root.join("tests/hostile")).unwrap() {
-        let p = e.unwrap().path();
-        if p.extension().is_none_or(|x| x != "cu") {
-            continue;
-        }
-        let text = std::fs::read_to_string(&p).unwrap();
-        let what = text
-            .lines()
-            .next()
-            .and_then(|l| l.strip_prefix("// must get: "))
-            .unwrap_or_else(|| panic!("{} says not what it must get", p.display()));
-        let text = text
-            .replace("@UP_TOKEN@", up_to(&root, &token_file).to_str().unwrap())
-            .replace("@TOKEN@", token_file.to_str().unwrap());
-        let name = p.file_stem().unwrap().to_string_lossy().into_owned();
-        std::fs::write(room.join(format!("{name}.cu")), text).unwrap();
-        must.push((name, what.to_string()));
-    }
-    must.sort();
+    let must = hostile_room(&root, &room, &token_file);
     assert!(must.len() >= 8, "the catalogue: {must:?}");
     std::os::unix::fs::symlink(&token_file, room.join("link.cu")).unwrap();
     // The `..` path does reach the token from where grade runs.
@@ -107,13 +88,46 @@ fn a_hostile_room_is_refused_and_leaks_nothing() {
         summary.contains("## Refused, not graded") && summary.contains("- `link.cu`: a symbolic link"),
         "{summary}"
     );
+    gradebook_as_catalogued(&results, &must);
+}
 
+/// Writes every file of `tests/hostile` into `room`, its placeholders
+/// pointing at `token_file`, and returns each one's name with what its
+/// first line says it must get, sorted.
+fn hostile_room(root: &Path, room: &Path, token_file: &Path) -> Vec<(String, String)> {
+    let mut must = Vec::new();
+    for e in std::fs::read_dir(root.join("tests/hostile")).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_none_or(|x| x != "cu") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&p).unwrap();
+        let what = text
+            .lines()
+            .next()
+            .and_then(|l| l.strip_prefix("// must get: "))
+            .unwrap_or_else(|| panic!("{} says not what it must get", p.display()));
+        let text = text
+            .replace("@UP_TOKEN@", up_to(root, token_file).to_str().unwrap())
+            .replace("@TOKEN@", token_file.to_str().unwrap());
+        let name = p.file_stem().unwrap().to_string_lossy().into_owned();
+        std::fs::write(room.join(format!("{name}.cu")), text).unwrap();
+        must.push((name, what.to_string()));
+    }
+    must.sort();
+    must
+}
+
+/// The gradebook in `results` holds no row for the link, and a row for
+/// every file of `must` as it must get: refused before compiling, naming
+/// its include, or compiled.
+fn gradebook_as_catalogued(results: &Path, must: &[(String, String)]) {
     let mut reader = csv::Reader::from_path(results.join("grades.csv")).unwrap();
     let header: Vec<String> = reader.headers().unwrap().iter().map(String::from).collect();
     let col = |n: &str| header.iter().position(|h| h == n).unwrap();
     let rows: Vec<Vec<String>> = reader.records().map(|r| r.unwrap().iter().map(String::from).collect()).collect();
     assert!(!rows.iter().any(|r| r[0] == "link"), "the link was graded");
-    for (name, what) in &must {
+    for (name, what) in must {
         let row = rows.iter().find(|r| &r[0] == name).unwrap_or_else(|| panic!("no row for {name}"));
         let note = &row[col("note")];
         match what.as_str() {

@@ -48,47 +48,38 @@ fn host_name() -> String {
     String::from_utf8_lossy(&buf[..end]).split('.').next().unwrap_or("").to_string()
 }
 
-impl Cluster {
-    fn start() -> Result<Cluster, String> {
-        for tool in ["munged", "slurmctld", "slurmd", "sbatch", "scontrol", "squeue"] {
-            if run(Command::new("sh").args(["-c", &format!("command -v {tool}")]))?.status.code() != Some(0) {
-                return Err(format!("{tool} is not installed (apt-get install slurmctld slurmd slurm-client munge)"));
-            }
-        }
-        // SAFETY: geteuid only reads this process's user id.
-        if unsafe { libc::geteuid() } != 0 {
-            return Err("slurmd must run as root to start jobs, and this is not root".into());
-        }
-        let dir = tempfile::Builder::new().prefix("ktrav-slurm").tempdir().map_err(|e| e.to_string())?;
-        let d = dir.path().to_path_buf();
-        for sub in ["state", "spool", "log"] {
-            std::fs::create_dir_all(d.join(sub)).map_err(|e| e.to_string())?;
-        }
-        // A munge key of its own: 1024 random bytes, readable by its owner only.
-        let key = d.join("munge.key");
-        let mut bytes = vec![0u8; 1024];
-        std::io::Read::read_exact(&mut std::fs::File::open("/dev/urandom").map_err(|e| e.to_string())?, &mut bytes)
-            .map_err(|e| e.to_string())?;
-        std::fs::write(&key, bytes).map_err(|e| e.to_string())?;
-        std::fs::set_permissions(&key, std::os::unix::fs::PermissionsExt::from_mode(0o600))
-            .map_err(|e| e.to_string())?;
-        let socket = d.join("munge.sock");
-        let munged = run(Command::new("munged")
-            .arg("--force")
-            .arg(format!("--key-file={}", key.display()))
-            .arg(format!("--socket={}", socket.display()))
-            .arg(format!("--pid-file={}", d.join("munged.pid").display()))
-            .arg(format!("--log-file={}", d.join("log/munged.log").display()))
-            .arg(format!("--seed-file={}", d.join("munged.seed").display())))?;
-        if !munged.status.success() {
-            return Err(format!("munged did not start: {}", String::from_utf8_lossy(&munged.stderr).trim()));
-        }
-        let host = host_name();
-        let (ctl_port, d_port) = (free_port()?, free_port()?);
-        let conf = d.join("slurm.conf");
-        let p = |name: &str| d.join(name).display().to_string();
-        let text = format!(
-            "ClusterName=ktravci
+/// Starts a munged of its own under `d`, with a fresh key (1024 random
+/// bytes, readable by its owner only), and returns its socket.
+fn start_munge(d: &Path) -> Result<PathBuf, String> {
+    let key = d.join("munge.key");
+    let mut bytes = vec![0u8; 1024];
+    std::io::Read::read_exact(&mut std::fs::File::open("/dev/urandom").map_err(|e| e.to_string())?, &mut bytes)
+        .map_err(|e| e.to_string())?;
+    std::fs::write(&key, bytes).map_err(|e| e.to_string())?;
+    std::fs::set_permissions(&key, std::os::unix::fs::PermissionsExt::from_mode(0o600)).map_err(|e| e.to_string())?;
+    let socket = d.join("munge.sock");
+    let munged = run(Command::new("munged")
+        .arg("--force")
+        .arg(format!("--key-file={}", key.display()))
+        .arg(format!("--socket={}", socket.display()))
+        .arg(format!("--pid-file={}", d.join("munged.pid").display()))
+        .arg(format!("--log-file={}", d.join("log/munged.log").display()))
+        .arg(format!("--seed-file={}", d.join("munged.seed").display())))?;
+    if !munged.status.success() {
+        return Err(format!("munged did not start: {}", String::from_utf8_lossy(&munged.stderr).trim()));
+    }
+    Ok(socket)
+}
+
+/// A `slurm.conf` for a cluster of this machine alone, its state, spool,
+/// pid and log files under `d`, on two free ports, authenticated by the
+/// munged at `socket`.
+fn slurm_conf(d: &Path, socket: &Path) -> Result<String, String> {
+    let host = host_name();
+    let (ctl_port, d_port) = (free_port()?, free_port()?);
+    let p = |name: &str| d.join(name).display().to_string();
+    Ok(format!(
+        "ClusterName=ktravci
 SlurmctldHost={host}
 AuthType=auth/munge
 CredType=cred/munge
@@ -120,15 +111,35 @@ SlurmdParameters=config_overrides
 NodeName={host} CPUs=8 RealMemory=64000 State=UNKNOWN
 PartitionName=lab Nodes={host} Default=YES MaxTime=INFINITE State=UP
 ",
-            socket = socket.display(),
-            state = p("state"),
-            spool = p("spool"),
-            ctlpid = p("slurmctld.pid"),
-            dpid = p("slurmd.pid"),
-            ctllog = p("log/slurmctld.log"),
-            dlog = p("log/slurmd.log"),
-        );
-        std::fs::write(&conf, text).map_err(|e| e.to_string())?;
+        socket = socket.display(),
+        state = p("state"),
+        spool = p("spool"),
+        ctlpid = p("slurmctld.pid"),
+        dpid = p("slurmd.pid"),
+        ctllog = p("log/slurmctld.log"),
+        dlog = p("log/slurmd.log"),
+    ))
+}
+
+impl Cluster {
+    fn start() -> Result<Cluster, String> {
+        for tool in ["munged", "slurmctld", "slurmd", "sbatch", "scontrol", "squeue"] {
+            if run(Command::new("sh").args(["-c", &format!("command -v {tool}")]))?.status.code() != Some(0) {
+                return Err(format!("{tool} is not installed (apt-get install slurmctld slurmd slurm-client munge)"));
+            }
+        }
+        // SAFETY: geteuid only reads this process's user id.
+        if unsafe { libc::geteuid() } != 0 {
+            return Err("slurmd must run as root to start jobs, and this is not root".into());
+        }
+        let dir = tempfile::Builder::new().prefix("ktrav-slurm").tempdir().map_err(|e| e.to_string())?;
+        let d = dir.path().to_path_buf();
+        for sub in ["state", "spool", "log"] {
+            std::fs::create_dir_all(d.join(sub)).map_err(|e| e.to_string())?;
+        }
+        let socket = start_munge(&d)?;
+        let conf = d.join("slurm.conf");
+        std::fs::write(&conf, slurm_conf(&d, &socket)?).map_err(|e| e.to_string())?;
         let cluster = Cluster { dir, conf };
         for daemon in ["slurmctld", "slurmd"] {
             let out = run(Command::new(daemon).arg("-f").arg(&cluster.conf).env("SLURM_CONF", &cluster.conf))?;
@@ -136,15 +147,21 @@ PartitionName=lab Nodes={host} Default=YES MaxTime=INFINITE State=UP
                 return Err(format!("{daemon} did not start: {}", String::from_utf8_lossy(&out.stderr).trim()));
             }
         }
+        cluster.wait_until_idle()?;
+        Ok(cluster)
+    }
+
+    /// Waits up to 30 s for the node to come up idle.
+    fn wait_until_idle(&self) -> Result<(), String> {
         let started = Instant::now();
         loop {
-            let out = run(cluster.cmd("sinfo").args(["-h", "-o", "%T"]))?;
+            let out = run(self.cmd("sinfo").args(["-h", "-o", "%T"]))?;
             let state = String::from_utf8_lossy(&out.stdout).trim().to_string();
             if state == "idle" {
-                return Ok(cluster);
+                return Ok(());
             }
             if started.elapsed() > Duration::from_secs(30) {
-                let log = std::fs::read_to_string(cluster.dir.path().join("log/slurmd.log")).unwrap_or_default();
+                let log = std::fs::read_to_string(self.dir.path().join("log/slurmd.log")).unwrap_or_default();
                 let last = log.lines().last().unwrap_or("").to_string();
                 return Err(format!(
                     "the node did not come up in 30 s (sinfo says '{state}'; slurmd's log ends: {last})"
