@@ -411,13 +411,13 @@ pub fn check_case(shape: Shape, tile: u32, progress: &ProgressBar) -> Result<(La
     let cfg = validate(shape, tile)?;
     let input = numbered(shape);
     let expect = plain_transpose(&input);
-    let mut ok = true;
+    let mut right = Vec::new();
     for layout in [TileLayout::Square, TileLayout::Padded] {
         for order in orders() {
-            ok &= simulate(&input, tile, layout, &order, progress)?.output == expect;
+            right.push(simulate(&input, tile, layout, &order, progress)?.output == expect);
         }
     }
-    Ok((cfg, ok))
+    Ok((cfg, right.iter().all(|&r| r)))
 }
 
 /// The two phases' bank figures for one tile layout, traced on a matrix.
@@ -437,22 +437,26 @@ pub fn guard_bank_shapes() -> Vec<Shape> {
 /// request is conflict-free, and every square column read piles all of its
 /// active lanes onto one bank. Returns (warp requests checked, verdict).
 pub fn guards_leave_banks_alone(shapes: &[Shape]) -> (usize, bool) {
-    let (mut checked, mut ok) = (0, true);
+    let mut verdicts = Vec::new();
     for &shape in shapes {
         for layout in [TileLayout::Square, TileLayout::Padded] {
             let run = tiled_transpose(&numbered(shape), TILE, layout, &BlockOrder::Forward).expect("valid shape");
             for phase in [0, 1] {
-                for r in requests(&run.trace, phase) {
-                    checked += 1;
-                    ok &= match (layout, phase) {
-                        (TileLayout::Square, 1) => r.distinct_banks == 1 && r.degree == r.lanes,
-                        _ => r.degree == 1 && r.distinct_banks == r.lanes,
-                    };
-                }
+                verdicts.extend(requests(&run.trace, phase).iter().map(|r| banks_as_the_layout_says(layout, phase, r)));
             }
         }
     }
-    (checked, ok)
+    (verdicts.len(), verdicts.iter().all(|&ok| ok))
+}
+
+/// Whether a warp request of `phase` spreads over the banks as `layout`
+/// says: a square tile's column read all on one bank, every other request
+/// conflict-free.
+fn banks_as_the_layout_says(layout: TileLayout, phase: usize, r: &WarpRequest) -> bool {
+    match (layout, phase) {
+        (TileLayout::Square, 1) => r.distinct_banks == 1 && r.degree == r.lanes,
+        _ => r.degree == 1 && r.distinct_banks == r.lanes,
+    }
 }
 
 // --- 5. Report --------------------------------------------------------------
@@ -465,8 +469,8 @@ fn span((lo, hi): (u32, u32)) -> String {
     }
 }
 
-fn case_lines(out: &mut Report, label: &str, shape: Shape, tile: u32, progress: &ProgressBar) -> Result<bool> {
-    let (cfg, ok) = check_case(shape, tile, progress)?;
+/// One case's lines: its launch, and whether every run's output was right.
+fn case_lines(out: &mut Report, label: &str, shape: Shape, tile: u32, (cfg, ok): (LaunchConfig, bool)) {
     let boundary = !shape.rows.is_multiple_of(tile as u64) || !shape.cols.is_multiple_of(tile as u64);
     out.line(format!(
         "{label}: {shape} matrix, tile_width={tile}, grid={} blocks, boundary tiles: {}",
@@ -474,7 +478,6 @@ fn case_lines(out: &mut Report, label: &str, shape: Shape, tile: u32, progress: 
         if boundary { "yes" } else { "no" }
     ));
     out.line(format!("  every run's output is plain_transpose(input): {}", report::verdict(ok)));
-    Ok(ok)
 }
 
 fn bank_lines(out: &mut Report, shape: Shape, width: u32, progress: &ProgressBar) -> Result<[[PhaseSummary; 2]; 2]> {
@@ -510,10 +513,14 @@ pub fn worked_example() -> String {
     let mut out = Report::new();
     out.heading("K.2: a boundary-checked tiled transpose, run through the grid simulator");
     out.blank();
-    let mut all = true;
-    for c in SOURCE_CASES {
-        all &= case_lines(&mut out, c.label, c.shape, c.tile, &quiet).expect("the source's shapes are valid");
+    let checked: Vec<(LaunchConfig, bool)> = SOURCE_CASES
+        .iter()
+        .map(|c| check_case(c.shape, c.tile, &quiet).expect("the source's shapes are valid"))
+        .collect();
+    for (c, &run) in SOURCE_CASES.iter().zip(&checked) {
+        case_lines(&mut out, c.label, c.shape, c.tile, run);
     }
+    let all = checked.iter().all(|&(_, ok)| ok);
     out.blank();
     out.line(format!(
         "all {} cases verified (both tiles, forward, reversed and shuffled block order): {}",
@@ -550,7 +557,7 @@ pub fn experiment_report(shape: Shape, tile: u32) -> Result<String> {
     let blocks = CUSTOM_LAUNCHES * cfg.blocks();
     let progress = ktrav_term::progress::bar("simulating the tiled transpose", blocks, (1 << 22) / per_block);
     let mut out = Report::new();
-    case_lines(&mut out, "Custom", shape, tile, &progress)?;
+    case_lines(&mut out, "Custom", shape, tile, check_case(shape, tile, &progress)?);
     bank_lines(&mut out, shape, tile, &progress)?;
     progress.finish_and_clear();
     Ok(out.into_string())

@@ -323,9 +323,13 @@ fn custom_blocks(cfg: &LaunchConfig, swapped: Option<&LaunchConfig>) -> u64 {
 
 // --- 5. Report --------------------------------------------------------------
 
-/// Prints one launch configuration and its coverage; returns whether the
-/// coverage was exact.
-fn config_lines(out: &mut Report, label: &str, shape: Shape, cfg: &LaunchConfig, progress: &ProgressBar) -> bool {
+/// How many times the x -> column launch `cfg` touches each element of `shape`.
+fn x_to_col_coverage(shape: Shape, cfg: &LaunchConfig, progress: &ProgressBar) -> Coverage {
+    counted_coverage(shape, cfg, |t| Mapping::XToCol.element(t, shape), progress)
+}
+
+/// Prints one launch configuration and its coverage `c`.
+fn config_lines(out: &mut Report, label: &str, shape: Shape, cfg: &LaunchConfig, c: &Coverage) {
     let waste = cfg.waste(shape);
     let needed = shape.elements();
     out.line(format!("{label}: {}x{} matrix, block={}", shape.rows, shape.cols, cfg.block));
@@ -345,9 +349,7 @@ fn config_lines(out: &mut Report, label: &str, shape: Shape, cfg: &LaunchConfig,
         "    ({} past the last column in each row of threads, {} past the last row in each column)",
         waste.x, waste.y
     ));
-    let c = counted_coverage(shape, cfg, |t| Mapping::XToCol.element(t, shape), progress);
     out.line(format!("  touches per element: {} once, {} never, {} twice or more", c.once, c.never, c.more));
-    c.exact(shape)
 }
 
 fn lane_lines(out: &mut Report, mapping: Mapping) -> Option<u64> {
@@ -381,12 +383,18 @@ pub fn worked_example() -> String {
     let quiet = ProgressBar::hidden();
     out.heading("K.3: four 2D launches, every thread run and counted");
     out.blank();
-    let mut all = true;
-    for c in SOURCE_CASES {
-        let cfg = validate(c.shape, c.block).expect("the source's cases are valid");
-        all &= config_lines(&mut out, c.label, c.shape, &cfg, &quiet);
+    let launches: Vec<(LaunchConfig, Coverage)> = SOURCE_CASES
+        .iter()
+        .map(|c| {
+            let cfg = validate(c.shape, c.block).expect("the source's cases are valid");
+            (cfg, x_to_col_coverage(c.shape, &cfg, &quiet))
+        })
+        .collect();
+    for (c, (cfg, coverage)) in SOURCE_CASES.iter().zip(&launches) {
+        config_lines(&mut out, c.label, c.shape, cfg, coverage);
         out.blank();
     }
+    let all = SOURCE_CASES.iter().zip(&launches).all(|(c, (_, coverage))| coverage.exact(c.shape));
     out.line(format!(
         "in all {} cases each element gets one thread, and the idle threads are exactly the ones counted: {}",
         SOURCE_CASES.len(),
@@ -472,8 +480,9 @@ pub fn experiment_report(shape: Shape, block: Dim2) -> Result<String> {
         (1 << 26) / cfg.block.count(),
     );
     let mut out = Report::new();
-    let exact = config_lines(&mut out, "x -> column", shape, &cfg, &progress);
-    out.line(format!("  exactly once: {}", report::verdict(exact)));
+    let coverage = x_to_col_coverage(shape, &cfg, &progress);
+    config_lines(&mut out, "x -> column", shape, &cfg, &coverage);
+    out.line(format!("  exactly once: {}", report::verdict(coverage.exact(shape))));
     let mut traffics = Vec::new();
     match &swapped {
         Ok(swapped) => {
