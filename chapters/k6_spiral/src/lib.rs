@@ -399,6 +399,17 @@ pub fn sequence_3x3() -> String {
     report::join(spiral_order(Shape::new(3, 3)).iter().map(|&(r, c)| r * 3 + c + 1), " ")
 }
 
+/// `kernel` on every one of [`SOURCE_KERNEL_CASES`] with blocks in
+/// `order`: each case's line, and whether its output is right.
+fn kernel_cases(kernel: Kernel, order: &BlockOrder) -> Vec<(String, bool)> {
+    SOURCE_KERNEL_CASES
+        .iter()
+        .map(|&shape| {
+            kernel_case_line(kernel, shape, SOURCE_BLOCK, order).expect("the source's launch shapes are valid")
+        })
+        .collect()
+}
+
 // --- 5. Report ---------------------------------------------------------------
 
 /// The worked example: every figure of the source's K.6 output.
@@ -414,10 +425,10 @@ pub fn worked_example() -> String {
     out.blank();
 
     out.line("Closed-form rank against the sequential walk, at every position:");
-    let mut all_shapes = true;
-    for shape in SOURCE_SHAPES {
-        let check = cross_check(shape);
-        all_shapes &= check.rank_matches_walk;
+    let source: Vec<(Shape, ShapeCheck)> = SOURCE_SHAPES.iter().map(|&shape| (shape, cross_check(shape))).collect();
+    let collapsed: Vec<(Shape, ShapeCheck)> =
+        COLLAPSED_RING_SHAPES.iter().map(|&shape| (shape, cross_check(shape))).collect();
+    for (shape, check) in &source {
         out.line(format!(
             "  {shape}: rank agrees with the walk at all {} positions: {}",
             check.positions,
@@ -426,10 +437,8 @@ pub fn worked_example() -> String {
     }
     out.blank();
     out.line("Shapes whose innermost ring collapses to a lone row or column:");
-    for shape in COLLAPSED_RING_SHAPES {
-        let check = cross_check(shape);
-        all_shapes &= check.rank_matches_walk;
-        let (k, core) = innermost_ring(shape);
+    for (shape, check) in &collapsed {
+        let (k, core) = innermost_ring(*shape);
         let kind = if core.rows == 1 { "row" } else { "column" };
         out.line(format!(
             "  {shape}: ring {k} is a lone {core} {kind}; rank agrees with the walk at all {} positions: {}",
@@ -438,6 +447,7 @@ pub fn worked_example() -> String {
         ));
     }
     out.blank();
+    let all_shapes = source.iter().chain(&collapsed).all(|(_, check)| check.rank_matches_walk);
     out.line(format!(
         "all {} shapes: closed form and sequential walk agree everywhere: {}",
         SOURCE_SHAPES.len() + COLLAPSED_RING_SHAPES.len(),
@@ -446,18 +456,15 @@ pub fn worked_example() -> String {
     out.blank();
 
     out.heading("spiral_scatter through the grid simulator, divisible and ragged shapes");
-    let mut all_kernel = true;
-    for shape in SOURCE_KERNEL_CASES {
-        let (line, ok) = kernel_case_line(Kernel::Scatter, shape, SOURCE_BLOCK, &BlockOrder::Forward)
-            .expect("the source's launch shapes are valid");
-        all_kernel &= ok;
+    let cases = kernel_cases(Kernel::Scatter, &BlockOrder::Forward);
+    for (line, _) in &cases {
         out.line(line);
     }
     out.blank();
     out.line(format!(
         "all {} kernel cases verified correct: {}",
         SOURCE_KERNEL_CASES.len(),
-        report::verdict(all_kernel)
+        report::verdict(cases.iter().all(|(_, ok)| *ok))
     ));
     out.into_string()
 }
@@ -470,16 +477,10 @@ pub const EXHAUSTIVE_SIDE: u64 = 64;
 /// Both closed forms against the walk on every shape from 1x1 to
 /// `side`x`side`: (shapes, positions, whether all agree).
 pub fn every_shape_up_to(side: u64) -> (u64, u64, bool) {
-    let (mut shapes, mut positions, mut all_ok) = (0u64, 0u64, true);
-    for rows in 1..=side {
-        for cols in 1..=side {
-            let check = cross_check(Shape::new(rows, cols));
-            shapes += 1;
-            positions += check.positions;
-            all_ok &= check.ok();
-        }
-    }
-    (shapes, positions, all_ok)
+    let checks: Vec<ShapeCheck> =
+        (1..=side).flat_map(|rows| (1..=side).map(move |cols| cross_check(Shape::new(rows, cols)))).collect();
+    let positions = checks.iter().map(|check| check.positions).sum();
+    (checks.len() as u64, positions, checks.iter().all(ShapeCheck::ok))
 }
 
 pub fn beyond_the_source() -> String {
@@ -503,17 +504,14 @@ pub fn beyond_the_source() -> String {
     out.blank();
 
     out.heading("spiral_gather through the grid simulator, the same four cases");
-    let mut all_gather = true;
-    for shape in SOURCE_KERNEL_CASES {
-        let (line, ok) = kernel_case_line(Kernel::Gather, shape, SOURCE_BLOCK, &BlockOrder::Reverse)
-            .expect("the source's launch shapes are valid");
-        all_gather &= ok;
+    let cases = kernel_cases(Kernel::Gather, &BlockOrder::Reverse);
+    for (line, _) in &cases {
         out.line(line);
     }
     out.line(format!(
         "all {} gather cases verified correct (blocks run in reverse): {}",
         SOURCE_KERNEL_CASES.len(),
-        report::verdict(all_gather)
+        report::verdict(cases.iter().all(|(_, ok)| *ok))
     ));
     out.blank();
 

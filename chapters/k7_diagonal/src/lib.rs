@@ -404,21 +404,32 @@ pub fn check_membership(shape: Shape) -> MembershipCheck {
 /// [`check_membership`] for any proposed walk of a `shape` matrix.
 pub fn membership_of(walk: &[(u64, u64)], shape: Shape) -> MembershipCheck {
     let (rows, cols) = (shape.rows, shape.cols);
-    let (mut at, mut on_own_diagonal, mut rows_within_bounds) = (0usize, true, true);
-    for d in 0..diagonal_count(shape) {
-        let len = diagonal_len(d, shape) as usize;
-        let Some(run) = walk.get(at..at + len) else {
-            on_own_diagonal = false;
-            break;
-        };
-        on_own_diagonal &= run.iter().all(|&(r, c)| diagonal_of(r, c) == d && c < cols);
+    let runs = diagonal_runs(walk, shape);
+    let whole = runs.len() as u64 == diagonal_count(shape)
+        && runs.iter().map(|(_, run)| run.len()).sum::<usize>() == walk.len()
+        && walk.len() as u64 == shape.elements();
+    let on_own_diagonal =
+        whole && runs.iter().all(|(d, run)| run.iter().all(|&(r, c)| diagonal_of(r, c) == *d && c < cols));
+    let rows_within_bounds = runs.iter().all(|&(d, run)| {
         let mut seen: Vec<u64> = run.iter().map(|&(r, _)| r).collect();
         seen.sort_unstable();
-        rows_within_bounds &= seen.iter().copied().eq(row_min(d, rows, cols)..=row_max(d, rows, cols));
+        seen.iter().copied().eq(row_min(d, rows, cols)..=row_max(d, rows, cols))
+    });
+    MembershipCheck { positions: shape.elements(), on_own_diagonal, rows_within_bounds }
+}
+
+/// `walk` cut into its diagonals in order, each as long as the closed form
+/// says diagonal `d` is: as many as the walk holds whole.
+fn diagonal_runs(walk: &[(u64, u64)], shape: Shape) -> Vec<(u64, &[(u64, u64)])> {
+    let mut runs = Vec::new();
+    let mut at = 0usize;
+    for d in 0..diagonal_count(shape) {
+        let len = diagonal_len(d, shape) as usize;
+        let Some(run) = walk.get(at..at + len) else { break };
+        runs.push((d, run));
         at += len;
     }
-    on_own_diagonal &= at == walk.len() && walk.len() as u64 == shape.elements();
-    MembershipCheck { positions: shape.elements(), on_own_diagonal, rows_within_bounds }
+    runs
 }
 
 /// Binomial coefficients `C(n, k) mod MODULUS` for every `n` up to a
@@ -557,10 +568,9 @@ pub fn worked_example() -> String {
     out.blank();
 
     out.heading("Closed-form diagonal membership against the zigzag walk");
-    let mut all_shapes = true;
-    for shape in SOURCE_SHAPES {
-        let check = check_membership(shape);
-        all_shapes &= check.ok();
+    let checks: Vec<(Shape, MembershipCheck)> =
+        SOURCE_SHAPES.iter().map(|&shape| (shape, check_membership(shape))).collect();
+    for (shape, check) in &checks {
         out.line(format!(
             "  {shape}: each walked position sits on its row+col diagonal, rows within row_min..=row_max: {}",
             report::verdict(check.ok())
@@ -570,23 +580,28 @@ pub fn worked_example() -> String {
     out.line(format!(
         "all {} shapes: closed-form membership and row bounds match the zigzag walk: {}",
         SOURCE_SHAPES.len(),
-        report::verdict(all_shapes)
+        report::verdict(checks.iter().all(|(_, check)| check.ok()))
     ));
     out.blank();
 
     out.heading("lattice_wavefront through the simulator, one launch per diagonal");
-    let mut all_dp = true;
-    for shape in SOURCE_DP_CASES {
-        let (grid, launches) = simulate_wavefront(shape, SOURCE_BLOCK_X, &BlockOrder::Forward)
-            .expect("the source's launch shapes are valid");
-        let ok = grid == scalar_dp(shape);
-        all_dp &= ok;
+    // Each case: its shape, its launches, and whether the table is scalar_dp's.
+    let cases: Vec<(Shape, u64, bool)> = SOURCE_DP_CASES
+        .iter()
+        .map(|&shape| {
+            let (grid, launches) = simulate_wavefront(shape, SOURCE_BLOCK_X, &BlockOrder::Forward)
+                .expect("the source's launch shapes are valid");
+            (shape, launches, grid == scalar_dp(shape))
+        })
+        .collect();
+    for (shape, launches, ok) in &cases {
         out.line(format!(
             "  {shape}, block_dim_x={SOURCE_BLOCK_X}, {launches} launches (one per diagonal): the same table as scalar_dp: {}",
-            report::verdict(ok)
+            report::verdict(*ok)
         ));
     }
     out.blank();
+    let all_dp = cases.iter().all(|&(_, _, ok)| ok);
     out.line(format!("all {} DP cases verified correct: {}", SOURCE_DP_CASES.len(), report::verdict(all_dp)));
     out.into_string()
 }
