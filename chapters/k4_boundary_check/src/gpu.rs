@@ -139,7 +139,9 @@ pub fn classify_row_only(buf: &[f32], shape: Shape, threads_x: u64) -> RowOnlyRu
             }
         }
         run.wrong_rows += row_wrong as u64;
-        run.row0_right &= !(r == 0 && row_wrong);
+        if r == 0 {
+            run.row0_right = !row_wrong;
+        }
     }
     for (j, &v) in buf[(rows * cols) as usize..].iter().enumerate() {
         if v.to_bits() == SENTINEL.to_bits() {

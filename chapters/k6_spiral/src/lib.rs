@@ -496,10 +496,10 @@ pub fn beyond_the_source() -> String {
         SOURCE_SHAPES.len(),
         report::verdict(inverse_ok)
     ));
-    let (shapes, positions, all_ok) = every_shape_up_to(EXHAUSTIVE_SIDE);
+    let (shapes, positions, all_agree) = every_shape_up_to(EXHAUSTIVE_SIDE);
     out.line(format!(
         "every shape from 1x1 to {EXHAUSTIVE_SIDE}x{EXHAUSTIVE_SIDE} ({shapes} shapes, {positions} positions): both forms agree with the walk: {}",
-        report::verdict(all_ok)
+        report::verdict(all_agree)
     ));
     out.blank();
 
