@@ -374,28 +374,36 @@ fn check_loaded(
             None => time_in_process(&gpu, &function, file, timeout),
         };
         match timed {
-            Err(skipped) => return record.fail(&format!("the timing found the output wrong: {skipped}")),
-            Ok(Ok(t)) => {
+            TimingRun::SkippedWork(skipped) => {
+                return record.fail(&format!("the timing found the output wrong: {skipped}"))
+            }
+            TimingRun::Done(t) => {
                 let impossible = t.impossible.clone();
-                record.timing = Some(t);
+                record.timing = Some(*t);
                 if let Some(why) = impossible {
                     record = record.fail(&format!("the timing is impossible: {why}"));
                 }
             }
-            Ok(Err(why)) => record.notes.push(format!("not timed: {why}")),
+            TimingRun::NotTaken(why) => record.notes.push(format!("not timed: {why}")),
         }
     }
     record
 }
 
-/// What timing a file that passed found: `Ok` with its timing or why it
-/// was not timed, `Err` with what the judge found when a timed run of the
-/// kernel skipped its work.
-type Timed = Result<Result<ktrav::lab::Timing, String>, String>;
+/// What timing a file that passed came to.
+enum TimingRun {
+    /// The timing, the file's and its yardsticks'.
+    Done(Box<ktrav::lab::Timing>),
+    /// No timing, and why: a failure of the run, not of the kernel.
+    NotTaken(String),
+    /// A timed run of the kernel left the output wrong: what the judge
+    /// found. The check fails.
+    SkippedWork(String),
+}
 
 /// Times the file in a worker (run once more when the machine stopped it),
 /// keeping what the kernel printed.
-fn time_in_worker(record: &mut Record, launcher: &worker::Launcher, file: &Submitted, timeout: Duration) -> Timed {
+fn time_in_worker(record: &mut Record, launcher: &worker::Launcher, file: &Submitted, timeout: Duration) -> TimingRun {
     let shape = file.ex.timing_shape;
     let task = Task::Timing { rows: shape.rows, cols: shape.cols };
     // Every repeat of every kernel waits on this watchdog.
@@ -416,23 +424,25 @@ fn time_in_worker(record: &mut Record, launcher: &worker::Launcher, file: &Submi
     // The timing shape is the exercise's own, told to every student.
     keep_printed(record, Battery::Public, ran.printed.clone());
     match ran.outcome {
-        Some(Outcome::Timing(t)) => Ok(Ok(*t)),
-        Some(Outcome::SkippedWork(why)) => Err(why),
-        Some(Outcome::Failed(why)) => Ok(Err(why)),
-        _ if ran.timed_out() => Ok(Err(format!("the timing run did not finish within {} s", limit.as_secs()))),
-        _ => Ok(Err(ran.machine_too_busy().unwrap_or_else(|| ran.ended_without_verdict()))),
+        Some(Outcome::Timing(t)) => TimingRun::Done(t),
+        Some(Outcome::SkippedWork(why)) => TimingRun::SkippedWork(why),
+        Some(Outcome::Failed(why)) => TimingRun::NotTaken(why),
+        _ if ran.timed_out() => {
+            TimingRun::NotTaken(format!("the timing run did not finish within {} s", limit.as_secs()))
+        }
+        _ => TimingRun::NotTaken(ran.machine_too_busy().unwrap_or_else(|| ran.ended_without_verdict())),
     }
 }
 
 /// Times the file in this process, beside the chapter's kernel.
-fn time_in_process(gpu: &Gpu, function: &Kernel, file: &Submitted, timeout: Duration) -> Timed {
+fn time_in_process(gpu: &Gpu, function: &Kernel, file: &Submitted, timeout: Duration) -> TimingRun {
     let ex = file.ex;
     let theirs = gpu.function(file.chapter.id, ex.kernel).ok();
     match timing::time(gpu, function, theirs.as_ref(), ex, ex.timing_shape, timeout) {
-        Ok(t) => Ok(Ok(t)),
+        Ok(t) => TimingRun::Done(Box::new(t)),
         Err(e) => match e.downcast_ref::<timing::SkippedWork>() {
-            Some(skipped) => Err(skipped.to_string()),
-            None => Ok(Err(format!("{e:#}"))),
+            Some(skipped) => TimingRun::SkippedWork(skipped.to_string()),
+            None => TimingRun::NotTaken(format!("{e:#}")),
         },
     }
 }
