@@ -29,7 +29,7 @@ use ktrav_term::cli::{print, usage, Exit};
 use run::Fit;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
-use worker::{Limits, Outcome, Task};
+use worker::{Limits, Outcome, Submitted, Task};
 
 /// `check FILE.cu [--large] [--json] [--sanitize[=TOOLS]]`, for a chapter's command line.
 #[derive(clap::Args, Clone, Debug)]
@@ -310,17 +310,6 @@ fn nvrtc_missing(
     }
 }
 
-/// The file a check judges, as its workers are handed it.
-struct Submitted<'a> {
-    chapter: &'a Chapter,
-    ex: &'a Exercise,
-    /// The file's name.
-    name: &'a str,
-    source: &'a str,
-    /// The machine code the supervisor compiled, when it did.
-    cubin: Option<&'a [u8]>,
-}
-
 /// The rest of [`check_on`] once the file compiled and a GPU is open: the
 /// kernel loaded, every case run, the sanitizers when asked for, and the
 /// timing of a file that passed.
@@ -364,7 +353,7 @@ fn check_loaded(
         }
     }
     if let Some(tools) = &args.sanitize {
-        sanitize_shapes(&mut record, file.chapter, ex, file.name, file.source, cases, tools, timeout);
+        sanitize_shapes(&mut record, file, cases, tools, timeout);
     }
     record.finish();
     if record.exit_code == 0 {
@@ -408,15 +397,8 @@ fn time_in_worker(record: &mut Record, launcher: &worker::Launcher, file: &Submi
     let task = Task::Timing { rows: shape.rows, cols: shape.cols };
     // Every repeat of every kernel waits on this watchdog.
     let limit = timeout * (2 * ktrav::lab::TIMING_REPEATS as u32 + 2);
-    let supervise = || {
-        worker::supervise(
-            launcher,
-            worker::job(file.chapter, file.ex, file.name, file.source, file.cubin, task, timeout),
-            "the timing run",
-            None,
-            Limits::kernel(limit),
-        )
-    };
+    let supervise =
+        || worker::supervise(launcher, worker::job(file, task, timeout), "the timing run", None, Limits::kernel(limit));
     let mut ran = supervise();
     if ran.machine_too_busy().is_some() {
         ran = supervise();
@@ -539,15 +521,7 @@ fn batch_in_worker(
     let labels: Vec<String> = batch.iter().map(|c| c.label.clone()).collect();
     let ran = worker::supervise_batch(
         launcher,
-        worker::job_of(
-            file.chapter,
-            file.ex,
-            file.name,
-            file.source,
-            file.cubin,
-            batch.iter().map(shape_task).collect(),
-            timeout,
-        ),
+        worker::job_of(file, batch.iter().map(shape_task).collect(), timeout),
         &labels,
         Limits::kernel(timeout),
     );
@@ -574,13 +548,7 @@ fn alone_in_worker(
 ) -> worker::Ran {
     let task = shape_task(case);
     let supervise = |limit: Duration| {
-        worker::supervise(
-            launcher,
-            worker::job(file.chapter, file.ex, file.name, file.source, file.cubin, task, limit),
-            &case.label,
-            None,
-            Limits::kernel(limit),
-        )
+        worker::supervise(launcher, worker::job(file, task, limit), &case.label, None, Limits::kernel(limit))
     };
     let run = |limit: Duration| {
         let ran = supervise(limit);
@@ -655,18 +623,11 @@ fn in_process(
 }
 
 /// `--sanitize`: every public shape of at most [`sanitize::MAX_ELEMENTS`] elements,
-/// under each tool, in a worker started under compute-sanitizer.
-#[allow(clippy::too_many_arguments)]
-fn sanitize_shapes(
-    record: &mut Record,
-    chapter: &Chapter,
-    ex: &Exercise,
-    name: &str,
-    source: &str,
-    cases: &[Case],
-    tools: &sanitize::Tools,
-    timeout: Duration,
-) {
+/// under each tool, in a worker started under compute-sanitizer, which
+/// compiles the file itself so the tool sees the module loaded.
+fn sanitize_shapes(record: &mut Record, file: &Submitted, cases: &[Case], tools: &sanitize::Tools, timeout: Duration) {
+    let file = &Submitted { cubin: None, ..*file };
+    let ex = file.ex;
     let Some(program) = sanitize::locate() else {
         record.notes.push(sanitize::missing());
         return;
@@ -690,20 +651,15 @@ fn sanitize_shapes(
             let args = sanitize::arguments(tool);
             let limits = Limits::kernel(timeout);
             // A run that did not end cleanly is tried again, once.
-            let mut ran = worker::supervise(
-                launcher,
-                worker::job(chapter, ex, name, source, None, task, timeout),
-                &label,
-                Some((&program, &args)),
-                limits,
-            );
+            let mut ran =
+                worker::supervise(launcher, worker::job(file, task, timeout), &label, Some((&program, &args)), limits);
             for _ in 1..sanitize::ATTEMPTS {
                 if ran.timed_out() || sanitize::target_ended_cleanly(&ran.sanitizer) {
                     break;
                 }
                 ran = worker::supervise(
                     launcher,
-                    worker::job(chapter, ex, name, source, None, task, timeout),
+                    worker::job(file, task, timeout),
                     &label,
                     Some((&program, &args)),
                     limits,

@@ -672,41 +672,38 @@ pub(crate) fn verdict_of(outcome: Outcome) -> Verdict {
     }
 }
 
-/// A job for `task` on `ex` of `chapter`.
-pub(crate) fn job(
-    chapter: &Chapter,
-    ex: &Exercise,
-    file: &str,
-    source: &str,
-    cubin: Option<&[u8]>,
-    task: Task,
-    timeout: Duration,
-) -> Job {
-    job_of(chapter, ex, file, source, cubin, vec![task], timeout)
+/// The file a check judges, as its workers are handed it.
+#[derive(Clone, Copy)]
+pub(crate) struct Submitted<'a> {
+    pub chapter: &'a Chapter,
+    pub ex: &'a Exercise,
+    /// The file's name.
+    pub name: &'a str,
+    pub source: &'a str,
+    /// The machine code the supervisor compiled, when it did; without it a
+    /// worker compiles the source itself.
+    pub cubin: Option<&'a [u8]>,
 }
 
-/// A job for `tasks`, in order, on `ex` of `chapter`.
-pub(crate) fn job_of(
-    chapter: &Chapter,
-    ex: &Exercise,
-    file: &str,
-    source: &str,
-    cubin: Option<&[u8]>,
-    tasks: Vec<Task>,
-    timeout: Duration,
-) -> Job {
+/// A job of one task on `file`.
+pub(crate) fn job(file: &Submitted, task: Task, timeout: Duration) -> Job {
+    job_of(file, vec![task], timeout)
+}
+
+/// A job for `tasks`, in order, on `file`.
+pub(crate) fn job_of(file: &Submitted, tasks: Vec<Task>, timeout: Duration) -> Job {
     Job {
-        chapter: chapter.id.to_string(),
-        exercise: ex.id.to_string(),
-        file: file.to_string(),
-        source: source.to_string(),
+        chapter: file.chapter.id.to_string(),
+        exercise: file.ex.id.to_string(),
+        file: file.name.to_string(),
+        source: file.source.to_string(),
         tasks,
         // The supervisor's watchdog acts first; this one only stops a
         // worker whose supervisor is gone.
         timeout_s: timeout.as_secs() * 2 + 10,
         results: PathBuf::new(),
         marker: String::new(),
-        cubin: cubin.map(<[u8]>::to_vec),
+        cubin: file.cubin.map(<[u8]>::to_vec),
     }
 }
 
