@@ -39,6 +39,18 @@ fn supervise(script: &str, extra: &[&str]) {
     panic!("the supervised shell ended before the test stopped it");
 }
 
+/// Supervises a shell that starts this binary again, test `name` in
+/// `role`, in a session of its own and watching the lifeline, writes its
+/// own pid and that program's, and sleeps.
+fn supervise_a_watcher(name: &str, role: &str) {
+    // The background program gets the shell's standard input (the
+    // lifeline) on fd 3, since `&` alone would give it /dev/null.
+    let script = format!(
+        "exec 3<&0; {ROLE}={role} setsid \"$0\" \"$@\" <&3 3<&- >/dev/null 2>&1 & echo $$ $! > \"${PIDS}\"; exec sleep 120"
+    );
+    supervise(&script, &[std::env::current_exe().unwrap().to_str().unwrap(), "--exact", name, "--test-threads=1"]);
+}
+
 /// The pids the supervised shell wrote, once it has.
 fn pids(file: &Path) -> Vec<String> {
     let started = Instant::now();
@@ -111,12 +123,7 @@ fn a_stopped_supervisor_takes_the_groups_with_it_and_dies_of_the_signal() {
 fn a_killed_supervisors_child_and_what_watches_the_lifeline_die_with_it() {
     const NAME: &str = "a_killed_supervisors_child_and_what_watches_the_lifeline_die_with_it";
     match role().as_deref() {
-        Some("killed") => supervise(
-            // The background program gets the shell's standard input (the
-            // lifeline) on fd 3, since `&` alone would give it /dev/null.
-            "exec 3<&0; KTRAV_PROC_TEST_ROLE=watcher setsid \"$0\" \"$@\" <&3 3<&- >/dev/null 2>&1 & echo $$ $! > \"$KTRAV_PROC_TEST_PIDS\"; exec sleep 120",
-            &[std::env::current_exe().unwrap().to_str().unwrap(), "--exact", NAME, "--test-threads=1"],
-        ),
+        Some("killed") => supervise_a_watcher(NAME, "watcher"),
         Some("watcher") => {
             ktrav_proc::die_with_the_supervisor();
             std::thread::sleep(Duration::from_secs(120));
@@ -145,10 +152,7 @@ fn a_killed_supervisors_child_and_what_watches_the_lifeline_die_with_it() {
 fn a_signal_that_interrupts_the_lifeline_is_not_its_end() {
     const NAME: &str = "a_signal_that_interrupts_the_lifeline_is_not_its_end";
     match role().as_deref() {
-        Some("signalled") => supervise(
-            "exec 3<&0; KTRAV_PROC_TEST_ROLE=caught setsid \"$0\" \"$@\" <&3 3<&- >/dev/null 2>&1 & echo $$ $! > \"$KTRAV_PROC_TEST_PIDS\"; exec sleep 120",
-            &[std::env::current_exe().unwrap().to_str().unwrap(), "--exact", NAME, "--test-threads=1"],
-        ),
+        Some("signalled") => supervise_a_watcher(NAME, "caught"),
         Some("caught") => {
             extern "C" fn caught(_: libc::c_int) {}
             // SAFETY: installs a handler that does nothing.
