@@ -2,12 +2,21 @@
 //! verdict and the lab checker's verdict on every catalogued kernel.
 
 /// A GPU suite log as a list: each chapter's verdict line, each lab line,
-/// then the closing count, linked to the whole log.
+/// then the closing count, linked to the whole log. The lab's checks run
+/// several at a time and are logged as they end, each with its wall time:
+/// the list gives them in order of their text, without the time, so that
+/// two runs with the same verdicts read the same.
 pub fn render_suite_log(stem: &str, log: &str) -> String {
     let verdict =
         |l: &str| l.starts_with("K.") && (l.ends_with(": ok") || l.contains(": FAILED") || l.contains(": skipped"));
+    let chapters = log.lines().filter(|l| verdict(l)).map(str::to_string);
+    let mut checks: Vec<String> =
+        log.lines().filter(|l| l.starts_with("lab ") && !l.starts_with("lab checker:")).map(without_time).collect();
+    checks.sort();
+    let summary = log.lines().filter(|l| l.starts_with("lab checker:")).map(str::to_string);
     let mut md = String::new();
-    for line in log.lines().filter(|l| verdict(l) || l.starts_with("lab ")) {
+    for line in chapters.chain(checks).chain(summary) {
+        let line = line.as_str();
         // A chapter's verdict names the chapter by its heading as it is
         // now: the log keeps the title the chapter had when it ran.
         let at = [": FAILED", ": skipped"]
@@ -26,6 +35,18 @@ pub fn render_suite_log(stem: &str, log: &str) -> String {
     md
 }
 
+/// A lab line without the check's wall time (`ok [3.5 s]: ...` becomes
+/// `ok: ...`).
+fn without_time(line: &str) -> String {
+    let Some(open) = line.find(" [") else { return line.to_string() };
+    match line[open..].find(" s]") {
+        Some(close) if line[open + 2..open + close].parse::<f64>().is_ok() => {
+            format!("{}{}", &line[..open], &line[open + close + 3..])
+        }
+        _ => line.to_string(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -39,9 +60,24 @@ mod tests {
         assert_eq!(
             md,
             format!(
-                "- {k2}: ok\n- lab K.2 transpose: ok: passes &lt;all&gt;\n- K.9 Nothing: skipped: no GPU\n\n\
+                "- {k2}: ok\n- K.9 Nothing: skipped: no GPU\n- lab K.2 transpose: ok: passes &lt;all&gt;\n\n\
                  Closing line: `3 passed, 0 failed, 1 skipped` ([the whole log](measured/x-gpu-suite.log)).\n"
             )
+        );
+    }
+
+    #[test]
+    fn lab_lines_are_sorted_and_lose_their_wall_time() {
+        let log = "lab K.3 copy: b.cu: ok [3.5 s]: passes all 11 shapes\n\
+                   lab K.2 transpose: a.cu: ok [12.1 s]: rejected as wrong [sic]\n\
+                   lab checker: 2 checks, 8 at a time, in 15 s\n1 passed, 0 failed, 0 skipped\n";
+        let md = render_suite_log("x", log);
+        assert_eq!(
+            md,
+            "- lab K.2 transpose: a.cu: ok: rejected as wrong [sic]\n\
+             - lab K.3 copy: b.cu: ok: passes all 11 shapes\n\
+             - lab checker: 2 checks, 8 at a time, in 15 s\n\n\
+             Closing line: `1 passed, 0 failed, 0 skipped` ([the whole log](measured/x.log)).\n"
         );
     }
 }
