@@ -606,12 +606,12 @@ fn capped(log: &str) -> String {
     format!("{}\n[... the rest of the log is cut]", &log[..end])
 }
 
-/// Gradescope's `results.json` for one submission: the tests of
-/// [`Row::tests`] (public shapes `visible`, the hidden battery
-/// `after_published`), the score after the late policy, and the share of
-/// the copy's speed on the leaderboard when the kernel was timed. A row
-/// the grader failed has no score at all, so Gradescope reports the
-/// autograder as failed rather than a student's 0, and `grade` exits 3.
+/// Gradescope's `results.json` for one submission: the row's tests (public
+/// shapes `visible`, the hidden battery `after_published`), the score
+/// after the late policy, and the share of the copy's speed on the
+/// leaderboard when the kernel was timed. A row the grader failed has no
+/// score at all, so Gradescope reports the autograder as failed rather
+/// than a student's 0, and `grade` exits 3.
 pub fn gradescope(row: &Row) -> Value {
     if row.outcome.needs_regrade() {
         return json!({
