@@ -166,6 +166,7 @@ fn a_fake_room_gets_every_verdict_survives_a_hang_and_a_crash_and_resumes() {
     assert_eq!(out.status.code(), Some(3), "{}", text(&out));
     assert!(text(&out).contains("10 of 10 verdicts as the manifest expects"), "{}", text(&out));
     assert!(text(&out).contains("3 need a regrade"), "{}", text(&out));
+    assert!(text(&out).contains("1 timed out, 2 checker crashed"), "{}", text(&out));
     assert_every_verdict(&results, &room);
     let checks = || std::fs::read_to_string(&log).unwrap().lines().count();
     assert_eq!(checks(), 10);
@@ -229,7 +230,12 @@ fn assert_every_verdict(results: &Path, room: &Path) {
     assert_eq!(of("judy/copy")[share], "", "an untimed pass has no share");
     assert_eq!(of("bob/transpose")[failures], "wrong");
     assert_eq!(of("dave/transpose")[outcome], "timed out");
-    assert_eq!(of("erin/transpose")[outcome], "crashed");
+    // A checker that died (erin's) or printed no record (frank's) is the
+    // grader's crash, named apart from a kernel that crashed (ivan's), whose
+    // `crashed` is a failure kind of a failed check.
+    assert_eq!(of("erin/transpose")[outcome], "checker crashed");
+    assert_eq!(of("frank/transpose")[outcome], "checker crashed");
+    assert_eq!((of("ivan/transpose")[outcome].as_str(), of("ivan/transpose")[failures].as_str()), ("fail", "crashed"));
     let (status, score) = (column(&header, "status"), column(&header, "score"));
     for (name, needs) in [
         ("dave/transpose", true),
@@ -269,6 +275,10 @@ fn assert_every_verdict(results: &Path, room: &Path) {
     }
     let summary = std::fs::read_to_string(results.join("summary.md")).unwrap();
     assert!(summary.contains("| K.2:transpose | 9 |") && summary.contains("| K.3:copy | 1 |"), "{summary}");
+    assert!(summary.contains(" checker crashed |") && !summary.contains("| crashed |"), "{summary}");
+    let erin = std::fs::read_to_string(results.join("gradescope/erin/transpose/results.json")).unwrap();
+    let erin: serde_json::Value = serde_json::from_str(&erin).unwrap();
+    assert_eq!(erin["extra_data"]["outcome"], "checker crashed");
 }
 
 #[test]

@@ -5,11 +5,11 @@
 //!
 //! Two rules hold for everything a student sees (Gradescope's and
 //! PrairieLearn's files): a failure of the grader (the check could not be
-//! made, was killed, timed out or crashed, or never ran) is no score at
-//! all, only a note that the submission will be graded again, with nothing
-//! of the grading machine in it; and until the instructor publishes them
-//! (`--publish-hidden`), no hidden shape is named or counted: the hidden
-//! battery is one test, passed or not.
+//! made, was killed, timed out, its checker crashed, or it never ran) is no
+//! score at all, only a note that the submission will be graded again, with
+//! nothing of the grading machine in it; and until the instructor publishes
+//! them (`--publish-hidden`), no hidden shape is named or counted: the
+//! hidden battery is one test, passed or not.
 
 use crate::plan::{Expectation, Job, Plan};
 use crate::points::{self, Late, Score, Scoring, Worth};
@@ -62,10 +62,11 @@ pub enum Outcome {
     /// kernel that never finishes (a shape's `did not finish`), so this is
     /// the grading machine's limit, not a verdict on the kernel.
     TimedOut,
-    /// The checker's process died of a signal (out of memory, say) or
-    /// printed no valid record. A kernel that crashes is a shape's verdict
-    /// inside a record, not this.
-    Crashed,
+    /// The checker's own process died of a signal (out of memory, say) or
+    /// printed no valid record: `checker crashed`, a failure of the grader.
+    /// A kernel that crashes is a shape's verdict inside a record (the
+    /// failure kind `crashed`), not this.
+    CheckerCrashed,
     /// The checker could not check (no GPU, no NVRTC, or it refused).
     CouldNotCheck,
     /// The scheduler ended the task otherwise (cancelled, node failure, ...).
@@ -82,7 +83,7 @@ impl Outcome {
         Outcome::Fail,
         Outcome::CompileError,
         Outcome::TimedOut,
-        Outcome::Crashed,
+        Outcome::CheckerCrashed,
         Outcome::CouldNotCheck,
         Outcome::Killed,
         Outcome::NotChecked,
@@ -95,7 +96,7 @@ impl Outcome {
             Outcome::Fail => "fail",
             Outcome::CompileError => "compile error",
             Outcome::TimedOut => "timed out",
-            Outcome::Crashed => "crashed",
+            Outcome::CheckerCrashed => "checker crashed",
             Outcome::CouldNotCheck => "could not check",
             Outcome::Killed => "killed",
             Outcome::NotChecked => "not checked",
@@ -221,11 +222,11 @@ impl Row {
                 ),
             };
         };
-        let mut row = Row::empty(job, Outcome::Crashed, stored.detail.clone().unwrap_or_default());
+        let mut row = Row::empty(job, Outcome::CheckerCrashed, stored.detail.clone().unwrap_or_default());
         row.device = stored.device.clone();
         match stored.ended {
             Ended::TimedOut => row.outcome = Outcome::TimedOut,
-            Ended::Crashed => row.outcome = Outcome::Crashed,
+            Ended::Crashed => row.outcome = Outcome::CheckerCrashed,
             Ended::NotRun => row.outcome = Outcome::CouldNotCheck,
             Ended::Record => {
                 let Some(record) = stored.record.clone().and_then(CheckRecord::from_value) else {
@@ -324,8 +325,8 @@ impl Row {
     /// Whether this row shows the verdict a manifest expects: `fail` is any
     /// failed check; a kind such as `wrong` is a failed check showing that
     /// kind on some shape; `no kernel` a failed check that ran no shape and
-    /// is not a compile error; `crashed` a check whose process crashed or
-    /// whose kernel did.
+    /// is not a compile error; `crashed` a check whose kernel crashed on
+    /// some shape, or whose checker crashed (the outcome `checker crashed`).
     /// A private hidden shape (what a seeded grade reports) shows no kind,
     /// so a kind is met by its failure where no public shape failed: the
     /// GPU suite holds each hidden failure to its kind.
@@ -343,7 +344,7 @@ impl Row {
             Expectation::CompileError => self.outcome == Outcome::CompileError,
             Expectation::NoKernel => self.outcome == Outcome::Fail && self.shapes.is_empty(),
             Expectation::Kind(FailureKind::Crashed) => {
-                self.outcome == Outcome::Crashed || failed_with(FailureKind::Crashed)
+                self.outcome == Outcome::CheckerCrashed || failed_with(FailureKind::Crashed)
             }
             Expectation::TimedOut => self.outcome == Outcome::TimedOut,
             Expectation::CouldNotCheck => self.outcome == Outcome::CouldNotCheck,
@@ -605,12 +606,12 @@ fn capped(log: &str) -> String {
     format!("{}\n[... the rest of the log is cut]", &log[..end])
 }
 
-/// Gradescope's `results.json` for one submission: the tests of
-/// [`Row::tests`] (public shapes `visible`, the hidden battery
-/// `after_published`), the score after the late policy, and the share of
-/// the copy's speed on the leaderboard when the kernel was timed. A row
-/// the grader failed has no score at all, so Gradescope reports the
-/// autograder as failed rather than a student's 0, and `grade` exits 3.
+/// Gradescope's `results.json` for one submission: the row's tests (public
+/// shapes `visible`, the hidden battery `after_published`), the score
+/// after the late policy, and the share of the copy's speed on the
+/// leaderboard when the kernel was timed. A row the grader failed has no
+/// score at all, so Gradescope reports the autograder as failed rather
+/// than a student's 0, and `grade` exits 3.
 pub fn gradescope(row: &Row) -> Value {
     if row.outcome.needs_regrade() {
         return json!({

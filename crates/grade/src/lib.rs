@@ -60,7 +60,7 @@ pub struct GradeArgs {
     /// Grade every .cu file against this exercise, as CHAPTER:EXERCISE (K.2:transpose or k2_transpose:transpose)
     #[arg(long, value_name = "CHAPTER:EXERCISE")]
     pub exercise: Option<String>,
-    /// A CSV file with the columns file,exercise[,expect,expect_large,expect_hidden,expect_hidden_large] naming each submission's exercise
+    /// A CSV file naming each submission's exercise, with the columns file,exercise and optionally expect,expect_large,expect_hidden,expect_hidden_large
     #[arg(long, value_name = "FILE")]
     pub manifest: Option<PathBuf>,
     /// The results folder [default: ./grading]
@@ -81,7 +81,7 @@ pub struct GradeArgs {
     /// Check again, whatever is stored: all, failed (every row that did not pass), could-not-check (every row the grader failed), or the files named (comma separated, as under the submissions folder)
     #[arg(long, value_name = "WHAT", num_args = 0..=1, require_equals = true, default_missing_value = "all", value_delimiter = ',')]
     pub regrade: Option<Vec<String>>,
-    /// A roster (CSV: id,name,email[,extension]): grade one file per student, the latest by the deadline, name each row by the student's id, list the students who submitted nothing, and write canvas.csv
+    /// A roster (CSV: id,name,email and optionally extension): grade one file per student, the latest by the deadline, name each row by the student's id, list the students who submitted nothing, and write canvas.csv
     #[arg(long, value_name = "FILE", requires = "exercise")]
     pub roster: Option<PathBuf>,
     /// The points file (grading.toml): points per exercise, public and hidden, per shape or all or nothing, and a late policy

@@ -26,8 +26,8 @@ pub enum Expectation {
     CompileError,
     /// A failure before any shape ran that is no compile error.
     NoKernel,
-    /// A failure showing this kind on some shape; `crashed` is met by a
-    /// crashed check too.
+    /// A failure showing this kind on some shape; `crashed` is met by the
+    /// outcome `checker crashed` too.
     Kind(FailureKind),
     /// The outcome `timed out`.
     TimedOut,
@@ -533,7 +533,8 @@ mod tests {
 
     /// Every kind of failure a check reports is a verdict a manifest may
     /// expect, every expectation reads back from its name, and no two
-    /// share one (`crashed` is a kind's and an outcome's: one expectation).
+    /// share one (`crashed`, a kind's name, stands for the outcome
+    /// `checker crashed` too: one expectation).
     #[test]
     fn every_kind_of_the_lab_may_be_expected_and_every_name_reads_back() {
         let all = Expectation::all();

@@ -446,3 +446,32 @@ fn a_private_hidden_failure_meets_a_kind_only_alone() {
         "a hidden shape with its counts is held to them"
     );
 }
+
+/// The checker's own crash and a kernel's crash are named apart: the first
+/// is the outcome `checker crashed`, a failure of the grader; the second
+/// the failure kind `crashed` of a failed check. A manifest's `crashed`
+/// is met by either, and no outcome bears a kind's name.
+#[test]
+fn a_crashed_checker_is_named_apart_from_a_crashed_kernel() {
+    let j = job();
+    let checker =
+        Row::of(&j, Some(&stored(Ended::Crashed, None, Some("the checker died of signal 11 (SIGSEGV)"))), None);
+    assert_eq!((checker.outcome, checker.outcome.as_str()), (Outcome::CheckerCrashed, "checker crashed"));
+    assert!(checker.outcome.needs_regrade());
+    assert_eq!(checker.fields()[2], "checker crashed");
+    assert_eq!(gradescope(&checker)["extra_data"]["outcome"], json!("checker crashed"));
+    let record = json!({ "outcome": "fail", "exit_code": 1, "shapes": [
+        shape("1x1", "crashed", "public", json!({"error": "CUDA_ERROR_ILLEGAL_ADDRESS"}))
+    ] });
+    let kernel = Row::of(&j, Some(&stored(Ended::Record, Some(record), None)), None);
+    assert_eq!((kernel.outcome, kernel.verdict().as_str()), (Outcome::Fail, "fail (crashed)"));
+    let crashed = "crashed".parse::<Expectation>().unwrap();
+    assert!(checker.meets(crashed) && kernel.meets(crashed));
+    for o in Outcome::ALL {
+        assert!(
+            ktrav::lab::FailureKind::ALL.iter().all(|k| k.as_str() != o.as_str()),
+            "the outcome {} reads as a kind of failure",
+            o.as_str()
+        );
+    }
+}

@@ -6,7 +6,7 @@
 //! * [`sim`]: the grid simulator, the single place where the
 //!   block/thread loop nest lives, with block orders and barriers;
 //! * [`layout`]: storage orders and the one matrix type built on them;
-//! * [`compare`]: checking an output against what it should be (the poison
+//! * [`mod@compare`]: checking an output against what it should be (the poison
 //!   word, exact comparison, test inputs);
 //! * [`lab`]: the lab's model: exercises, the battery, verdicts, `expect`
 //!   lines, and the simulator track;

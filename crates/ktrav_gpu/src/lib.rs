@@ -4,14 +4,14 @@
 //!
 //! * [`kernels`]: `kernels/*.cu`, compiled at build time and embedded, and
 //!   the checks on ptxas's report;
-//! * [`probe`]: is there a GPU? (never panics);
+//! * [`mod@probe`]: is there a GPU? (never panics);
 //! * [`libs`]: finding the CUDA libraries, saying where it looked;
 //! * [`nvrtc`]: compiling CUDA C++ at run time (lab checks, older GPUs);
 //! * [`hints`]: why a student's kernel cannot be launched as it stands;
 //! * [`runner`]: the [`Gpu`] every chapter launches through;
 //! * [`graph`]: launches captured once into a CUDA graph and replayed;
 //! * [`blas`]: cuBLAS's sgemm, for K.5;
-//! * [`section`]: the "On this GPU" report and its bandwidth tables, in its
+//! * [`mod@section`]: the "On this GPU" report and its bandwidth tables, in its
 //!   three modes: whole, small shapes for the sanitizers (`KTRAV_GPU_SMALL=1`)
 //!   and at a reader's shape (`--gpu`);
 //! * [`ladder`]: every chapter's numbered versions, validated then timed;

@@ -21,7 +21,7 @@
 //! }
 //! ```
 //!
-//! Everything a chapter prints goes through [`print`], so a reader who pipes
+//! Everything a chapter prints goes through [`print()`], so a reader who pipes
 //! a chapter into `head` gets a quiet stop instead of a panic.
 
 use clap::error::ErrorKind;

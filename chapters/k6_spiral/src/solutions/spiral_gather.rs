@@ -5,7 +5,7 @@ use crate::spiral_position;
 use ktrav::lab::simtrack::{Ctx, Mem, Twin};
 
 /// The walk of the ring's four sides is the chapter's own inverse closed
-/// form, [`spiral_position`](crate::spiral_position): the ring holding `to`,
+/// form, [`spiral_position`]: the ring holding `to`,
 /// then the side along it.
 pub fn spiral_gather(ctx: &Ctx, _step: usize, _shared: &mut [f32], mem: &mut Mem) {
     let (row, col) = (ctx.t.global_y(), ctx.t.global_x());

@@ -4,7 +4,7 @@
 //! the job's tasks in turn (the shapes of one battery, or the timing run),
 //! each with the kernel loaded afresh and buffers of its own, writes what
 //! it found on each to a result file, and goes on only while nothing has
-//! put its context in doubt ([`goes_on_after`]).
+//! put its context in doubt (`goes_on_after`).
 //!
 //! Why a process and not a thread: a CUDA context belongs to a process,
 //! and a kernel that faults leaves its context unusable, while one that
@@ -28,7 +28,7 @@
 //! phase is held to the student's `--timeout`; a worker that overruns the
 //! generous limits on starting (the context, loading, allocating) or on
 //! reading back and judging was slowed by a busy machine, which is no
-//! verdict on the kernel ([`Overran::Machine`]).
+//! verdict on the kernel (`Overran::Machine`).
 //!
 //! The worker is started and watched by [`ktrav_proc::run`]: in a process
 //! group of its own, killed with it when a limit passes or the check is
