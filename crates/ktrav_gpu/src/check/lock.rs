@@ -8,10 +8,10 @@
 //! process ends.
 
 use anyhow::{Context, Result};
-use std::fs::{File, OpenOptions};
-use std::os::unix::fs::OpenOptionsExt;
+use std::fs::{File, OpenOptions, Permissions};
+use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::os::unix::io::AsRawFd;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// The lock file of the card at `pci` (`0000:19:00`).
 pub fn path(pci: &str) -> PathBuf {
@@ -24,19 +24,27 @@ pub struct Held {
     _file: File,
 }
 
-/// Waits for, then holds, the lock of the card at `pci`. Any user may
-/// create and take it (mode 666), so checks of different students queue
-/// on one file.
+/// Opens the lock file at `path`, creating it if no check has yet. A read
+/// is all `flock` needs, so a file another user created opens whatever
+/// its mode; one this check creates is made readable and writable by all
+/// (the umask would otherwise narrow the mode it was created with).
+fn open(path: &Path) -> std::io::Result<File> {
+    match File::open(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            let file = OpenOptions::new().write(true).create(true).truncate(false).mode(0o666).open(path)?;
+            file.set_permissions(Permissions::from_mode(0o666))?;
+            Ok(file)
+        }
+        opened => opened,
+    }
+}
+
+/// Waits for, then holds, the lock of the card at `pci`. Checks of
+/// different users queue on one file, as long as they share the temporary
+/// folder (`TMPDIR` unset or the same).
 pub fn acquire(pci: &str) -> Result<Held> {
     let path = path(pci);
-    let file = OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .mode(0o666)
-        .open(&path)
-        .with_context(|| format!("cannot open the device's timing lock {}", path.display()))?;
+    let file = open(&path).with_context(|| format!("cannot open the device's timing lock {}", path.display()))?;
     loop {
         // SAFETY: flock on a descriptor this function owns.
         let r = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) };
@@ -52,8 +60,7 @@ pub fn acquire(pci: &str) -> Result<Held> {
 
 /// Whether the lock of the card at `pci` is free now (for tests).
 pub fn is_free(pci: &str) -> bool {
-    let Ok(file) = OpenOptions::new().read(true).write(true).create(true).truncate(false).mode(0o666).open(path(pci))
-    else {
+    let Ok(file) = open(&path(pci)) else {
         return false;
     };
     // SAFETY: flock on a descriptor this function owns; released on drop.
@@ -83,6 +90,22 @@ mod tests {
         let waited = waiter.join().unwrap();
         assert!(waited >= std::time::Duration::from_millis(250), "the second took it after {waited:?}");
         assert!(is_free(&pci));
+        let _ = std::fs::remove_file(path(&pci));
+    }
+
+    #[test]
+    fn a_new_lock_file_is_open_to_every_user_and_an_unwritable_one_still_locks() {
+        let pci = format!("test:{}:01", std::process::id());
+        let _ = std::fs::remove_file(path(&pci));
+        let held = acquire(&pci).unwrap();
+        let mode = std::fs::metadata(path(&pci)).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o666, "created with mode {mode:o}");
+        drop(held);
+        // Another user's file, as this one sees it: readable only.
+        std::fs::set_permissions(path(&pci), Permissions::from_mode(0o444)).unwrap();
+        let held = acquire(&pci).unwrap();
+        assert!(!is_free(&pci));
+        drop(held);
         let _ = std::fs::remove_file(path(&pci));
     }
 }
