@@ -67,7 +67,7 @@ pub fn note(before: Option<u32>, after: Option<u32>, ours: u32) -> Option<String
     let others = before.into_iter().chain(after).max()?.saturating_sub(ours);
     (others > 0).then(|| {
         format!(
-            "{others} other process{} used this GPU while it timed (a class's correctness runs, say): the times may be slower than on an idle card",
+            "{others} other process{} had this GPU open just before or just after it timed (a class's correctness runs, say): the times may be slower than on an idle card",
             if others == 1 { "" } else { "es" }
         )
     })
@@ -81,8 +81,10 @@ mod tests {
     fn the_note_counts_the_others_at_the_busiest_reading() {
         assert_eq!(note(Some(2), Some(2), 2), None);
         assert_eq!(note(None, None, 2), None);
-        assert!(note(Some(4), Some(3), 2).unwrap().starts_with("2 other processes used this GPU"));
-        assert!(note(None, Some(3), 2).unwrap().starts_with("1 other process used this GPU"));
+        assert!(note(Some(4), Some(3), 2)
+            .unwrap()
+            .starts_with("2 other processes had this GPU open just before or just after it timed"));
+        assert!(note(None, Some(3), 2).unwrap().starts_with("1 other process had this GPU open"));
         assert_eq!(note(Some(1), None, 2), None);
         // Without a driver, or with no such card, NVML has nothing to say.
         assert_eq!(processes_on("ffff:ff:1f"), None);
