@@ -452,7 +452,11 @@ fn expectation_jobs(
         let name = format!("{} {}: {shown}", ch.section, ex.id);
         if (e.large_only || e.hidden_large) && !large {
             skipped += 1;
-            println!("lab {name}: skipped: overflows only past 2^31 elements; set {}=1", ktrav::section::LARGE_ENV);
+            let why = match e.hidden_large {
+                true => "fails only on the hidden battery's shapes past 2^32 elements",
+                false => "fails only past 2^31 elements",
+            };
+            println!("lab {name}: its large-shape verdict skipped: {why}; set {}=1", ktrav::section::LARGE_ENV);
         }
         let (chapter, path, source) = (chapter.to_string(), path.to_path_buf(), source.clone());
         jobs.push((

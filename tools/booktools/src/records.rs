@@ -315,7 +315,7 @@ fn escape(text: &str) -> String {
 fn render_bandwidth_table(md: &mut String, t: &Table) {
     let _ = writeln!(
         md,
-        "\n**{}**, median of {} launches, beside a device-to-device copy of {} bytes timed in the same run:\n",
+        "\n**{}**, median of {} launches, beside a device-to-device copy moving {} bytes (half read, half written) timed in the same run:\n",
         t.title, t.repeats, t.copy_bytes
     );
     let _ = writeln!(md, "| Kernel | Bytes moved | Time | Bandwidth | Share of the copy's bandwidth |");

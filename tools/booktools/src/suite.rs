@@ -27,7 +27,9 @@ pub fn render_suite_log(stem: &str, log: &str) -> String {
             Some(at) => format!("{}{}", crate::current_heading(&line[..at]), &line[at..]),
             None => line.to_string(),
         };
-        md.push_str(&format!("- {}\n", line.replace('<', "&lt;").replace('>', "&gt;")));
+        // A flag's `--` is written with an entity for its second dash, so
+        // that the book's smart punctuation does not make it an en dash.
+        md.push_str(&format!("- {}\n", line.replace('<', "&lt;").replace('>', "&gt;").replace("--", "-&#45;")));
     }
     if let Some(total) = log.lines().rev().find(|l| l.contains(" passed, ") && l.contains(" failed, ")) {
         md.push_str(&format!("\nClosing line: `{total}` ([the whole log](measured/{stem}.log)).\n"));
@@ -68,14 +70,14 @@ mod tests {
 
     #[test]
     fn lab_lines_are_sorted_and_lose_their_wall_time() {
-        let log = "lab K.3 copy: b.cu: ok [3.5 s]: passes all 11 shapes\n\
+        let log = "lab K.3 copy: b.cu: ok [3.5 s]: passes without --sanitize\n\
                    lab K.2 transpose: a.cu: ok [12.1 s]: rejected as wrong [sic]\n\
                    lab checker: 2 checks, 8 at a time, in 15 s\n1 passed, 0 failed, 0 skipped\n";
         let md = render_suite_log("x", log);
         assert_eq!(
             md,
             "- lab K.2 transpose: a.cu: ok: rejected as wrong [sic]\n\
-             - lab K.3 copy: b.cu: ok: passes all 11 shapes\n\
+             - lab K.3 copy: b.cu: ok: passes without -&#45;sanitize\n\
              - lab checker: 2 checks, 8 at a time, in 15 s\n\n\
              Closing line: `1 passed, 0 failed, 0 skipped` ([the whole log](measured/x.log)).\n"
         );
