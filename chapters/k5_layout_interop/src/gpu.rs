@@ -265,13 +265,13 @@ fn sgemm_layouts(gpu: &Gpu, sec: &mut GpuSection) -> Result<()> {
     ));
     for (name, ms) in [("column-major call", col_major), ("operand swap", swap), ("transpose first", first)] {
         sec.line(format!(
-            "  {name}: {:.1} TFLOP/s, {:.0}% of the computed peak",
+            "  {name}: {:.1} TFLOP/s, {:.1}% of the computed peak",
             tflops(ms),
             100.0 * tflops(ms) / peak
         ));
     }
     sec.line(format!(
-        "  the swap takes {:+.1}% of the column-major call's time; transposing first adds {:+.1}%",
+        "  against the column-major call's time: the operand swap {:+.1}%, transposing first {:+.1}%",
         100.0 * (swap / col_major - 1.0),
         100.0 * (first / col_major - 1.0)
     ));

@@ -184,7 +184,9 @@ impl GemmError {
     /// how long a buffer is.
     pub fn on_gpu(&self) -> &'static str {
         match self {
-            GemmError::LeadingDimension { .. } => "cuBLAS refuses it too and reads nothing",
+            GemmError::LeadingDimension { .. } => {
+                "by its documentation cuBLAS refuses it too, before reading anything (the call is not made here)"
+            }
             GemmError::BufferTooShort { .. } => "cuBLAS cannot see that and would read past the allocation",
         }
     }
