@@ -6,7 +6,7 @@
 
 use crate::{
     add_mapped, addend, check, convert_logical, gemm_operands, launch_plan, layout_marker, reference_product, sgemm,
-    GemmError, Op, Pairing, GEMM_K, GEMM_M, GEMM_N, PAIRINGS, SOURCE_SHAPE, WARP_BLOCK, WARP_SHAPE,
+    GemmError, Op, Pairing, Slot, GEMM_K, GEMM_M, GEMM_N, PAIRINGS, SOURCE_SHAPE, WARP_BLOCK, WARP_SHAPE,
 };
 use anyhow::{Context, Result};
 use ktrav::chapter::NotOnTheLadder;
@@ -246,7 +246,8 @@ fn sgemm_layouts(gpu: &Gpu, sec: &mut GpuSection) -> Result<()> {
     let swap = table.row(sec, "sgemm on row-major A and B through the operand swap", n * 4, || {
         gpu.timed(|| blas.sgemm(gpu, &call, &dev_b, &dev_a, &mut c))
     })?;
-    let first = table.row(sec, "transpose A and B (K.2 v2), then sgemm", n * 4, || {
+    // Written: C, and before it the two transposes' outputs.
+    let first = table.row(sec, "transpose A and B (K.2 v2), then sgemm", 3 * n * 4, || {
         gpu.timed(|| {
             for (src, dst) in [(&dev_a, &mut at), (&dev_b, &mut bt)] {
                 // transpose_v2_64x64_float2(float* out, const float* in, size_t rows, size_t cols)
@@ -366,9 +367,9 @@ impl Call<'_> {
     pub fn check(&self) -> Result<(), GemmError> {
         let (ar, ac) = self.transa.stored(self.m, self.k);
         let (br, bc) = self.transb.stored(self.k, self.n);
-        check("A", self.first.len(), self.lda, ar, ac)?;
-        check("B", self.second.len(), self.ldb, br, bc)?;
-        check("C", self.c_len(), self.ldc, self.m, self.n)
+        check(Slot::A, self.first.len(), self.lda, ar, ac)?;
+        check(Slot::B, self.second.len(), self.ldb, br, bc)?;
+        check(Slot::C, self.c_len(), self.ldc, self.m, self.n)
     }
 
     /// The call as cuBLAS is given it (C is not read: beta is 0, so its
@@ -508,6 +509,12 @@ pub fn calls<'a>(m: usize, n: usize, k: usize, a: &'a [f32], b: &'a [f32]) -> [C
     ]
 }
 
+/// The half fix: the operands swapped, `m` and `n` not. It fits the
+/// buffers only on a square product; the host model refuses it otherwise.
+pub fn half_fix<'a>(m: usize, n: usize, k: usize, a: &'a [f32], b: &'a [f32]) -> Call<'a> {
+    Call { name: "half fix", transa: Op::N, transb: Op::N, m, n, k, first: b, lda: n, second: a, ldb: k, ldc: m }
+}
+
 /// cuBLAS itself, if it is installed.
 fn cublas(gpu: &Gpu, sec: &mut GpuSection) -> Result<()> {
     let blas = match gpu.blas() {
@@ -565,9 +572,14 @@ fn exact_case(gpu: &Gpu, blas: &Blas, sec: &mut GpuSection, m: usize, n: usize, 
             }
         }
     }
-    let mut c = vec![0.0; m * n];
-    if let Err(e) = sgemm(Op::N, Op::N, m, n, k, 1.0, b.as_slice(), n, a.as_slice(), k, 0.0, &mut c, m) {
-        sec.line(format!("    half fix not launched: the host reference refuses it ({e}); on the GPU, {}", e.on_gpu()));
+    let half = half_fix(m, n, k, a.as_slice(), b.as_slice());
+    if let Err(e) = half.check() {
+        sec.line(format!(
+            "    {:<10} {}: not launched; the host model refuses it: {e}; on the GPU, {}",
+            half.name,
+            half.signature("B", "A"),
+            e.on_gpu()
+        ));
     }
     Ok(())
 }
@@ -647,9 +659,11 @@ mod tests {
         let w = wide.host(f32::NAN).unwrap();
         assert!((0..m).all(|i| (0..n).all(|j| w[i * (n + 2) + j] == want.get(i as u64, j as u64))));
         assert!((0..m).all(|i| w[i * (n + 2) + n].is_nan()));
-        let half =
-            Call { name: "half fix", m, n, first: b.as_slice(), lda: n, second: a.as_slice(), ldb: k, ldc: m, ..fix };
-        assert_eq!(half.check(), Err(GemmError::BufferTooShort { name: "B", needed: 12, len: 6 }));
+        let half = half_fix(m, n, k, a.as_slice(), b.as_slice());
+        assert_eq!(
+            half.check(),
+            Err(GemmError::BufferTooShort { slot: Slot::B, rows: 3, cols: 4, ld: 3, needed: 12, len: 6 })
+        );
         assert!(half.host(0.0).is_err());
     }
 

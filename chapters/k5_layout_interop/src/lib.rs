@@ -150,30 +150,52 @@ impl Op {
     }
 }
 
+/// One of the three matrix slots of a GEMM call, named by place, since a
+/// call on row-major data may put the caller's B in cuBLAS's A slot.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Slot {
+    /// The first operand, cuBLAS's `A` (with `lda`).
+    A,
+    /// The second operand, cuBLAS's `B` (with `ldb`).
+    B,
+    /// The output, cuBLAS's `C` (with `ldc`).
+    C,
+}
+
+impl fmt::Display for Slot {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Slot::A => "first operand (slot A)",
+            Slot::B => "second operand (slot B)",
+            Slot::C => "output (slot C)",
+        })
+    }
+}
+
 /// Why a GEMM call is refused.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum GemmError {
     /// A leading dimension smaller than its matrix's rows: what cuBLAS
     /// reports as `CUBLAS_STATUS_INVALID_VALUE`.
-    LeadingDimension { name: &'static str, ld: usize, min: usize },
-    /// A buffer too short for the matrix it is said to hold. cuBLAS cannot
-    /// see this; on a GPU it is a read or write past the allocation.
-    BufferTooShort { name: &'static str, needed: usize, len: usize },
+    LeadingDimension { slot: Slot, ld: usize, min: usize },
+    /// A buffer too short for the `rows x cols` matrix, `ld` apart, that its
+    /// slot must hold. cuBLAS cannot see this; on a GPU it is a read or write
+    /// past the allocation.
+    BufferTooShort { slot: Slot, rows: usize, cols: usize, ld: usize, needed: usize, len: usize },
 }
 
 impl fmt::Display for GemmError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            GemmError::LeadingDimension { name, ld, min } => {
-                write!(
-                    f,
-                    "ld{} = {ld} is below the {min} rows {name} is stored with (CUBLAS_STATUS_INVALID_VALUE)",
-                    name.to_lowercase()
-                )
-            }
-            GemmError::BufferTooShort { name, needed, len } => {
-                write!(f, "the buffer passed as {name} needs {needed} elements but holds {len}")
-            }
+            GemmError::LeadingDimension { slot, ld, min } => write!(
+                f,
+                "the {slot} is given leading dimension {ld}, below the {min} rows it is stored with \
+                 (CUBLAS_STATUS_INVALID_VALUE)"
+            ),
+            GemmError::BufferTooShort { slot, rows, cols, ld, needed, len } => write!(
+                f,
+                "the buffer in the {slot} holds {len} elements, but {rows}x{cols} with columns {ld} apart needs {needed}"
+            ),
         }
     }
 }
@@ -201,20 +223,14 @@ fn cm(buf: &[f32], ld: usize, i: usize, j: usize) -> f32 {
 
 /// Checks one operand of `len` elements: `stored_rows x stored_cols`,
 /// column-major, `ld` apart.
-pub fn check(
-    name: &'static str,
-    len: usize,
-    ld: usize,
-    stored_rows: usize,
-    stored_cols: usize,
-) -> Result<(), GemmError> {
+pub fn check(slot: Slot, len: usize, ld: usize, stored_rows: usize, stored_cols: usize) -> Result<(), GemmError> {
     let min = stored_rows.max(1);
     if ld < min {
-        return Err(GemmError::LeadingDimension { name, ld, min });
+        return Err(GemmError::LeadingDimension { slot, ld, min });
     }
     let needed = if stored_rows == 0 || stored_cols == 0 { 0 } else { (stored_cols - 1) * ld + stored_rows };
     if len < needed {
-        return Err(GemmError::BufferTooShort { name, needed, len });
+        return Err(GemmError::BufferTooShort { slot, rows: stored_rows, cols: stored_cols, ld, needed, len });
     }
     Ok(())
 }
@@ -242,9 +258,9 @@ pub fn sgemm(
     // A is stored m x k (N) or k x m (T); B is stored k x n (N) or n x k (T).
     let (a_rows, a_cols) = transa.stored(m, k);
     let (b_rows, b_cols) = transb.stored(k, n);
-    check("A", a.len(), lda, a_rows, a_cols)?;
-    check("B", b.len(), ldb, b_rows, b_cols)?;
-    check("C", c.len(), ldc, m, n)?;
+    check(Slot::A, a.len(), lda, a_rows, a_cols)?;
+    check(Slot::B, b.len(), ldb, b_rows, b_cols)?;
+    check(Slot::C, c.len(), ldc, m, n)?;
     let op_a = |i, l| if transa == Op::N { cm(a, lda, i, l) } else { cm(a, lda, l, i) };
     let op_b = |l, j| if transb == Op::N { cm(b, ldb, l, j) } else { cm(b, ldb, j, l) };
     for j in 0..n {
@@ -710,6 +726,12 @@ pub fn as_is_entries_right(m: u64, n: u64, k: u64) -> Option<(usize, u64)> {
     Some((entries_right(&got, &want), m * n))
 }
 
+/// Why the half fix (operands swapped, `m` and `n` not) is refused on an
+/// `m x k` by `k x n` product; `None` where it is accepted (square shapes).
+pub fn half_fix_refusal(m: u64, n: u64, k: u64) -> Option<GemmError> {
+    GemmCalls::compute(m, n, k).half_fix.err()
+}
+
 /// How many entries of `want`'s shape `got` holds equal to `want`'s.
 fn entries_right(got: &Matrix<f32>, want: &Matrix<f32>) -> usize {
     let (m, n) = (want.shape().rows, want.shape().cols);
@@ -1028,7 +1050,12 @@ mod tests {
         let text = report::plain(&gemm_report(GEMM_M, GEMM_N, GEMM_K));
         assert!(text.contains("A*B, by the plain row-major loop = [67 82 97 112; 22 28 34 40]"), "{text}");
         assert!(text.contains("C read row-major as 2x4 = [67 22 82 28; 97 34 112 40]"), "{text}");
-        assert!(text.contains("the buffer passed as B needs 12 elements but holds 6"), "{text}");
+        assert!(
+            text.contains(
+                "the buffer in the second operand (slot B) holds 6 elements, but 3x4 with columns 3 apart needs 12"
+            ),
+            "{text}"
+        );
         assert!(text.ends_with("every check above holds: true\n"), "{text}");
     }
 
@@ -1037,11 +1064,11 @@ mod tests {
         let (a, b) = (vec![1.0; 6], vec![1.0; 12]);
         let mut c = vec![0.0; 8];
         let e = sgemm(Op::N, Op::N, 2, 4, 3, 1.0, &a, 1, &b, 3, 0.0, &mut c, 2).unwrap_err();
-        assert_eq!(e, GemmError::LeadingDimension { name: "A", ld: 1, min: 2 });
+        assert_eq!(e, GemmError::LeadingDimension { slot: Slot::A, ld: 1, min: 2 });
         let e = sgemm(Op::T, Op::N, 2, 4, 3, 1.0, &a, 2, &b, 3, 0.0, &mut c, 2).unwrap_err();
-        assert_eq!(e, GemmError::LeadingDimension { name: "A", ld: 2, min: 3 });
+        assert_eq!(e, GemmError::LeadingDimension { slot: Slot::A, ld: 2, min: 3 });
         let e = sgemm(Op::N, Op::N, 2, 4, 3, 1.0, &a, 2, &b, 3, 0.0, &mut c, 1).unwrap_err();
-        assert_eq!(e, GemmError::LeadingDimension { name: "C", ld: 1, min: 2 });
+        assert_eq!(e, GemmError::LeadingDimension { slot: Slot::C, ld: 1, min: 2 });
         assert!(sgemm(Op::N, Op::N, 2, 4, 3, 1.0, &a, 2, &b, 3, 0.0, &mut c, 2).is_ok());
     }
 

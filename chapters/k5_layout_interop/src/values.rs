@@ -1,8 +1,8 @@
 //! The numbers K.5's page quotes, computed here (see `book/values.txt`).
 
 use crate::{
-    as_is_entries_right, constant_stride, first_warp, walk, Axis, Pairing, GEMM_K, GEMM_M, GEMM_N, SOURCE_SHAPE,
-    WALK_AT, WARP_BLOCK, WARP_SHAPE,
+    as_is_entries_right, constant_stride, first_warp, half_fix_refusal, walk, Axis, GemmError, Pairing, Slot, GEMM_K,
+    GEMM_M, GEMM_N, SOURCE_SHAPE, WALK_AT, WARP_BLOCK, WARP_SHAPE,
 };
 use ktrav::{Dim2, Shape, StorageOrder};
 
@@ -22,6 +22,11 @@ pub fn values() -> Vec<(&'static str, String)> {
     let (rm_row, cm_col) = (walked(StorageOrder::RowMajor, Axis::Col), walked(StorageOrder::ColMajor, Axis::Row));
     let (rm_col, cm_row) = (walked(StorageOrder::RowMajor, Axis::Row), walked(StorageOrder::ColMajor, Axis::Col));
     let as_is = as_is_entries_right(GEMM_M, GEMM_N, GEMM_K).expect("the as-is call is accepted");
+    let Some(GemmError::BufferTooShort { slot: Slot::B, rows, cols, len, .. }) =
+        half_fix_refusal(GEMM_M, GEMM_N, GEMM_K)
+    else {
+        panic!("the page explains the half fix's refusal as a second operand too short for its slot")
+    };
     vec![
         ("k5.walk.row_major_row", span(&rm_row)),
         ("k5.walk.col_major_col", span(&cm_col)),
@@ -37,6 +42,8 @@ pub fn values() -> Vec<(&'static str, String)> {
         ("k5.warp.ratio", (across / along).to_string()),
         ("k5.gemm.as_is_right", as_is.0.to_string()),
         ("k5.gemm.entries", as_is.1.to_string()),
+        ("k5.gemm.half_fix.slot_shape", format!("{rows}x{cols}")),
+        ("k5.gemm.half_fix.a_elements", len.to_string()),
     ]
 }
 
