@@ -36,6 +36,10 @@ pub struct Check {
     pub label: String,
     pub detail: String,
     pub ok: bool,
+    /// How many of its section's commentary lines the run had printed
+    /// before this check, so a page can show the two in the run's order.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub after_lines: Option<usize>,
 }
 
 /// One timed kernel in a bandwidth table.
@@ -142,7 +146,12 @@ mod tests {
             run: Run { card: "Card".into(), compute_capability: "9.0".into(), ..Default::default() },
             sections: vec![Section {
                 chapter: "K.2 Transpose".into(),
-                checks: vec![Check { label: "a".into(), detail: "4 elements, all match".into(), ok: true }],
+                checks: vec![Check {
+                    label: "a".into(),
+                    detail: "4 elements, all match".into(),
+                    ok: true,
+                    after_lines: None,
+                }],
                 lines: vec!["x < y".into()],
                 tables: vec![Table {
                     title: "8192x8192".into(),

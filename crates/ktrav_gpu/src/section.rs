@@ -192,7 +192,8 @@ impl GpuSection {
         let result = if ok { "agrees" } else { "DISAGREES" };
         self.report.line(format!("{}{extra}", run_line(&self.id, kernel, role, shape, cfg, result)));
         let label = format!("{shape} {kernel} ({})", role.word());
-        self.record.checks.push(measured::Check { label, detail: agreement.describe(), ok });
+        let after_lines = Some(self.record.lines.len());
+        self.record.checks.push(measured::Check { label, detail: agreement.describe(), ok, after_lines });
     }
 
     /// One launch of a kernel wrong on purpose in the small-shape mode:
@@ -240,7 +241,8 @@ impl GpuSection {
         let word = report::flag(ok, if ok { "agrees" } else { "DISAGREES" });
         self.report.line(format!("  {label}: {detail}{time}: {word}"));
         let (label, detail) = (report::plain(label), report::plain(detail));
-        self.record.checks.push(measured::Check { label, detail, ok });
+        let after_lines = Some(self.record.lines.len());
+        self.record.checks.push(measured::Check { label, detail, ok, after_lines });
     }
 
     /// A line of commentary.

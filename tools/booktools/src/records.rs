@@ -67,6 +67,8 @@ pub fn section_key(chapter: &str) -> Option<String> {
 /// table. The heading line itself is left out, the table's title says it.
 pub fn render_section(s: &Section, unmeasured: &[&str], mut chart: impl FnMut(usize) -> Option<String>) -> String {
     let mut md = render_checks(&s.checks, &s.lines);
+    let lines = with_placed_checks(&s.checks, &s.lines);
+    let s = &Section { lines, ..s.clone() };
     let headings = table_headings(&s.lines, &s.tables);
     let found: Vec<usize> = headings.iter().flatten().copied().collect();
     let next_heading =
@@ -218,11 +220,47 @@ fn shape_from_detail(c: &Check, shapes: &[(String, u64)]) -> Option<(String, Str
     }
 }
 
+/// The commentary `lines` with the checks that no shape-by-kernel table
+/// shows and whose place in the run is known put back among them, each as
+/// the run printed it (`  label: detail: agrees`).
+pub fn with_placed_checks(checks: &[Check], lines: &[String]) -> Vec<String> {
+    let named = named_shapes(lines);
+    let placed: Vec<(usize, String)> = checks
+        .iter()
+        .filter(|c| in_table(c, &named).is_none())
+        .filter_map(|c| {
+            let verdict = if c.ok { "agrees" } else { "DISAGREES" };
+            Some((c.after_lines?, format!("  {}: {}: {verdict}", c.label, c.detail)))
+        })
+        .collect();
+    let mut out = Vec::with_capacity(lines.len() + placed.len());
+    for at in 0..=lines.len() {
+        out.extend(
+            placed
+                .iter()
+                .filter(|(after, _)| *after == at || (at == lines.len() && *after > at))
+                .map(|(_, l)| l.clone()),
+        );
+        if let Some(l) = lines.get(at) {
+            out.push(l.clone());
+        }
+    }
+    out
+}
+
+/// Where a check goes in its section's shape-by-kernel table: its shape,
+/// kernel and what else its label says; `None` for a check shown apart.
+fn in_table(c: &Check, named: &[(String, u64)]) -> Option<(String, String, String)> {
+    shape_and_kernel(&c.label).or_else(|| shape_from_detail(c, named))
+}
+
 /// A section's checks: one table, a row per shape and a column per kernel,
 /// for the checks whose label names both, or names the kernel and states
 /// the element count of a shape the commentary `lines` name (each cell the
 /// verdict of every check of that kernel on that shape, in order; `—` where
-/// none ran), then the other checks as a list.
+/// none ran), then, as a list, the other checks whose place among the
+/// commentary is not recorded (the others are shown there, see
+/// [`with_placed_checks`]).
 pub fn render_checks(checks: &[Check], lines: &[String]) -> String {
     let named = named_shapes(lines);
     let mut shapes: Vec<String> = Vec::new();
@@ -230,7 +268,7 @@ pub fn render_checks(checks: &[Check], lines: &[String]) -> String {
     let mut cells: Vec<(String, String, String)> = Vec::new();
     let mut others: Vec<&Check> = Vec::new();
     for c in checks {
-        match shape_and_kernel(&c.label).or_else(|| shape_from_detail(c, &named)) {
+        match in_table(c, &named) {
             Some((shape, kernel, extra)) => {
                 if !shapes.contains(&shape) {
                     shapes.push(shape.clone());
@@ -241,7 +279,8 @@ pub fn render_checks(checks: &[Check], lines: &[String]) -> String {
                 let text = cell(&shape, &extra, c);
                 cells.push((shape, kernel, text));
             }
-            None => others.push(c),
+            None if c.after_lines.is_none() => others.push(c),
+            None => {}
         }
     }
     let mut md = String::new();
@@ -423,7 +462,12 @@ mod tests {
             run: Run { card: "Card".into(), compute_capability: "9.0".into(), ..Default::default() },
             sections: vec![Section {
                 chapter: "K.2 Transpose".into(),
-                checks: vec![Check { label: "a".into(), detail: "4 elements, all match".into(), ok: true }],
+                checks: vec![Check {
+                    label: "a".into(),
+                    detail: "4 elements, all match".into(),
+                    ok: true,
+                    after_lines: None,
+                }],
                 lines: vec!["x < y".into(), "  below".into()],
                 tables: vec![Table {
                     title: "8192x8192".into(),
@@ -477,7 +521,7 @@ mod tests {
     }
 
     fn check(label: &str, detail: &str, ok: bool) -> Check {
-        Check { label: label.into(), detail: detail.into(), ok }
+        Check { label: label.into(), detail: detail.into(), ok, after_lines: None }
     }
 
     #[test]
@@ -535,6 +579,29 @@ mod tests {
         assert_eq!(table_headings(&s.lines, &s.tables), [None]);
         let md = render_section(&s, &[], |_| None);
         assert!(md.find("scalar DP").unwrap() < md.find("| v1 |").unwrap(), "{md}");
+    }
+
+    /// A check no shape-by-kernel table shows appears among the commentary
+    /// where the run printed it, and no longer in the list apart.
+    #[test]
+    fn checks_apart_keep_their_place_among_the_lines() {
+        let mut s = sample().sections.remove(0);
+        s.tables.clear();
+        s.lines = ["sgemm calls:", "  A 2x3, B 3x4:", "    C read row-major: 0 of 8 right", "the end"]
+            .map(String::from)
+            .to_vec();
+        let placed = |label: &str, ok, at| Check { after_lines: Some(at), ..check(label, "8 elements, all match", ok) };
+        s.checks = vec![placed("    as-is sgemm(N, N)", true, 2), placed("    fix sgemm(N, N)", false, 3)];
+        let md = render_section(&s, &[], |_| None);
+        let want = "<pre class=\"measured\">\nsgemm calls:\n  A 2x3, B 3x4:\n      as-is sgemm(N, N): 8 elements, all match: agrees\n    C read row-major: 0 of 8 right\n      fix sgemm(N, N): 8 elements, all match: DISAGREES\nthe end\n</pre>";
+        assert!(md.contains(want), "{md}");
+        assert!(!md.contains("- "), "{md}");
+        // A check past the last line goes last; one without a place, in the list.
+        s.checks[1].after_lines = Some(9);
+        assert!(with_placed_checks(&s.checks, &s.lines).last().unwrap().contains("fix sgemm"));
+        s.checks[1].after_lines = None;
+        let md = render_section(&s, &[], |_| None);
+        assert!(md.starts_with("- fix sgemm(N, N): 8 elements, all match — **DISAGREES**"), "{md}");
     }
 
     #[test]
