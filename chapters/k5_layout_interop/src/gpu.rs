@@ -575,7 +575,7 @@ fn exact_case(gpu: &Gpu, blas: &Blas, sec: &mut GpuSection, m: usize, n: usize, 
     let half = half_fix(m, n, k, a.as_slice(), b.as_slice());
     if let Err(e) = half.check() {
         sec.line(format!(
-            "    {:<10} {}: not launched; the host model refuses it: {e}; on the GPU, {}",
+            "      {:<10} {}: not launched; the host model refuses it: {e}; on the GPU, {}",
             half.name,
             half.signature("B", "A"),
             e.on_gpu()
