@@ -118,6 +118,7 @@ pub fn values() -> Vec<(&'static str, String)> {
         ("k1.source.row_stride_lines", lines(s_row.stride_lines)),
         ("k1.source.col_stride_lines", lines(s_col.stride_lines)),
         ("k1.source.row_pass_lines", s_row.pass_lines.to_string()),
+        ("k1.source.col_pass_lines", s_col.pass_lines.to_string()),
         ("k1.source.line_floats", (SOURCE_CACHE.line_bytes / ELEM_BYTES).to_string()),
         ("k1.source.follow_hits", follow.hits.to_string()),
         ("k1.source.follow_misses", follow.misses.to_string()),

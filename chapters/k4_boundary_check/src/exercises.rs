@@ -117,8 +117,9 @@ pub const WRONG: &[(Twin, FailureKind)] =
 
 // ANCHOR: add_wrong
 /// `wrong/add_one_axis_guard.cu` (the chapter's `add_row_only_checked`):
-/// its strays inside the matrix store the right sum, the last row's past
-/// the end.
+/// its strays inside the matrix store the right sum; those whose flat
+/// index runs past the last cell (the last row's, at least) store past the
+/// end of the output.
 pub fn add_one_axis_guard(ctx: &Ctx, _step: usize, _shared: &mut [f32], mem: &mut Mem) {
     let (row, col) = (ctx.t.global_y(), ctx.t.global_x());
     if row < ctx.rows {

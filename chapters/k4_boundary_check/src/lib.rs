@@ -482,14 +482,14 @@ fn print_launch(out: &mut Report, plan: &LaunchPlan) {
     let block = cfg.block;
     out.heading(&format!("K.4: a {rows}x{cols} fill with its column check missing"));
     out.blank();
+    let across = cfg.grid.x as u64 * block.x as u64;
+    let past = match across - cols {
+        0 => "none".to_string(),
+        n => n.to_string(),
+    };
     out.line(format!(
-        "matrix {rows}x{cols}, blocks of {}x{} threads, grid {}x{}: {cols} is {}a multiple of blockDim.x = {}",
-        block.x,
-        block.y,
-        cfg.grid.x,
-        cfg.grid.y,
-        if cols % block.x as u64 == 0 { "" } else { "not " },
-        block.x
+        "the launch: a {}x{} grid of {}x{}-thread blocks puts {across} threads across {cols} columns, so {past} in each row fall past the last column",
+        cfg.grid.x, cfg.grid.y, block.x, block.y,
     ));
     out.blank();
 }
@@ -546,12 +546,12 @@ fn print_row_only(out: &mut Report, runs: &WorkedRuns) {
     for r in 0..rows {
         let (got, want) = (rev.get(r, 0), marker(r, 0));
         let verdict = if got == want {
-            report::flag(true, "correct")
+            report::flag(true, "right")
         } else {
             let (wr, wc) = rev.last_writer(r, 0).expect("a wrong cell was stored to");
-            format!("{}, last stored by thread (row {wr}, col {wc})", report::flag(false, "wrong"))
+            format!("{}: thread (row {wr}, col {wc}) stored last", report::flag(false, "wrong"))
         };
-        out.line(format!("  row {r}: holds {got}, should hold {want} -- {verdict}"));
+        out.line(format!("  cell ({r}, 0) = {got}, its marker {want}: {verdict}"));
     }
     out.blank();
     out.line(format!(

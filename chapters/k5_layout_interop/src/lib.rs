@@ -43,8 +43,9 @@ impl fmt::Display for Axis {
 
 // ANCHOR: walk
 /// The axis along which neighbours are neighbours in memory (stride 1):
-/// the axis `threadIdx.x` should walk. (With one row or one column both
-/// strides are 1; the layout's own fast axis is returned.)
+/// the axis `threadIdx.x` should walk. (A row-major matrix of one column,
+/// or a column-major one of one row, has stride 1 on both axes; the
+/// layout's own fast axis is returned.)
 pub fn contiguous_axis(order: StorageOrder, shape: Shape) -> Axis {
     match order.strides(shape) {
         (1, cs) if cs != 1 || order == StorageOrder::ColMajor => Axis::Row,
@@ -605,7 +606,7 @@ fn print_strides(out: &mut Report, shape: Shape) {
     for order in orders {
         let x = contiguous_axis(order, shape);
         let y = if x == Axis::Col { Axis::Row } else { Axis::Col };
-        out.line(format!("  {order} kernel: threadIdx.x -> {x}, threadIdx.y -> {y}"));
+        out.line(format!("  {order}: threadIdx.x picks the {x}, threadIdx.y the {y}"));
     }
     out.blank();
 }
