@@ -84,6 +84,7 @@ pub fn lab_constants() -> Vec<(&'static str, String)> {
         ("lab.after_a_hang_s", ktrav_gpu::check::AFTER_A_HANG.as_secs().to_string()),
         ("lab.machine_limit_s", ktrav_gpu::check::worker::MACHINE_LIMIT.as_secs().to_string()),
         ("lab.queue_limit_s", ktrav_gpu::check::worker::QUEUE_LIMIT.as_secs().to_string()),
+        ("lab.memory_turn_gib", (ktrav_gpu::check::lock::LARGE_BYTES >> 30).to_string()),
         ("lab.sanitize.padding_mib", (ktrav_gpu::check::sanitize::PADDING_BYTES >> 20).to_string()),
         ("lab.printed.lines", ktrav::lab::printed::PRINTED_LINES.to_string()),
         ("lab.printed.chars", ktrav::lab::printed::PRINTED_LINE_CHARS.to_string()),

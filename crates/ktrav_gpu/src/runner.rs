@@ -199,6 +199,9 @@ impl Gpu {
     }
 
     /// Copies a host slice to a new device buffer.
+    ///
+    /// An allocation or copy that failed for want of device memory says so
+    /// through [`out_of_memory`].
     pub fn upload<T: DeviceRepr>(&self, host: &[T]) -> Result<DeviceBuffer<T>> {
         self.stream.clone_htod(host).context("copy to device failed")
     }
@@ -433,6 +436,14 @@ fn check(status: sys::CUresult, what: &str) -> Result<()> {
     }
 }
 
+/// Whether `e` (from an allocation or a copy) is the driver's
+/// `CUDA_ERROR_OUT_OF_MEMORY`.
+pub fn out_of_memory(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<cudarc::driver::DriverError>().is_some_and(|d| d.0 == sys::CUresult::CUDA_ERROR_OUT_OF_MEMORY)
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -445,6 +456,14 @@ mod tests {
     }
     use ktrav::compare::{compare, Agreement};
     use ktrav::{Dim2, Shape};
+
+    #[test]
+    fn out_of_memory_is_told_apart_through_context() {
+        let oom = |code| anyhow::Error::new(cudarc::driver::DriverError(code)).context("copy to device failed");
+        assert!(out_of_memory(&oom(sys::CUresult::CUDA_ERROR_OUT_OF_MEMORY)));
+        assert!(!out_of_memory(&oom(sys::CUresult::CUDA_ERROR_ILLEGAL_ADDRESS)));
+        assert!(!out_of_memory(&anyhow!("out of memory, in words only")));
+    }
 
     /// Runs on a real GPU when there is one; says it was skipped otherwise.
     #[test]

@@ -171,6 +171,9 @@ pub(crate) fn run_case(gpu: &Gpu, f: &Kernel, ex: &Exercise, case: &Case, timeou
     }
     let bufs = match buffers(gpu, ex, shape, fit) {
         Ok(b) => b,
+        // Another process took the memory between the count above and the
+        // allocation: the machine's doing, not the kernel's, which has not run.
+        Err(e) if crate::runner::out_of_memory(&e) => return memory_taken(needed),
         Err(e) => return Verdict::Crashed { error: format!("{e:#}") },
     };
     // Everything before this was the machine's work; from here to the wait
@@ -215,6 +218,17 @@ pub(crate) fn run_case(gpu: &Gpu, f: &Kernel, ex: &Exercise, case: &Case, timeou
     Verdict::Pass
 }
 
+/// The verdict on a shape whose buffers, `needed` bytes, could not be
+/// allocated although the device had reported them free.
+pub(crate) fn memory_taken(needed: u64) -> Verdict {
+    Verdict::Skipped {
+        reason: format!(
+            "needs {} MB of device memory, which other processes on this GPU took before it could be allocated",
+            needed >> 20
+        ),
+    }
+}
+
 /// The verdict on input `k` as read back after the launches: `None` when
 /// every element is still [`input_value`]`(k, i)`.
 pub(crate) fn input_changes(k: u8, now: &[f32]) -> Option<Verdict> {
@@ -232,6 +246,14 @@ pub(crate) fn input_changes(k: u8, now: &[f32]) -> Option<Verdict> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Memory another process took is no verdict on the kernel: a skip,
+    /// never a crash or a pass.
+    #[test]
+    fn memory_taken_by_others_is_a_skip() {
+        let v = memory_taken(16 << 30);
+        assert!(matches!(&v, Verdict::Skipped { reason } if reason.starts_with("needs 16384 MB")), "{v:?}");
+    }
 
     #[test]
     fn an_input_is_unchanged_only_when_every_bit_is() {

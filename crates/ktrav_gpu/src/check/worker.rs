@@ -61,7 +61,8 @@ pub const WORKER_COMMAND: &str = "check-worker";
 pub enum Phase {
     /// Reading the job, opening the GPU, loading the kernel, allocating.
     Setup,
-    /// Waiting for the device's timing lock (only the timing run).
+    /// Waiting for the device's timing lock (the timing run) or memory
+    /// lock (a shape of [`super::lock::LARGE_BYTES`] or more).
     Queued,
     /// The kernel's launches, up to the wait after the last.
     Kernel,
@@ -115,7 +116,7 @@ pub(crate) struct Limits {
     /// Starting: a context, loading, allocating; generous, since a machine
     /// shared by a class can be slow at it.
     pub setup: Duration,
-    /// Waiting for the device's timing lock behind other checks.
+    /// Waiting for the device's timing or memory lock behind other checks.
     pub queued: Duration,
     /// Reading back and judging the output.
     pub verify: Duration,
@@ -324,7 +325,23 @@ fn work(ch: &Chapter, ex: &Exercise, gpu: &gpu::Gpu, job: &Job, task: Task) -> O
     let timeout = Duration::from_secs(job.timeout_s);
     match task {
         Task::Shape { rows, cols, grid_y_cap, fit } => {
-            Outcome::Verdict(run_case(gpu, &f, ex, &shape_case(rows, cols, grid_y_cap), timeout, fit))
+            let case = shape_case(rows, cols, grid_y_cap);
+            // A shape that needs much of the card's memory waits for the
+            // other checks' such shapes to end, so none is starved of it.
+            let _turn = if ktrav::lab::device_bytes(ex, case.shape) >= super::lock::LARGE_BYTES {
+                enter(Phase::Queued);
+                let held = gpu.pci_address().and_then(|pci| super::lock::acquire(&pci, super::lock::Lock::Memory));
+                match held {
+                    Ok(h) => {
+                        enter(Phase::Setup);
+                        Some(h)
+                    }
+                    Err(e) => return Outcome::Failed(format!("{e:#}")),
+                }
+            } else {
+                None
+            };
+            Outcome::Verdict(run_case(gpu, &f, ex, &case, timeout, fit))
         }
         Task::Timing { rows, cols } => {
             // One timing at a time on a card: wait for the others' to end.
@@ -333,7 +350,7 @@ fn work(ch: &Chapter, ex: &Exercise, gpu: &gpu::Gpu, job: &Job, task: Task) -> O
                 Ok(p) => p,
                 Err(e) => return Outcome::Failed(format!("{e:#}")),
             };
-            let _held = match super::lock::acquire(&pci) {
+            let _held = match super::lock::acquire(&pci, super::lock::Lock::Timing) {
                 Ok(h) => h,
                 Err(e) => return Outcome::Failed(format!("{e:#}")),
             };
