@@ -80,8 +80,11 @@ pub const SIM_EXERCISES: &[SimExercise] = &[
     },
 ];
 
-// ANCHOR: find_the_bug
-/// Passes every shape of the source; which shape does it fail?
+/// What the given `exercises/k2_transpose/find_the_bug.rs` does, written
+/// against the solution: the solution's body in the first round only (the
+/// given file returns from every later round and takes its row of tiles
+/// from `blockIdx.y` alone). The page's report runs this function, not the
+/// file the student edits.
 pub fn find_the_bug(ctx: &Ctx, step: usize, tile: &mut [f32], mem: &mut Mem) {
     if ctx.round > 0 {
         return; // one row of tiles per block
@@ -96,23 +99,33 @@ pub const FIND_THE_BUG: Twin = Twin {
     shared_words: (TILE * STRIDE) as usize,
     body: find_the_bug,
 };
-// ANCHOR_END: find_the_bug
 
 // ANCHOR: wrong
 /// `wrong/missing_syncthreads.cu`: no barrier between the load and the store.
 pub const MISSING_SYNCTHREADS: Twin = Twin { name: "missing_syncthreads", barriers_after: &[1], ..SOLUTION };
 
-/// `wrong/one_axis_guard.cu`: the store checks the output's rows only.
+/// `wrong/one_axis_guard.cu`: the load checks the input's rows only, and
+/// the store the output's rows only.
 pub fn one_axis_guard(ctx: &Ctx, step: usize, tile: &mut [f32], mem: &mut Mem) {
     let (t, rows, cols) = (ctx.t, ctx.rows, ctx.cols);
+    let (tx, ty, bx) = (t.thread_idx.x as u64, t.thread_idx.y as u64, t.block_idx.x as u64);
     let by = t.block_idx.y as u64 + ctx.round * t.grid_dim.y as u64;
-    if step == 0 || by >= rows.div_ceil(TILE) {
-        return transpose_solution(ctx, step, tile, mem);
+    if by >= rows.div_ceil(TILE) {
+        return;
     }
-    let (tx, ty) = (t.thread_idx.x as u64, t.thread_idx.y as u64);
-    let (out_row, out_col) = (t.block_idx.x as u64 * TILE + ty, by * TILE + tx);
-    if out_row < cols {
-        mem.write_f32((out_row * rows + out_col) as i64, tile[(tx * STRIDE + ty) as usize]);
+    match step {
+        0 => {
+            let (in_row, in_col) = (by * TILE + ty, bx * TILE + tx);
+            if in_row < rows {
+                tile[(ty * STRIDE + tx) as usize] = mem.input(0, (in_row * cols + in_col) as i64);
+            }
+        }
+        _ => {
+            let (out_row, out_col) = (bx * TILE + ty, by * TILE + tx);
+            if out_row < cols {
+                mem.write_f32((out_row * rows + out_col) as i64, tile[(tx * STRIDE + ty) as usize]);
+            }
+        }
     }
 }
 
