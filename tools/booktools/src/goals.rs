@@ -486,13 +486,15 @@ fn render_bound(counters: &[KernelCounters], shape: Shape, graph_ms: Option<f64>
     }
     let _ = writeln!(
         md,
-        "\nThe ceiling is the graph's time over the hand-offs' alone: what the version would reach if nothing but the \
-         hand-offs remained (a launch of B bands has B - 1 of them, one after the other). Elapsed, hand-off and sweep \
-         are in cycles; the sweep is one band's. A hand-off is partly sweep work, though: a band can start only once the band above has \
-         published the first chunk of {HANDOFF_CHUNK} columns of its last row, and that row trails the band's first lane \
-         by one step or more per lane. So the band above must first sweep those {HANDOFF_CHUNK} columns and the trail, \
-         the column \"first chunk after\", and that part shrinks only as the sweep gets faster. It and the \
-         hand-off are both in columns of sweep: cycles over one band's sweep time per column."
+        "\nThe ceiling is the graph's time over the hand-offs' alone, each as long as measured: the speed-up the \
+         version would reach if the sweep took no time and the hand-offs kept their length (a launch of B bands has \
+         B - 1 of them, one after the other). Elapsed, hand-off and sweep are in cycles; the sweep is one band's. The \
+         hand-offs need not keep their length, though, since part of each is sweep: a band can start only once the \
+         band above has published the first chunk of {HANDOFF_CHUNK} columns of its last row, and that row trails the \
+         band's first lane by one step or more per lane. So the band above must first sweep those {HANDOFF_CHUNK} \
+         columns and the trail, the column \"first chunk after\"; that part of a hand-off shrinks only as the sweep \
+         gets faster, and the rest is waiting. Both columns count columns of sweep: cycles over one band's sweep \
+         time per column."
     );
     md += &handoff_reading(&in_columns);
     md
@@ -512,7 +514,7 @@ fn band_figures(k: &KernelCounters, bands: Option<f64>) -> Option<(f64, f64, f64
 }
 
 /// Which versions' hand-offs are mostly the sweep of the first chunk and
-/// which mostly latency beyond it, from each one's hand-off in columns
+/// which mostly waiting beyond it, from each one's hand-off in columns
 /// against its first chunk's lag: `(kernel, columns, lag)`.
 fn handoff_reading(in_columns: &[(&str, f64, u64)]) -> String {
     let mut md = String::new();
@@ -520,25 +522,28 @@ fn handoff_reading(in_columns: &[(&str, f64, u64)]) -> String {
         Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
         _ => v.join(""),
     };
-    // Mostly sweep when what the hand-off adds to the first chunk's sweep is
-    // less than that sweep itself.
-    let say = |(k, c, lag): &(&str, f64, u64)| format!("`{k}` ({c:.0} against {lag})");
-    let tied: Vec<String> = in_columns.iter().filter(|c| c.1 < 2.0 * c.2 as f64).map(say).collect();
-    let waiting: Vec<String> = in_columns.iter().filter(|c| c.1 >= 2.0 * c.2 as f64).map(say).collect();
+    // The share of a hand-off that is the first chunk's sweep, at most all
+    // of it; mostly sweep when the rest is less than that sweep itself.
+    let sweep_share = |c: f64, lag: u64| (lag as f64 / c).min(1.0);
+    let (tied, waiting): (Vec<_>, Vec<_>) = in_columns.iter().partition(|c| c.1 < 2.0 * c.2 as f64);
+    let say = |(k, c, lag): &&(&str, f64, u64), part: &str, share: f64| {
+        format!("`{k}` ({c:.0} against {lag}: {:.0}% {part})", 100.0 * share)
+    };
     if !tied.is_empty() {
         let _ = writeln!(
             md,
-            "\nFor {}, a hand-off is mostly the sweep that publishes the first chunk, so their ceilings cannot be reached \
-             by shortening the waits alone.",
-            join(tied)
+            "\nFor {}, most of each hand-off is the sweep that publishes the first chunk: their hand-offs shrink only \
+             as the sweep gets faster, and their ceilings rise as the hand-offs shrink, while a shorter wait has little \
+             to take away.",
+            join(tied.iter().map(|c| say(c, "sweep", sweep_share(c.1, c.2))).collect())
         );
     }
     if !waiting.is_empty() {
         let _ = writeln!(
             md,
-            "\nFor {}, most of a hand-off is latency beyond that sweep, and its ceiling is the one a shorter wait could \
-             approach.",
-            join(waiting)
+            "\nFor {}, most of each hand-off is waiting beyond that sweep: a shorter wait would shrink the hand-offs and \
+             raise the ceiling.",
+            join(waiting.iter().map(|c| say(c, "waiting", 1.0 - sweep_share(c.1, c.2))).collect())
         );
     }
     md
@@ -751,14 +756,35 @@ mod tests {
             md.contains("| `lattice_v5_skewed_staged` | 64 | 2290000 | 30000 | 83% | 400000 | 307 | 95 | 15x |"),
             "{md}"
         );
-        // 307 columns of sweep is more than twice the 95 that publish the first chunk: latency.
-        assert!(md.contains("For `lattice_v5_skewed_staged` (307 against 95), most of a hand-off is latency"), "{md}");
-        // A hand-off of 90 columns of sweep (S / 4096 cycles each) is mostly that sweep.
-        let h = 90.0 * s / 4096.0;
-        k.metrics.insert(metric::ELAPSED_CYCLES.into(), 63.0 * h + s);
-        k.metrics.insert(metric::SM_ACTIVE_CYCLES.into(), b * (31.5 * h + s));
-        let md = render_wavefront(&r, Some(&[k]));
-        assert!(md.contains("For `lattice_v5_skewed_staged` (90 against 95), a hand-off is mostly the sweep"), "{md}");
+        // 307 columns of sweep is more than twice the 95 that publish the first chunk: 1 - 95 / 307.2 of it waits.
+        assert!(
+            md.contains(
+                "For `lattice_v5_skewed_staged` (307 against 95: 69% waiting), most of each hand-off is waiting beyond \
+                 that sweep: a shorter wait would shrink the hand-offs and raise the ceiling."
+            ),
+            "{md}"
+        );
+        assert!(!md.contains("most of each hand-off is the sweep"), "{md}");
+        // A hand-off of 150 columns of sweep (S / 4096 cycles each) is mostly that sweep, 95 / 150 of it.
+        let handoff = |columns: f64| {
+            let mut k = k.clone();
+            let h = columns * s / 4096.0;
+            k.metrics.insert(metric::ELAPSED_CYCLES.into(), 63.0 * h + s);
+            k.metrics.insert(metric::SM_ACTIVE_CYCLES.into(), b * (31.5 * h + s));
+            render_wavefront(&r, Some(&[k]))
+        };
+        let md = handoff(150.0);
+        assert!(
+            md.contains(
+                "For `lattice_v5_skewed_staged` (150 against 95: 63% sweep), most of each hand-off is the sweep that \
+                 publishes the first chunk: their hand-offs shrink only as the sweep gets faster"
+            ),
+            "{md}"
+        );
+        assert!(!md.contains("most of each hand-off is waiting"), "{md}");
+        // Shorter than the first chunk's sweep: all of it is sweep, never more.
+        let md = handoff(90.0);
+        assert!(md.contains("For `lattice_v5_skewed_staged` (90 against 95: 100% sweep), most of each"), "{md}");
         assert!(md.contains("| `lattice_v1_systolic` | 128 | not measured yet |"), "{md}");
         // An older record: the stream is the yardstick, the graph is missing.
         let t = table(
