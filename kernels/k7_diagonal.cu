@@ -37,7 +37,7 @@ __device__ __forceinline__ unsigned long long lattice_cell(const unsigned long l
 extern "C" __global__ void lattice_wavefront(unsigned long long* grid, long long rows, long long cols, long long d) {
     long long row = row_min(d, cols) + (long long)blockIdx.x * blockDim.x + threadIdx.x;   // row_min + t.global_x()
     if (row > row_max(d, rows)) {
-        return;                                               // boundary check: past this diagonal's last row
+        return;                                               // a spare thread: row_max(d) is behind it
     }
     long long col = d - row;
     unsigned long long value = lattice_cell(grid, row, col, cols);   // both inputs on diagonal d - 1
