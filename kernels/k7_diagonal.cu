@@ -37,7 +37,7 @@ __device__ __forceinline__ unsigned long long lattice_cell(const unsigned long l
 extern "C" __global__ void lattice_wavefront(unsigned long long* grid, long long rows, long long cols, long long d) {
     long long row = row_min(d, cols) + (long long)blockIdx.x * blockDim.x + threadIdx.x;   // row_min + t.global_x()
     if (row > row_max(d, rows)) {
-        return;                                               // boundary check: past this diagonal's last row
+        return;                                               // a spare thread: row_max(d) is behind it
     }
     long long col = d - row;
     unsigned long long value = lattice_cell(grid, row, col, cols);   // both inputs on diagonal d - 1
@@ -305,10 +305,10 @@ extern "C" __global__ void __launch_bounds__(256) lattice_v3_binomial(unsigned l
 // the band's last row is published to the band below from those same coalesced stores. v1 issued one store touching
 // 32 rows (32 cache lines) per step, plus a flag store per step. Launch and work as v1: blockDim = (32, 1),
 // gridDim = (min(ceil(rows / 32), 1024), 1), (grid, rows, cols, work), work 2 + ceil(rows / 32) * cols u64 zeroed once.
-// What limits v1, v2 and v4 (Nsight Compute, bench/results/run2_ncu_lattice.log): one warp per multiprocessor issuing
-// an instruction only every several cycles, a chain of dependent instructions per step, and every step of the critical
-// path paying for that chain. The way on is fewer
-// instructions per step (unroll a 32-column chunk so lane tests, shuffle index and bounds leave the inner loop), not fewer bytes.
+// What limits v1 and v4 (Nsight Compute, bench/results/run2_ncu_lattice.log, which profiles those two): one warp per
+// multiprocessor, issuing an instruction only every 7 to 8 cycles, and the stall the profiler names, about 40% of those
+// cycles, is the L1TEX scoreboard: the warp waiting on global loads, which here are its polls of the band above's
+// flagged values (and one atomic per band). The band hand-off, not the bytes stored, is what the warp waits on.
 extern "C" __global__ void __launch_bounds__(32) lattice_v4_systolic_staged(unsigned long long* grid, long long rows, long long cols,
                                                                            unsigned long long* work) {
     __shared__ unsigned long long stage[32][32];

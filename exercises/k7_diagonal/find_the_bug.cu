@@ -22,7 +22,7 @@ __device__ __forceinline__ long long row_max(long long d, long long rows) {
 extern "C" __global__ void lattice_wavefront(unsigned long long* grid, long long rows, long long cols, long long d) {
     long long row = row_min(d, cols) + (long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (row > row_max(d, rows)) {
-        return;                                               // past this diagonal's last row
+        return;                                               // a spare thread: row_max(d) is behind it
     }
     long long col = d - row;
     long long at = row * cols + col;

@@ -31,14 +31,7 @@ pub fn bytes_per_thread() -> Vec<(&'static str, u64, u64)> {
     for v in &VERSIONS {
         let plan = (v.plan)(PROBE, 1).expect("a 4096x4096 plan");
         let bytes = per_thread(plan.cfg);
-        let width = if v.kernel.ends_with("float4") {
-            16
-        } else if v.kernel.ends_with("float2") {
-            8
-        } else {
-            4
-        };
-        out.push((v.kernel, bytes, bytes / width));
+        out.push((v.kernel, bytes, bytes / v.access_bytes()));
     }
     out
 }

@@ -35,8 +35,10 @@ use ktrav_term::report::{self, Report};
 // --- 1. CPU reference --------------------------------------------------------
 
 // ANCHOR: zigzag
-/// The zigzag walk: diagonal by diagonal, alternating direction. Kept only
-/// as the trusted reference for the closed forms below.
+/// The zigzag walk: diagonal by diagonal, turning round at the end of
+/// each. No kernel follows it; [`check_membership`] cuts it into runs to
+/// test `row_min` and `row_max` below against a walk simple enough to
+/// follow by hand.
 pub fn zigzag_order(shape: Shape) -> Vec<(u64, u64)> {
     let mut order = Vec::with_capacity(shape.elements() as usize);
     if shape.is_empty() {
@@ -155,7 +157,7 @@ impl Table for Vec<u64> {
 pub fn lattice_wavefront(t: Thread, grid: &mut dyn Table, rows: u64, cols: u64, d: u64) {
     let row = row_min(d, rows, cols) + t.global_x();
     if row > row_max(d, rows, cols) {
-        return; // boundary check: past this diagonal's last row
+        return; // a spare thread: row_max(d) is behind it
     }
     let col = d - row;
     let value = lattice_cell(grid, row, col, cols); // both inputs on diagonal d - 1
@@ -560,31 +562,31 @@ pub fn worked_example() -> String {
     let mut out = Report::new();
     out.heading("K.7: a diagonal's cells are independent; consecutive diagonals are not");
     out.blank();
-    out.line("The zigzag walk of a 3x3 matrix holding 1..9:");
+    out.line("A 3x3 matrix numbered 1..9 row by row, read in zigzag order:");
     let walked = sequence_3x3();
     out.line(format!("  walked:   {walked}"));
     out.line("  expected: 1 2 4 7 5 3 6 8 9");
     out.line(format!("  same: {}", report::verdict(walked == "1 2 4 7 5 3 6 8 9")));
     out.blank();
 
-    out.heading("Closed-form diagonal membership against the zigzag walk");
+    out.heading("Do row_min and row_max cut the zigzag walk into its diagonals?");
     let checks: Vec<(Shape, MembershipCheck)> =
         SOURCE_SHAPES.iter().map(|&shape| (shape, check_membership(shape))).collect();
     for (shape, check) in &checks {
         out.line(format!(
-            "  {shape}: each walked position sits on its row+col diagonal, rows within row_min..=row_max: {}",
+            "  {shape}: run d of the walk has row + col = d on every cell and rows row_min(d)..=row_max(d): {}",
             report::verdict(check.ok())
         ));
     }
     out.blank();
     out.line(format!(
-        "all {} shapes: closed-form membership and row bounds match the zigzag walk: {}",
+        "the row bounds fit the walk on all {} shapes: {}",
         SOURCE_SHAPES.len(),
         report::verdict(checks.iter().all(|(_, check)| check.ok()))
     ));
     out.blank();
 
-    out.heading("lattice_wavefront through the simulator, one launch per diagonal");
+    out.heading("lattice_wavefront in the simulator, a launch for each diagonal");
     // Each case: its shape, its launches, and whether the table is scalar_dp's.
     let cases: Vec<(Shape, u64, bool)> = SOURCE_DP_CASES
         .iter()
@@ -596,13 +598,17 @@ pub fn worked_example() -> String {
         .collect();
     for (shape, launches, ok) in &cases {
         out.line(format!(
-            "  {shape}, block_dim_x={SOURCE_BLOCK_X}, {launches} launches (one per diagonal): the same table as scalar_dp: {}",
+            "  {shape} in {launches} launches of block_dim_x={SOURCE_BLOCK_X}: table equal to scalar_dp's: {}",
             report::verdict(*ok)
         ));
     }
     out.blank();
     let all_dp = cases.iter().all(|&(_, _, ok)| ok);
-    out.line(format!("all {} DP cases verified correct: {}", SOURCE_DP_CASES.len(), report::verdict(all_dp)));
+    out.line(format!(
+        "the launches fill each of the {} tables as the scalar fill does: {}",
+        SOURCE_DP_CASES.len(),
+        report::verdict(all_dp)
+    ));
     out.into_string()
 }
 

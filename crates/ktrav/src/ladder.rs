@@ -92,6 +92,19 @@ impl Version {
             Err(PlanError::Block { kernel: self.kernel, block: plan.cfg.block, rule: self.block })
         }
     }
+
+    /// The bytes one thread moves per global access, by the ladders'
+    /// naming: a kernel whose name ends in `float2` or `float4` loads and
+    /// stores that vector, any other one single `float`s.
+    pub fn access_bytes(&self) -> u64 {
+        if self.kernel.ends_with("float4") {
+            16
+        } else if self.kernel.ends_with("float2") {
+            8
+        } else {
+            4
+        }
+    }
 }
 
 /// Why a version has no launch on a shape.
@@ -182,6 +195,21 @@ mod tests {
             "k_v1's plan launches 48x1 blocks, but its kernel needs a 1D block of whole warps"
         );
         assert_eq!(v.checked_plan(Shape::new(0, 10), 132).unwrap_err(), PlanError::Geometry(GeometryError::ZeroExtent));
+    }
+
+    #[test]
+    fn access_bytes_follow_the_kernel_names_vector() {
+        const FLOATS: Version = Version {
+            kernel: "t_v1_32x8",
+            block: BlockRule::OneDimensional,
+            static_shared: 0,
+            plan: |shape, sms| grid_stride(shape.elements(), 256, 1, sms).map(plain),
+        };
+        let named = |kernel| Version { kernel, ..FLOATS };
+        assert_eq!(FLOATS.access_bytes(), 4);
+        assert_eq!(named("t_v2_64x64_float2").access_bytes(), 8);
+        assert_eq!(named("t_v3_64x64_float4").access_bytes(), 16);
+        assert_eq!(named("t_float4_v4_tile").access_bytes(), 4);
     }
 
     #[test]

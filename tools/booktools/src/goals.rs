@@ -167,15 +167,19 @@ fn spiral_shares(sec: Option<&Section>) -> String {
 }
 
 /// What Nsight Compute counted for one kernel at one shape: the L2's and
-/// DRAM's throughput (percent of peak), the one over the other, and the
-/// store sectors over the output's; each `None` where not counted.
+/// DRAM's throughput (percent of peak), the one over the other, the store
+/// sectors over the output's and the output's bytes per store request;
+/// each `None` where not counted. `access_bytes` is what one thread stores
+/// at a time ([`Version::access_bytes`]).
 struct Throughput {
     kernel: &'static str,
     shape: Shape,
+    access_bytes: u64,
     l2: Option<f64>,
     dram: Option<f64>,
     ratio: Option<f64>,
     stores: Option<f64>,
+    bytes_per_request: Option<f64>,
 }
 
 impl Throughput {
@@ -185,7 +189,32 @@ impl Throughput {
             (k.and_then(|k| k.mean(metric::L2_THROUGHPUT)), k.and_then(|k| k.mean(metric::DRAM_THROUGHPUT)));
         let ratio = l2.zip(dram).filter(|(_, d)| *d > 0.0).map(|(l, d)| l / d);
         let stores = k.and_then(|k| store_sectors_over_output(k, shape));
-        Throughput { kernel: v.kernel, shape, l2, dram, ratio, stores }
+        let output_bytes = shape.checked_elements().map(|e| e as f64 * 4.0);
+        let requests = k.and_then(|k| k.mean(metric::GLOBAL_ST_REQUESTS)).filter(|r| *r > 0.0);
+        let bytes_per_request = output_bytes.zip(requests).map(|(b, r)| b / r);
+        Throughput {
+            kernel: v.kernel,
+            shape,
+            access_bytes: v.access_bytes(),
+            l2,
+            dram,
+            ratio,
+            stores,
+            bytes_per_request,
+        }
+    }
+
+    /// Store sectors per store request: the output's sectors per request
+    /// times the sectors over the output's.
+    fn sectors_per_request(&self) -> Option<f64> {
+        self.stores.zip(self.bytes_per_request).map(|(s, b)| s * b / 32.0)
+    }
+
+    /// Every figure the reading needs, or `None` where one is missing: L2
+    /// and DRAM throughput, their ratio, the store sectors over the
+    /// output's, the sectors per store request and the bytes per request.
+    fn figures(&self) -> Option<(f64, f64, f64, f64, f64, f64)> {
+        Some((self.l2?, self.dram?, self.ratio?, self.stores?, self.sectors_per_request()?, self.bytes_per_request?))
     }
 }
 
@@ -199,7 +228,7 @@ fn throughput_table(reference_shape: Shape, figures: &[Throughput]) -> String {
     );
     let _ = writeln!(
         md,
-        "| Kernel | Shape | L2 throughput | DRAM throughput | L2 over DRAM | Store sectors over the output's |"
+        "| Kernel | Shape | L2 throughput | DRAM throughput | L2 % of peak over DRAM % of peak | Store sectors over the output's |"
     );
     let _ = writeln!(md, "| --- | --- | ---: | ---: | ---: | ---: |");
     for f in figures {
@@ -227,70 +256,78 @@ fn spiral_reading(
     reference: Option<&Throughput>,
     r_share: Option<f64>,
 ) -> String {
-    let mut md = String::new();
-    match (spiral, reference, r_share) {
-        (
-            Some(&Throughput {
-                kernel, l2: Some(l2), dram: Some(dram), ratio: Some(ratio), stores: Some(stores), ..
-            }),
-            Some(&Throughput {
-                kernel: r_kernel,
-                l2: Some(r_l2),
-                dram: Some(r_dram),
-                ratio: Some(r_ratio),
-                stores: Some(r_stores),
-                ..
-            }),
-            Some(r_share),
-        ) => {
-            let busy = if l2 < r_l2 && dram < r_dram {
-                "both units run further below their peaks than in the transpose, so neither one's bandwidth is what holds it"
-            } else {
-                "one of them runs at least as close to its peak as in the transpose"
-            };
-            let diff = 100.0 * (ratio / r_ratio - 1.0);
-            let l2_say = if diff.abs() < 10.0 {
-                format!(
-                    "For each byte of DRAM traffic it moves about as much through the L2 as the transpose does ({ratio:.2} \
-                     against {r_ratio:.2}, {:.0}% apart), so the gap does not come from there",
-                    diff.abs()
-                )
-            } else {
-                format!(
-                    "For each byte of DRAM traffic it moves {:.0}% {} through the L2 than the transpose does ({ratio:.2} \
-                     against {r_ratio:.2})",
-                    diff.abs(),
-                    if diff > 0.0 { "more" } else { "less" }
-                )
-            };
-            let stores_say = if stores <= r_stores {
-                format!(
-                    "Its stores touch {stores:.2} sectors for every 32-byte sector of output (1.00 would fill each once), \
-                     since its runs of output start at any float; but the transpose, at {r_share:.0}% of a copy, touches \
-                     {r_stores:.2} on the same count, so split sectors alone do not explain the shortfall"
-                )
-            } else {
-                format!(
-                    "Its stores touch {stores:.2} sectors for every 32-byte sector of output (1.00 would fill each once), \
-                     more than the transpose's {r_stores:.2}: split sectors remain a candidate, though no counter here shows \
-                     they are what costs the time"
-                )
-            };
-            let _ = writeln!(
-                md,
-                "\nWhat the counters show, and what they leave open: at {reference_shape}, `{kernel}` runs the L2 at {l2:.1}% and \
-                 DRAM at {dram:.1}% of their peaks, `{r_kernel}` at {r_l2:.1}% and {r_dram:.1}%: {busy}. {l2_say}. {stores_say}. \
-                 None of these counters names what does hold it."
-            );
+    let (Some(sp), Some(rf), Some(r_share)) = (spiral, reference, r_share) else {
+        return format!("\nWhat the counters show: {NOT_MEASURED} (the record or its counters lack a figure above).\n");
+    };
+    let (
+        Some((l2, dram, ratio, stores, per_request, bytes)),
+        Some((r_l2, r_dram, r_ratio, r_stores, r_per_request, r_bytes)),
+    ) = (sp.figures(), rf.figures())
+    else {
+        return format!("\nWhat the counters show: {NOT_MEASURED} (the record or its counters lack a figure above).\n");
+    };
+    let (kernel, r_kernel) = (sp.kernel, rf.kernel);
+    let busy = if l2 < r_l2 && dram < r_dram {
+        "both units run further below their peaks than in the transpose, so neither one's bandwidth is what holds it"
+    } else {
+        "one of them runs at least as close to its peak as in the transpose"
+    };
+    let diff = 100.0 * (ratio / r_ratio - 1.0);
+    let l2_say = format!(
+        "The two shares' ratio is the L2's bytes over DRAM's times a constant of the card, so two kernels on the card can \
+         be set side by side on it: {ratio:.2} against {r_ratio:.2}. {}",
+        if diff.abs() < 10.0 {
+            format!(
+                "Per byte of DRAM traffic the spiral moves about as much through the L2 as the transpose ({:.0}% apart), so \
+                 the gap does not come from there",
+                diff.abs()
+            )
+        } else {
+            format!(
+                "Per byte of DRAM traffic the spiral moves {:.0}% {} through the L2 than the transpose",
+                diff.abs(),
+                if diff > 0.0 { "more" } else { "less" }
+            )
         }
-        _ => {
-            let _ = writeln!(
-                md,
-                "\nWhat the counters show: {NOT_MEASURED} (the record or its counters lack a figure above)."
-            );
-        }
+    );
+    let own = format!(
+        "Its stores touch {stores:.2} sectors for every 32-byte sector of output (1.00 would fill each once), \
+         {per_request:.2} for each store request of {bytes:.0} bytes: its runs of output start at any float, so a \
+         request can straddle more sectors than its bytes fill"
+    );
+    let against = if sp.access_bytes != rf.access_bytes {
+        format!(
+            "The transpose's {r_stores:.2} on the same count does not measure the same thing: its threads store {} \
+             where the spiral's threads store {}, and for those the counter tallies {r_per_request:.2} sectors for each request \
+             of {r_bytes:.0} bytes. The two figures cannot be set against each other, so these counters show that the \
+             spiral's stores touch extra sectors, not what those cost",
+            access(rf.access_bytes),
+            access(sp.access_bytes)
+        )
+    } else if stores <= r_stores {
+        format!(
+            "The transpose, at {r_share:.0}% of a copy, touches {r_stores:.2} on the same count with stores of the same \
+             width, so extra sectors at that rate do not by themselves keep a kernel from a copy's pace"
+        )
+    } else {
+        format!(
+            "That is more than the transpose's {r_stores:.2}, with stores of the same width: split sectors remain a \
+             candidate, though no counter here shows they are what costs the time"
+        )
+    };
+    format!(
+        "\nWhat the counters show, and what they leave open: at {reference_shape}, `{kernel}` runs the L2 at {l2:.1}% and \
+         DRAM at {dram:.1}% of their peaks, `{r_kernel}` at {r_l2:.1}% and {r_dram:.1}%: {busy}. {l2_say}. {own}. \
+         {against}. None of these counters names what does hold it.\n"
+    )
+}
+
+/// What one thread stores at a time, in words.
+fn access(bytes: u64) -> String {
+    match bytes {
+        4 => "single 4-byte floats".to_string(),
+        b => format!("{b}-byte vectors"),
     }
-    md
 }
 
 /// The two baselines' times in a K.7 table: (graph, stream), each `None`
@@ -449,13 +486,15 @@ fn render_bound(counters: &[KernelCounters], shape: Shape, graph_ms: Option<f64>
     }
     let _ = writeln!(
         md,
-        "\nThe ceiling is the graph's time over the hand-offs' alone: what the version would reach if nothing but the \
-         hand-offs remained (a launch of B bands has B - 1 of them, one after the other). Elapsed, hand-off and sweep \
-         are in cycles; the sweep is one band's. A hand-off is partly sweep work, though: a band can start only once the band above has \
-         published the first chunk of {HANDOFF_CHUNK} columns of its last row, and that row trails the band's first lane \
-         by one step or more per lane. So the band above must first sweep those {HANDOFF_CHUNK} columns and the trail, \
-         the column \"first chunk after\", and that part shrinks only as the sweep gets faster. It and the \
-         hand-off are both in columns of sweep: cycles over one band's sweep time per column."
+        "\nThe ceiling is the graph's time over the hand-offs' alone, each as long as measured: the speed-up the \
+         version would reach if the sweep took no time and the hand-offs kept their length (a launch of B bands has \
+         B - 1 of them, one after the other). Elapsed, hand-off and sweep are in cycles; the sweep is one band's. The \
+         hand-offs need not keep their length, though, since part of each is sweep: a band can start only once the \
+         band above has published the first chunk of {HANDOFF_CHUNK} columns of its last row, and that row trails the \
+         band's first lane by one step or more per lane. So the band above must first sweep those {HANDOFF_CHUNK} \
+         columns and the trail, the column \"first chunk after\"; that part of a hand-off shrinks only as the sweep \
+         gets faster, and the rest is waiting. Both columns count columns of sweep: cycles over one band's sweep \
+         time per column."
     );
     md += &handoff_reading(&in_columns);
     md
@@ -475,7 +514,7 @@ fn band_figures(k: &KernelCounters, bands: Option<f64>) -> Option<(f64, f64, f64
 }
 
 /// Which versions' hand-offs are mostly the sweep of the first chunk and
-/// which mostly latency beyond it, from each one's hand-off in columns
+/// which mostly waiting beyond it, from each one's hand-off in columns
 /// against its first chunk's lag: `(kernel, columns, lag)`.
 fn handoff_reading(in_columns: &[(&str, f64, u64)]) -> String {
     let mut md = String::new();
@@ -483,25 +522,28 @@ fn handoff_reading(in_columns: &[(&str, f64, u64)]) -> String {
         Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
         _ => v.join(""),
     };
-    // Mostly sweep when what the hand-off adds to the first chunk's sweep is
-    // less than that sweep itself.
-    let say = |(k, c, lag): &(&str, f64, u64)| format!("`{k}` ({c:.0} against {lag})");
-    let tied: Vec<String> = in_columns.iter().filter(|c| c.1 < 2.0 * c.2 as f64).map(say).collect();
-    let waiting: Vec<String> = in_columns.iter().filter(|c| c.1 >= 2.0 * c.2 as f64).map(say).collect();
+    // The share of a hand-off that is the first chunk's sweep, at most all
+    // of it; mostly sweep when the rest is less than that sweep itself.
+    let sweep_share = |c: f64, lag: u64| (lag as f64 / c).min(1.0);
+    let (tied, waiting): (Vec<_>, Vec<_>) = in_columns.iter().partition(|c| c.1 < 2.0 * c.2 as f64);
+    let say = |(k, c, lag): &&(&str, f64, u64), part: &str, share: f64| {
+        format!("`{k}` ({c:.0} against {lag}: {:.0}% {part})", 100.0 * share)
+    };
     if !tied.is_empty() {
         let _ = writeln!(
             md,
-            "\nFor {}, a hand-off is mostly the sweep that publishes the first chunk, so their ceilings cannot be reached \
-             by shortening the waits alone.",
-            join(tied)
+            "\nFor {}, most of each hand-off is the sweep that publishes the first chunk: their hand-offs shrink only \
+             as the sweep gets faster, and their ceilings rise as the hand-offs shrink, while a shorter wait has little \
+             to take away.",
+            join(tied.iter().map(|c| say(c, "sweep", sweep_share(c.1, c.2))).collect())
         );
     }
     if !waiting.is_empty() {
         let _ = writeln!(
             md,
-            "\nFor {}, most of a hand-off is latency beyond that sweep, and its ceiling is the one a shorter wait could \
-             approach.",
-            join(waiting)
+            "\nFor {}, most of each hand-off is waiting beyond that sweep: a shorter wait would shrink the hand-offs and \
+             raise the ceiling.",
+            join(waiting.iter().map(|c| say(c, "waiting", 1.0 - sweep_share(c.1, c.2))).collect())
         );
     }
     md
@@ -583,6 +625,81 @@ mod tests {
         assert!(md.contains("What the counters show: not measured yet"), "{md}");
     }
 
+    /// Counters of `kernel` on `shape`, its grid the one its plan gives.
+    fn throughput_counters(
+        v: &Version,
+        shape: Shape,
+        l2: f64,
+        dram: f64,
+        sectors: f64,
+        requests: f64,
+    ) -> KernelCounters {
+        let grid = (v.plan)(shape, 1).unwrap().cfg.grid;
+        let mut k = KernelCounters {
+            kernel: v.kernel.into(),
+            grid: format!("({}, {}, 1)", grid.x, grid.y),
+            launches: 1,
+            ..Default::default()
+        };
+        for (name, value) in [
+            (metric::L2_THROUGHPUT, l2),
+            (metric::DRAM_THROUGHPUT, dram),
+            (metric::GLOBAL_ST_SECTORS, sectors),
+            (metric::GLOBAL_ST_REQUESTS, requests),
+        ] {
+            k.metrics.insert(name.into(), value);
+        }
+        k
+    }
+
+    /// The spiral's counters are read beside the transpose's, and its
+    /// store sectors are set against the transpose's only when both store
+    /// the same width: the `float2` transpose's tally is no yardstick for
+    /// the spiral's `float`s.
+    #[test]
+    fn the_spiral_is_set_against_the_transpose_only_where_the_counters_compare() {
+        let shape = SPIRAL_SHAPES[1];
+        let title = format!("{shape} floats, how fast can it go");
+        let spiral = k6_spiral::CHAPTER.versions.iter().find(|v| v.kernel == "spiral_v4_mixed_bases").unwrap();
+        let record_with = |transpose: &'static Version| {
+            record(vec![
+                section_of(&k2_transpose::CHAPTER, vec![table(&title, None, 1.0, &[(transpose.kernel, 1.04)])]),
+                section_of(&k6_spiral::CHAPTER, vec![table(&title, None, 1.0, &[(spiral.kernel, 1.375)])]),
+            ])
+        };
+        let k2 = |kernel: &str| k2_transpose::CHAPTER.versions.iter().find(|v| v.kernel == kernel).unwrap();
+        let (float2, floats) = (k2("transpose_v2_64x64_float2"), k2("transpose_v1_32x8"));
+        assert_eq!((float2.access_bytes(), floats.access_bytes(), spiral.access_bytes()), (8, 4, 4));
+        // The H200's counts: 8192 x 8192 floats fill 8 388 608 sectors.
+        let spiral_counts = throughput_counters(spiral, shape, 32.8, 61.5, 10_235_648.0, 2_113_024.0);
+        let read = |transpose: &'static Version, sectors: f64, requests: f64| {
+            let counts = [spiral_counts.clone(), throughput_counters(transpose, shape, 42.2, 81.3, sectors, requests)];
+            render_spiral(&record_with(transpose), Some(&counts))
+        };
+        let md = read(float2, 16_777_216.0, 2_097_152.0);
+        assert!(md.contains("| L2 % of peak over DRAM % of peak |"), "{md}");
+        assert!(md.contains("| `spiral_v4_mixed_bases` | 8192x8192 | 32.8% | 61.5% | 0.53 | 1.22 |"), "{md}");
+        assert!(md.contains("| `transpose_v2_64x64_float2` | 8192x8192 | 42.2% | 81.3% | 0.52 | 2.00 |"), "{md}");
+        assert!(md.contains("0.53 against 0.52. Per byte of DRAM traffic the spiral moves about as much"), "{md}");
+        assert!(md.contains("1.22 sectors for every 32-byte sector of output"), "{md}");
+        assert!(md.contains("4.84 for each store request of 127 bytes"), "{md}");
+        assert!(
+            md.contains(
+                "The transpose's 2.00 on the same count does not measure the same thing: its threads store 8-byte \
+                 vectors where the spiral's threads store single 4-byte floats, and for those the counter tallies 8.00 \
+                 sectors for each request of 128 bytes."
+            ),
+            "{md}"
+        );
+        assert!(!md.contains("do not by themselves"), "{md}");
+        // A transpose of single floats is a yardstick: fewer sectors than it touches, then more.
+        let md = read(floats, 16_777_216.0, 2_097_152.0);
+        assert!(md.contains("The transpose, at 96% of a copy, touches 2.00 on the same count with stores"), "{md}");
+        let md = read(floats, 8_388_608.0, 2_097_152.0);
+        assert!(md.contains("That is more than the transpose's 1.00, with stores of the same width"), "{md}");
+        assert!(!md.contains("does not measure the same thing"), "{md}");
+    }
+
     /// Every version that keeps the recurrence has its first chunk's lag,
     /// so a new one cannot be judged against a lag it does not have.
     #[test]
@@ -639,14 +756,35 @@ mod tests {
             md.contains("| `lattice_v5_skewed_staged` | 64 | 2290000 | 30000 | 83% | 400000 | 307 | 95 | 15x |"),
             "{md}"
         );
-        // 307 columns of sweep is more than twice the 95 that publish the first chunk: latency.
-        assert!(md.contains("For `lattice_v5_skewed_staged` (307 against 95), most of a hand-off is latency"), "{md}");
-        // A hand-off of 90 columns of sweep (S / 4096 cycles each) is mostly that sweep.
-        let h = 90.0 * s / 4096.0;
-        k.metrics.insert(metric::ELAPSED_CYCLES.into(), 63.0 * h + s);
-        k.metrics.insert(metric::SM_ACTIVE_CYCLES.into(), b * (31.5 * h + s));
-        let md = render_wavefront(&r, Some(&[k]));
-        assert!(md.contains("For `lattice_v5_skewed_staged` (90 against 95), a hand-off is mostly the sweep"), "{md}");
+        // 307 columns of sweep is more than twice the 95 that publish the first chunk: 1 - 95 / 307.2 of it waits.
+        assert!(
+            md.contains(
+                "For `lattice_v5_skewed_staged` (307 against 95: 69% waiting), most of each hand-off is waiting beyond \
+                 that sweep: a shorter wait would shrink the hand-offs and raise the ceiling."
+            ),
+            "{md}"
+        );
+        assert!(!md.contains("most of each hand-off is the sweep"), "{md}");
+        // A hand-off of 150 columns of sweep (S / 4096 cycles each) is mostly that sweep, 95 / 150 of it.
+        let handoff = |columns: f64| {
+            let mut k = k.clone();
+            let h = columns * s / 4096.0;
+            k.metrics.insert(metric::ELAPSED_CYCLES.into(), 63.0 * h + s);
+            k.metrics.insert(metric::SM_ACTIVE_CYCLES.into(), b * (31.5 * h + s));
+            render_wavefront(&r, Some(&[k]))
+        };
+        let md = handoff(150.0);
+        assert!(
+            md.contains(
+                "For `lattice_v5_skewed_staged` (150 against 95: 63% sweep), most of each hand-off is the sweep that \
+                 publishes the first chunk: their hand-offs shrink only as the sweep gets faster"
+            ),
+            "{md}"
+        );
+        assert!(!md.contains("most of each hand-off is waiting"), "{md}");
+        // Shorter than the first chunk's sweep: all of it is sweep, never more.
+        let md = handoff(90.0);
+        assert!(md.contains("For `lattice_v5_skewed_staged` (90 against 95: 100% sweep), most of each"), "{md}");
         assert!(md.contains("| `lattice_v1_systolic` | 128 | not measured yet |"), "{md}");
         // An older record: the stream is the yardstick, the graph is missing.
         let t = table(

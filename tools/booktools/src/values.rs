@@ -21,9 +21,10 @@
 //! * `NAME.kN.tallyI.clean_runs` and `.runs`: for each tally of rows left
 //!   wrong (K.4's row-only fill), the GPU runs with no row wrong, and all of
 //!   its GPU runs;
-//! * `NAME.kN.waited.KERNEL.device_ms`: for a fill timed one launch at a
-//!   time with a wait after each (K.7's), the device time its launches'
-//!   events sum to.
+//! * `NAME.kN.waited.KERNEL.event_ms`: for a fill timed one launch at a
+//!   time with a wait after each (K.7's), the time between each launch's
+//!   two events summed over the launches; each span holds the host's
+//!   enqueue of its launch as well as the kernel.
 
 use crate::{files, measured_dir, read, records::section_key, stem};
 use anyhow::{Context, Result};
@@ -95,18 +96,22 @@ fn kernel_of(label: &str) -> String {
 }
 
 /// The fills a section times one launch at a time, waiting after each
-/// (`KERNEL (...): N launches, X ms of device time summed over them, ...`):
-/// each kernel with the device time its launches' events add up to.
-pub fn waited_device_ms(section: &ktrav::measured::Section) -> Vec<(String, f64)> {
-    const SUMMED: &str = " ms of device time summed over them";
+/// (`KERNEL (...): N launches, X ms of ... summed over them, ...`, as
+/// [`k7_diagonal::gpu::fill_line`] writes them): each kernel with the time
+/// its launches' events add up to, the first figure in milliseconds after
+/// the launch count.
+pub fn waited_event_ms(section: &ktrav::measured::Section) -> Vec<(String, f64)> {
     section
         .lines
         .iter()
         .filter_map(|line| {
             let line = line.trim();
-            let before = &line[..line.find(SUMMED)?];
-            let ms = before.rsplit(' ').next()?.parse().ok()?;
-            Some((kernel_of(line), ms))
+            let (_, after) = line.split_once(" launches, ")?;
+            let (ms, rest) = after.split_once(" ms of ")?;
+            if !rest.split(", ").next()?.contains(" summed over them") {
+                return None;
+            }
+            Some((kernel_of(line), ms.parse().ok()?))
         })
         .collect()
 }
@@ -121,8 +126,8 @@ pub fn record_values(stem: &str, record: &Record) -> Vec<(String, String)> {
     ];
     for section in &record.sections {
         let Some(key) = section_key(&section.chapter) else { continue };
-        for (kernel, ms) in waited_device_ms(section) {
-            out.push((format!("{stem}.{key}.waited.{kernel}.device_ms"), format!("{ms:.1}")));
+        for (kernel, ms) in waited_event_ms(section) {
+            out.push((format!("{stem}.{key}.waited.{kernel}.event_ms"), format!("{ms:.1}")));
         }
         for (i, tally) in crate::rows_wrong::tallies(section).iter().enumerate() {
             let clean = tally.counts.iter().find(|c| c.0 == 0).map_or(0, |c| c.1);
@@ -162,4 +167,32 @@ pub fn record_values(stem: &str, record: &Record) -> Vec<(String, String)> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ktrav::measured::Section;
+
+    /// The timing lines K.7's GPU section writes are read back by kernel,
+    /// their summed event time and nothing else.
+    #[test]
+    fn waited_fills_are_read_from_the_lines_the_section_writes() {
+        let fill = k7_diagonal::gpu::fill_line;
+        let section = Section {
+            chapter: k7_diagonal::CHAPTER.heading(),
+            checks: vec![],
+            lines: vec![
+                "times on the 4096x4096 table, median of 3 fills (timings vary; never asserted):".into(),
+                "  scalar DP on the host, one core: 61.0 ms".into(),
+                fill("lattice_wavefront (block_dim_x=256)", 8191, 54.34, 121.1),
+                fill("lattice_tiled (32x32 tiles)", 255, 4.8, 6.7),
+                "  (wall time includes the runner's synchronisation after every launch)".into(),
+                "  lattice_v1_systolic, 2 launches, 3.5 ms of wall time".into(),
+            ],
+            tables: vec![],
+        };
+        let read = waited_event_ms(&section);
+        assert_eq!(read, vec![("lattice_wavefront".to_string(), 54.3), ("lattice_tiled".to_string(), 4.8)]);
+    }
 }
