@@ -94,12 +94,13 @@ impl Version {
     }
 
     /// The bytes one thread moves per global access, by the ladders'
-    /// naming: a kernel whose name ends in `float2` or `float4` loads and
-    /// stores that vector, any other one single `float`s.
+    /// naming: a kernel whose name holds `float2` or `float4` (K.5's
+    /// `add_v3_float4_x4` too) loads and stores that vector, any other one
+    /// single `float`s.
     pub fn access_bytes(&self) -> u64 {
-        if self.kernel.ends_with("float4") {
+        if self.kernel.contains("float4") {
             16
-        } else if self.kernel.ends_with("float2") {
+        } else if self.kernel.contains("float2") {
             8
         } else {
             4
@@ -207,9 +208,10 @@ mod tests {
         };
         let named = |kernel| Version { kernel, ..FLOATS };
         assert_eq!(FLOATS.access_bytes(), 4);
+        assert_eq!(named("add_v3_float4_x4").access_bytes(), 16);
         assert_eq!(named("t_v2_64x64_float2").access_bytes(), 8);
         assert_eq!(named("t_v3_64x64_float4").access_bytes(), 16);
-        assert_eq!(named("t_float4_v4_tile").access_bytes(), 4);
+        assert_eq!(named("copy_v3_float4_x4").access_bytes(), 16);
     }
 
     #[test]
