@@ -262,9 +262,10 @@ fn judge_hidden(
     let kind_ok = e.hidden_kind.is_none_or(|k| kinds.contains(&k));
     if r.exit_code == 1 && !failing.is_empty() && kind_ok {
         Ok(format!(
-            "passes the public battery; the hidden battery (seed {seed}) rejects it ({}) on {} shapes",
+            "passes the public battery; the hidden battery (seed {seed}) rejects it ({}) on {} shape{}",
             joined(&kinds),
-            failing.len()
+            failing.len(),
+            if failing.len() == 1 { "" } else { "s" }
         ))
     } else {
         Err(format!(
