@@ -383,3 +383,35 @@ fn the_chapters_values_are_not_stale() {
     }
     assert!(stale.is_empty(), "book/values.txt is stale (run scripts/refresh-outputs):\n{}", stale.join("\n"));
 }
+
+/// The K.4 page quotes, for the 4x10 row-only fill, how often other GPU runs
+/// came out clean, each beside the log it comes from: every quote must be
+/// what that log's tally says.
+#[test]
+fn k4_quotes_other_runs_as_their_logs_tally_them() {
+    let page = std::fs::read_to_string(root().join("book/k4-boundary-check.md")).unwrap();
+    let page = page.split_whitespace().collect::<Vec<_>>().join(" ");
+    let cited = ["bench/results/run10_gpu_suite.log", "bench/results/gpu-suite-nvrtc-2026-11-30.log"]
+        .into_iter()
+        .map(|log| (log, root().join(log)))
+        .chain([("measured/h200-gpu-suite-nvrtc.log", root().join("book/measured/h200-gpu-suite-nvrtc.log"))]);
+    let mut last_end = page.find("Other runs on the same card").expect("the paragraph that quotes other runs");
+    for (cited_as, path) in cited {
+        let log = std::fs::read_to_string(&path).unwrap();
+        // The first tally line after the 4x10 launch: "0 wrong: GPU  N of M (..".
+        let launch = log.find("4x10 matrix").expect("the 4x10 launch");
+        let line = log[launch..].lines().find(|l| l.trim_start().starts_with("0 wrong: GPU")).expect("its tally");
+        let numbers: Vec<u64> =
+            line.split_whitespace().filter_map(|w| w.parse().ok()).collect::<Vec<_>>()[1..3].to_vec();
+        let (clean, runs) = (numbers[0], numbers[1]);
+        let said = match clean {
+            0 => format!("in none of {runs}"),
+            c if c == runs => format!("in all {runs}"),
+            c => format!("in {c} of {runs}"),
+        };
+        let at = page[last_end..].find(cited_as).map(|i| i + last_end).unwrap_or_else(|| panic!("{cited_as} cited"));
+        let before = &page[last_end..at];
+        assert!(before.contains(&said), "K.4 should say the run in {cited_as} came out clean {said}: {before}");
+        last_end = at + cited_as.len();
+    }
+}

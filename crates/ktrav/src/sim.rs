@@ -1,5 +1,6 @@
 //! The grid simulator: runs a kernel body once per (block, thread), the way
-//! a CUDA launch would, but sequentially and in an order the caller picks.
+//! a CUDA launch would, but sequentially and in an order the caller picks; a
+//! body with barriers runs phase by phase ([`launch_phased`]).
 //!
 //! This is the only place in the book where the four-deep
 //! `block.y / block.x / thread.y / thread.x` loop nest is written. A chapter
