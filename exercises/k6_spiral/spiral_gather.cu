@@ -29,7 +29,8 @@ __device__ __forceinline__ long long last_ring(long long rows, long long cols) {
 
 extern "C" __global__ void spiral_gather(float* __restrict__ out, const float* __restrict__ in, int rows, int cols) {
     // TODO: this thread's output slot `to`; the ring k that holds rank `to`
-    // (ring_start(k) <= to < ring_start(k + 1)); the offset along that ring,
-    // walked top, right side, bottom, left side; then out[to] = in[...].
+    // (the largest k <= last_ring(rows, cols) with ring_start(k) <= to); the
+    // offset along that ring, walked top, right side, bottom, left side; then
+    // out[to] = in[...].
     (void)out; (void)in; (void)rows; (void)cols;
 }

@@ -111,7 +111,8 @@ pub fn spiral_rank(row: u64, col: u64, rows: u64, cols: u64) -> u64 {
 // ANCHOR_END: rank
 
 // ANCHOR: inverse
-/// The ring that holds `rank`: the largest `k` with `ring_start(k) <= rank`.
+/// The ring that holds `rank`: among the matrix's rings (`k <= last_ring`),
+/// the largest `k` with `ring_start(k) <= rank`.
 ///
 /// `ring_start(k) = 2k(rows + cols - 2k)` is a quadratic in `k`, so its
 /// smaller root gives `k` directly: `k = rank / (s + sqrt(s^2 - 4 rank))`
