@@ -19,7 +19,7 @@ use ktrav_gpu::{Args, DeviceBuffer, Gpu, GpuSection, PushKernelArg};
 pub const LAYOUTS: [TileLayout; 2] = [TileLayout::Square, TileLayout::Padded];
 
 /// Shapes beyond the source's, checked against the plain transpose; with
-/// `large`, also a 46341 x 46341 matrix: 2^31 + 1 elements, 8.6 GB.
+/// `large`, also a 46341 x 46341 matrix: 2^31 + 4633 elements, 8.6 GB.
 pub fn large_shapes(large: bool) -> Vec<Shape> {
     let mut v = vec![Shape::new(8191, 8193), Shape::new(1, 1 << 26), Shape::new(1 << 26, 1)];
     if large {

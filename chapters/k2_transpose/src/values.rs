@@ -128,6 +128,25 @@ pub fn round_spread(shape: Shape, cfg: &LaunchConfig) -> (u64, u64) {
     (fewest, at_most)
 }
 
+/// The shape `KTRAV_GPU_LARGE=1` adds to the larger-shape checks.
+fn large_shape() -> Shape {
+    let plain = crate::gpu::large_shapes(false);
+    crate::gpu::large_shapes(true).into_iter().find(|s| !plain.contains(s)).expect("a large shape")
+}
+
+/// v2's and v3's bytes in flight per multiprocessor, from the in-flight
+/// table, and their ratio.
+fn per_sm_values() -> Vec<(&'static str, String)> {
+    let flight = crate::in_flight(crate::PTXAS_REPORT, &ktrav::occupancy::SM_90).expect("the committed report");
+    let per_sm = |kernel: &str| flight.iter().find(|r| r.kernel == kernel).expect("a numbered version").bytes_per_sm();
+    let (v2, v3) = (per_sm("transpose_v2_64x64_float2"), per_sm("transpose_v3_64x64_float4"));
+    vec![
+        ("k2.v2.bytes_per_sm", v2.to_string()),
+        ("k2.v3.bytes_per_sm", v3.to_string()),
+        ("k2.v3_over_v2.per_sm", format!("{}", v3 as f64 / v2 as f64)),
+    ]
+}
+
 pub fn values() -> Vec<(&'static str, String)> {
     let square = TileLayout::Square.shared_bytes(TILE);
     let padded = TileLayout::Padded.shared_bytes(TILE);
@@ -142,6 +161,7 @@ pub fn values() -> Vec<(&'static str, String)> {
         crate::transpose_launch(TileLayout::Padded, tall, TILE).expect("the suite's tall shape launches").cfg;
     let (fewest_rounds, longest_block_rows) = round_spread(tall, &tall_launch);
     let mut v = vec![
+        ("k2.gpu.large", large_shape().to_string()),
         ("k2.tall.rows", power_of_two(tall.rows)),
         ("k2.tall.tile_rows", power_of_two(tall.rows.div_ceil(TILE as u64))),
         ("k2.tall.grid_y", tall_launch.grid.y.to_string()),
@@ -166,6 +186,7 @@ pub fn values() -> Vec<(&'static str, String)> {
     }
     v.push(("k2.v1_over_teaching", (per[1].1 / per[0].1).to_string()));
     v.push(("k2.v2_over_v1", (per[2].1 / per[1].1).to_string()));
+    v.extend(per_sm_values());
     let quiet = ProgressBar::hidden();
     let full = Shape::new(TILE as u64, TILE as u64);
     let figures = |shape, width, layout| bank_figures(shape, width, layout, &quiet).expect("a valid shape");
