@@ -39,7 +39,17 @@ pub fn values() -> Vec<(String, String)> {
     }
     all.extend(lab_constants().into_iter().map(|(n, v)| (n.to_string(), v)));
     all.extend(simulator_values());
+    all.push(("ladder.large_shape".to_string(), ladder_large_shape()));
     all
+}
+
+/// The shape `KTRAV_GPU_LARGE=1` adds to every ladder's validation shapes
+/// ([`ktrav::ladder::shapes`]): `ladder.large_shape`.
+pub fn ladder_large_shape() -> String {
+    let (all, plain) = (ktrav::ladder::shapes(true), ktrav::ladder::shapes(false));
+    let added: Vec<_> = all.iter().filter(|s| !plain.contains(s)).collect();
+    assert_eq!(added.len(), 1, "the large flag adds one ladder shape");
+    added[0].to_string()
 }
 
 /// The simulator page's small launch, the one its figure draws

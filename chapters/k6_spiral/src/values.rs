@@ -92,6 +92,7 @@ pub fn values() -> Vec<(&'static str, String)> {
         ("k6.coalescing.scatter_ratio", format!("{:.1}", s.write_sectors / s.read_sectors)),
         ("k6.gpu.large1", LARGE_SHAPES[0].0.to_string()),
         ("k6.gpu.large1_mb", mb(LARGE_SHAPES[0].0)),
+        ("k6.gpu.large3", LARGE_SHAPES[2].0.to_string()),
         ("k6.gpu.large3_gb", format!("{:.1}", (LARGE_SHAPES[2].0.elements() * 4) as f64 / 1e9)),
     ]);
     v

@@ -18,6 +18,7 @@
 //!   table timed against another way of doing the same work (K.7's graph),
 //!   that yardstick's median and how many times faster the row ran;
 //! * `NAME.copy.best.gb_s` and `.tb_s`: that best copy rate;
+//! * `NAME.date`: the day of the run (UTC), the date part of its time stamp;
 //! * `NAME.kN.tallyI.clean_runs` and `.runs`: for each tally of rows left
 //!   wrong (K.4's row-only fill), the GPU runs with no row wrong, and all of
 //!   its GPU runs;
@@ -120,7 +121,9 @@ pub fn waited_event_ms(section: &ktrav::measured::Section) -> Vec<(String, f64)>
 pub fn record_values(stem: &str, record: &Record) -> Vec<(String, String)> {
     let copies = |t: &Table| t.yardstick.is_none().then(|| gb_s(t.copy_bytes, t.copy_ms));
     let best_copy = record.sections.iter().flat_map(|s| &s.tables).filter_map(copies).fold(0.0_f64, f64::max);
+    let day = record.run.date.split('T').next().unwrap_or_default();
     let mut out = vec![
+        (format!("{stem}.date"), day.to_string()),
         (format!("{stem}.copy.best.gb_s"), format!("{best_copy:.0}")),
         (format!("{stem}.copy.best.tb_s"), format!("{:.2}", best_copy / 1e3)),
     ];
