@@ -57,11 +57,11 @@ pub fn values() -> Vec<(&'static str, String)> {
         (*o.keys().next().expect("outcomes"), *o.keys().last().expect("outcomes"))
     };
     let (lo, hi) = wrong_rows(&shuffled.by_wrong_rows);
-    // The two counts of wrong rows the shuffles leave most often.
+    // The two counts of wrong rows the shuffles leave most often, the
+    // commoner first.
     let mut by_runs: Vec<(u64, u64)> = shuffled.by_wrong_rows.iter().map(|(&rows, &(runs, _))| (runs, rows)).collect();
     by_runs.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
-    let mut commonest: Vec<u64> = by_runs.iter().take(2).map(|&(_, rows)| rows).collect();
-    commonest.sort_unstable();
+    let commonest: Vec<u64> = by_runs.iter().take(2).map(|&(_, rows)| rows).collect();
     let plain_markers: Vec<String> =
         reversed_stray_cells(SOURCE_SHAPE, SOURCE_BLOCK).iter().map(|m| m.to_string()).collect();
     let markers: Vec<String> =
@@ -88,7 +88,7 @@ pub fn values() -> Vec<(&'static str, String)> {
         ("k4.shuffles.blocks", big.cfg.blocks().to_string()),
         ("k4.shuffles.fewest_wrong", lo.to_string()),
         ("k4.shuffles.most_wrong", hi.to_string()),
-        ("k4.shuffles.commonest", commonest.iter().map(u64::to_string).collect::<Vec<_>>().join(" and ")),
+        ("k4.shuffles.commonest", commonest.iter().map(u64::to_string).collect::<Vec<_>>().join(", then ")),
         ("k4.shuffles.rows_per_block_row", LARGE_BLOCK.y.to_string()),
     ]
 }
