@@ -37,8 +37,8 @@ __device__ __forceinline__ void transpose_body(float (&tile)[TILE][STRIDE], floa
 
         __syncthreads();                                       // phase 2k -> 2k + 1
 
-        // Phase 1: the block's output tile sits at the swapped block position,
-        // checked against the output's own bounds (cols x rows).
+        // Phase 1: block (bx, by) writes output tile (by, bx); the output is
+        // cols x rows, so out_row must stay below cols and out_col below rows.
         const size_t out_row = (size_t)blockIdx.x * TILE + ty; // block_idx.x * w + ty
         const size_t out_col = by * TILE + tx;                 // by * w + tx
         if (out_row < cols && out_col < rows) {

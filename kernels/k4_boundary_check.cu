@@ -35,7 +35,7 @@ extern "C" __global__ void fill_checked(float* __restrict__ out, size_t rows, si
 extern "C" __global__ void fill_row_only_checked(float* __restrict__ out, size_t rows, size_t cols) {
     const size_t row = (size_t)blockIdx.y * blockDim.y + threadIdx.y;  // t.global_y()
     const size_t col = (size_t)blockIdx.x * blockDim.x + threadIdx.x;  // t.global_x()
-    if (row < rows) {                                                  // BUG: col is never compared with cols
+    if (row < rows) {                                                  // BUG: row guarded, col free to pass the edge
         out[row * cols + col] = (float)(row * 1000 + col);             // marker(row, col)
     }
 }
@@ -45,7 +45,7 @@ extern "C" __global__ void add_row_only_checked(float* __restrict__ out, const f
                                                 const float* __restrict__ b, size_t rows, size_t cols) {
     const size_t row = (size_t)blockIdx.y * blockDim.y + threadIdx.y;  // t.global_y()
     const size_t col = (size_t)blockIdx.x * blockDim.x + threadIdx.x;  // t.global_x()
-    if (row < rows) {                                                  // BUG: col is never compared with cols
+    if (row < rows) {                                                  // BUG: row guarded, col free to pass the edge
         const size_t i = row * cols + col;                             // one flat index for all three arrays
         out[i] = a[i] + b[i];
     }

@@ -143,7 +143,10 @@ pub fn tile_edge_off_by_one(ctx: &Ctx, step: usize, tile: &mut [f32], mem: &mut 
     }
 }
 
-/// `wrong/swapped_xy.cu`: the store reads the tile untransposed.
+/// `wrong/swapped_xy.cu` swaps the thread roles in its load (the input row
+/// from `threadIdx.x`), so the tile comes out untransposed; this twin loads
+/// right and reads the tile untransposed in its store, the same wrong values
+/// wherever the `.cu` file's tile slots were filled.
 pub fn swapped_xy(ctx: &Ctx, step: usize, tile: &mut [f32], mem: &mut Mem) {
     let (t, rows, cols) = (ctx.t, ctx.rows, ctx.cols);
     let by = t.block_idx.y as u64 + ctx.round * t.grid_dim.y as u64;

@@ -473,9 +473,9 @@ fn span((lo, hi): (u32, u32)) -> String {
 fn case_lines(out: &mut Report, label: &str, shape: Shape, tile: u32, (cfg, ok): (LaunchConfig, bool)) {
     let boundary = !shape.rows.is_multiple_of(tile as u64) || !shape.cols.is_multiple_of(tile as u64);
     out.line(format!(
-        "{label}: {shape} matrix, tile_width={tile}, grid={} blocks, boundary tiles: {}",
+        "{label}: {shape}, {tile}-wide tiles, {} blocks, {}",
         cfg.grid,
-        if boundary { "yes" } else { "no" }
+        if boundary { "partial tiles at the edges" } else { "every tile whole" }
     ));
     out.line(format!("  every run's output is plain_transpose(input): {}", report::verdict(ok)));
 }

@@ -13,11 +13,11 @@ fn default_prints_the_worked_example() {
 #[test]
 fn custom_shape_runs() {
     let text = stdout_of(BIN, &["--rows", "33", "--cols", "65", "--tile", "16"]);
-    assert!(text.contains("33x65 matrix, tile_width=16, grid=5x3 blocks, boundary tiles: yes"), "{text}");
+    assert!(text.contains("33x65, 16-wide tiles, 5x3 blocks, partial tiles at the edges"), "{text}");
     assert!(text.contains("every run's output is plain_transpose(input): true"), "{text}");
     // One flag is enough for a custom run; the others keep their defaults.
     let text = stdout_of(BIN, &["--tile", "8"]);
-    assert!(text.starts_with("Custom: 70x45 matrix, tile_width=8, grid=6x9 blocks"), "{text}");
+    assert!(text.starts_with("Custom: 70x45, 8-wide tiles, 6x9 blocks"), "{text}");
 }
 
 #[test]

@@ -146,7 +146,7 @@ pub fn fill_row_only_checked(t: Thread, out: &mut PaddedBuffer, rows: u64, cols:
     let row = t.global_y(); // blockIdx.y * blockDim.y + threadIdx.y
     let col = t.global_x(); // blockIdx.x * blockDim.x + threadIdx.x
     if row < rows {
-        // BUG: col is never compared with cols
+        // BUG: row guarded, col free to pass the edge
         out.store(t, row * cols + col, marker(row, col));
     }
 }
@@ -156,7 +156,7 @@ pub fn add_row_only_checked(t: Thread, out: &mut PaddedBuffer, a: &[f32], b: &[f
     let row = t.global_y(); // blockIdx.y * blockDim.y + threadIdx.y
     let col = t.global_x(); // blockIdx.x * blockDim.x + threadIdx.x
     if row < rows {
-        // BUG: col is never compared with cols
+        // BUG: row guarded, col free to pass the edge
         let i = row * cols + col; // one flat index for all three arrays
         out.store(t, i, a[i as usize] + b[i as usize]);
     }
