@@ -74,6 +74,24 @@ pub fn simulator_values() -> Vec<(String, String)> {
     .collect()
 }
 
+/// The device memory the public `--large` shape past 2^31 elements needs, in
+/// GB, for the exercise that needs least and the one that needs most
+/// ([`ktrav::lab::device_bytes`]).
+fn large_shape_gb() -> (String, String) {
+    let bytes: Vec<u64> = CHAPTERS
+        .iter()
+        .flat_map(|ch| ch.exercises)
+        .flat_map(|ex| {
+            battery(ex, true)
+                .into_iter()
+                .filter(|c| c.shape.elements() > 1 << 31)
+                .map(move |c| ktrav::lab::device_bytes(ex, c.shape))
+        })
+        .collect();
+    let gb = |b: &u64| format!("{:.0}", *b as f64 / 1e9);
+    (gb(bytes.iter().min().expect("a large shape")), gb(bytes.iter().max().expect("a large shape")))
+}
+
 /// The checker's, the simulator track's and the grader's own figures, as
 /// the lab pages state them: each read from the constant the code uses.
 pub fn lab_constants() -> Vec<(&'static str, String)> {
@@ -95,6 +113,8 @@ pub fn lab_constants() -> Vec<(&'static str, String)> {
         ("lab.machine_limit_s", ktrav_gpu::check::worker::MACHINE_LIMIT.as_secs().to_string()),
         ("lab.queue_limit_s", ktrav_gpu::check::worker::QUEUE_LIMIT.as_secs().to_string()),
         ("lab.memory_turn_gib", (ktrav_gpu::check::lock::LARGE_BYTES >> 30).to_string()),
+        ("lab.large.least_gb", large_shape_gb().0),
+        ("lab.large.most_gb", large_shape_gb().1),
         ("lab.sanitize.padding_mib", (ktrav_gpu::check::sanitize::PADDING_BYTES >> 20).to_string()),
         ("lab.printed.lines", ktrav::lab::printed::PRINTED_LINES.to_string()),
         ("lab.printed.chars", ktrav::lab::printed::PRINTED_LINE_CHARS.to_string()),
