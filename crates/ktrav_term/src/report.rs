@@ -99,6 +99,30 @@ impl Report {
         self.line(heading(title))
     }
 
+    /// Appends `rows` as a table: the cells of each column left-aligned
+    /// to the widest of them (escape sequences take no width), two spaces
+    /// between columns, no trailing blanks. The first row is the header.
+    pub fn table<R: AsRef<[String]>>(&mut self, rows: &[R]) -> &mut Self {
+        let columns = rows.iter().map(|r| r.as_ref().len()).max().unwrap_or(0);
+        let widths: Vec<usize> = (0..columns)
+            .map(|i| {
+                rows.iter().filter_map(|r| r.as_ref().get(i)).map(|c| console::measure_text_width(c)).max().unwrap_or(0)
+            })
+            .collect();
+        for row in rows {
+            let mut line = String::new();
+            for (i, cell) in row.as_ref().iter().enumerate() {
+                if i > 0 {
+                    line.push_str("  ");
+                }
+                line.push_str(cell);
+                line.push_str(&" ".repeat(widths[i] - console::measure_text_width(cell)));
+            }
+            self.line(line.trim_end());
+        }
+        self
+    }
+
     pub fn into_string(self) -> String {
         self.text
     }
@@ -123,6 +147,19 @@ mod tests {
         assert_eq!(pct(480, 512), "93.75");
         assert_eq!(pct(0, 0), "0.00");
         assert_eq!(pct_places(1, 3, 1), "33.3");
+    }
+
+    #[test]
+    fn tables_align_on_the_visible_width() {
+        console::set_colors_enabled(true);
+        let rows = [
+            vec!["name".to_string(), "ok".to_string(), "n".to_string()],
+            vec!["a".to_string(), verdict(true), "10".to_string()],
+            vec!["longer".to_string(), verdict(false), "2".to_string()],
+        ];
+        let mut out = Report::new();
+        out.table(&rows);
+        assert_eq!(plain(&out.into_string()), "name    ok     n\na       true   10\nlonger  false  2\n");
     }
 
     #[test]
