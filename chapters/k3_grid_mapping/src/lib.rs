@@ -1,8 +1,8 @@
 //! Appendix K.3: from thread indices to matrix cells.
 //!
-//! A 2D launch makes the 1D ceiling-division decision once per axis, and
-//! one more decision the 1D case never faced: which matrix axis
-//! `threadIdx.x` walks. This crate builds the launch for either choice,
+//! Sizing a 2D grid is the 1D round-up done on x and on y separately; what
+//! a matrix adds is the pairing of `threadIdx.x` with either its rows or
+//! its columns. This crate builds the launch for either pairing,
 //! runs every (block, thread) of it through `ktrav::sim` to prove each
 //! element is touched exactly once, and measures what the choice costs in
 //! 32-byte memory sectors per warp.
@@ -265,10 +265,10 @@ pub struct Case {
 
 /// The source's four cases.
 pub const SOURCE_CASES: [Case; 4] = [
-    Case { label: "Case 1 (whole blocks on both axes)", shape: Shape::new(32, 32), block: Dim2::new(16, 16) },
-    Case { label: "Case 2 (a part-filled block at both edges)", shape: Shape::new(37, 61), block: Dim2::new(16, 16) },
-    Case { label: "Case 3 (fewer rows than one block is tall)", shape: Shape::new(5, 200), block: Dim2::new(16, 16) },
-    Case { label: "Case 4 (a block wider than it is tall)", shape: Shape::new(1000, 1000), block: Dim2::new(32, 8) },
+    Case { label: "blocks fit both sides exactly", shape: Shape::new(32, 32), block: Dim2::new(16, 16) },
+    Case { label: "a part-filled block at both edges", shape: Shape::new(37, 61), block: Dim2::new(16, 16) },
+    Case { label: "fewer rows than one block is tall", shape: Shape::new(5, 200), block: Dim2::new(16, 16) },
+    Case { label: "a block wider than it is tall", shape: Shape::new(1000, 1000), block: Dim2::new(32, 8) },
 ];
 
 /// The coalescing demonstration's setting: the source's 100 columns, with
@@ -328,52 +328,139 @@ fn x_to_col_coverage(shape: Shape, cfg: &LaunchConfig, progress: &ProgressBar) -
     counted_coverage(shape, cfg, |t| Mapping::XToCol.element(t, shape), progress)
 }
 
-/// Prints one launch configuration and its coverage `c`.
-fn config_lines(out: &mut Report, label: &str, shape: Shape, cfg: &LaunchConfig, c: &Coverage) {
-    let waste = cfg.waste(shape);
-    let needed = shape.elements();
-    out.line(format!("{label}: {}x{} matrix, block={}", shape.rows, shape.cols, cfg.block));
-    out.line(format!(
-        "  grid = {} x {} blocks, threads launched = {} x {}",
-        cfg.grid.x,
-        cfg.grid.y,
-        cfg.threads_x(),
-        cfg.threads_y()
-    ));
-    out.line(format!(
-        "  idle threads, turned away by the guard: {} = {} launched - {needed} needed",
-        waste.total,
-        cfg.total_threads()
-    ));
-    out.line(format!(
-        "    ({} past the last column in each row of threads, {} past the last row in each column)",
-        waste.x, waste.y
-    ));
-    out.line(format!("  touches per element: {} once, {} never, {} twice or more", c.once, c.never, c.more));
-}
-
-fn lane_lines(out: &mut Report, mapping: Mapping) -> Option<u64> {
-    let lanes = demo_lanes(mapping);
-    for &(lane, row, col, addr) in &lanes {
-        let past =
-            if row >= DEMO_SHAPE.rows || col >= DEMO_SHAPE.cols { "  (past the edge: the guard skips it)" } else { "" };
-        writeln!(out, "  threadIdx.x={lane} -> (row={row}, col={col}) -> address {addr}{past}").unwrap();
+/// The axis this mapping's x walks, as a shape whose columns are that axis:
+/// the shape its grid is sized for.
+fn walked(mapping: Mapping, shape: Shape) -> Shape {
+    match mapping {
+        Mapping::XToCol => shape,
+        Mapping::XToRow => shape.transposed(),
     }
-    lane_stride(&lanes)
 }
 
-fn traffic_line(out: &mut Report, mapping: Mapping, tr: &Traffic) {
-    writeln!(
-        out,
-        "  {:<11}: {} warps touch {} sectors, {} per warp on average, at most {}; the data fills {}",
-        mapping.name(),
-        tr.warps,
-        tr.sectors,
-        format_ratio(tr.sectors, tr.warps),
-        tr.max_per_warp,
-        tr.minimum
-    )
-    .unwrap();
+/// The header of a launch table, after its first `lead` column(s).
+fn launch_header(lead: &[&str]) -> Vec<String> {
+    lead.iter()
+        .chain(&[
+            "grid (x, y)",
+            "threads (x, y)",
+            "launched",
+            "needed",
+            "idle",
+            "spare x",
+            "spare y",
+            "once",
+            "never",
+            "twice+",
+        ])
+        .map(|h| h.to_string())
+        .collect()
+}
+
+/// One launch as a table row: grid and threads along (x, y), threads
+/// launched, elements, idle threads, the spare threads along each axis
+/// x and y walk, and the coverage `c`.
+fn launch_cells(mapping: Mapping, shape: Shape, cfg: &LaunchConfig, c: &Coverage) -> Vec<String> {
+    let waste = cfg.waste(walked(mapping, shape));
+    vec![
+        format!("({}, {})", cfg.grid.x, cfg.grid.y),
+        format!("({}, {})", cfg.threads_x(), cfg.threads_y()),
+        cfg.total_threads().to_string(),
+        shape.elements().to_string(),
+        waste.total.to_string(),
+        waste.x.to_string(),
+        waste.y.to_string(),
+        c.once.to_string(),
+        c.never.to_string(),
+        c.more.to_string(),
+    ]
+}
+
+/// What the launch tables' short column names mean.
+fn launch_legend(out: &mut Report) {
+    out.line("  idle: launched - needed, the threads the guard turns away");
+    out.line("  spare x, spare y: threads past the matrix's edge along x in one row of threads, along y in one column");
+    out.line("  once, never, twice+: elements touched that many times, counted over every thread run");
+}
+
+/// The demo warp's lanes under both mappings, one row per lane.
+fn lane_table(out: &mut Report) {
+    let good = demo_lanes(Mapping::XToCol);
+    let bad = demo_lanes(Mapping::XToRow);
+    let inside = |row: u64, col: u64| row < DEMO_SHAPE.rows && col < DEMO_SHAPE.cols;
+    let offset = |&(_, row, col, addr): &(u32, u64, u64, u64)| {
+        if inside(row, col) {
+            addr.to_string()
+        } else {
+            format!("{addr}, guarded off")
+        }
+    };
+    let mut rows = vec![["lane", "x -> column: (row, col)", "offset", "x -> row: (row, col)", "offset"]
+        .map(String::from)
+        .to_vec()];
+    for (g, b) in good.iter().zip(&bad) {
+        rows.push(vec![
+            g.0.to_string(),
+            format!("({}, {})", g.1, g.2),
+            offset(g),
+            format!("({}, {})", b.1, b.2),
+            offset(b),
+        ]);
+    }
+    out.table(&rows);
+}
+
+/// Per mapping: the step between lanes' offsets, the lanes shown that are
+/// inside the matrix and the sectors they touch, and whether the mapping,
+/// on its own grid, covers each of the source's cases exactly once.
+fn mapping_summary(out: &mut Report) {
+    let mut rows = vec![["", "x -> column", "x -> row"].map(String::from).to_vec()];
+    let per = |f: &dyn Fn(Mapping) -> String| vec![f(Mapping::XToCol), f(Mapping::XToRow)];
+    let step = |m: Mapping| {
+        let s = lane_stride(&demo_lanes(m));
+        let text = s.map_or("uneven".to_string(), |s| s.to_string());
+        report::flag(s == Some(1), &text)
+    };
+    let lanes = |m: Mapping| demo_sectors(m).0.to_string();
+    let sectors = |m: Mapping| demo_sectors(m).1.to_string();
+    let exact = |m: Mapping| {
+        report::join(
+            SOURCE_CASES.iter().map(|c| {
+                let cfg = m.launch(c.shape, c.block).expect("the source's cases launch under both mappings");
+                report::verdict(coverage(m, c.shape, &cfg).exact(c.shape))
+            }),
+            " ",
+        )
+    };
+    for (name, f) in [
+        ("offset step, lane to lane", &step as &dyn Fn(Mapping) -> String),
+        ("lanes shown inside the matrix", &lanes),
+        ("32-byte sectors those lanes touch", &sectors),
+        ("cases 1-4 covered exactly once", &exact),
+    ] {
+        let mut row = vec![name.to_string()];
+        row.extend(per(f));
+        rows.push(row);
+    }
+    out.table(&rows);
+    out.line("  (each mapping on the grid sized for it: x blocks across the axis x walks)");
+}
+
+/// The sector count of each mapping's copy as a table.
+fn traffic_table(out: &mut Report, traffics: &[(Mapping, Traffic)]) {
+    let mut rows = vec![["mapping", "warps", "sectors", "mean per warp", "most in a warp", "fewest possible"]
+        .map(String::from)
+        .to_vec()];
+    for (m, tr) in traffics {
+        rows.push(vec![
+            m.name().to_string(),
+            tr.warps.to_string(),
+            tr.sectors.to_string(),
+            format_ratio(tr.sectors, tr.warps),
+            tr.max_per_warp.to_string(),
+            tr.minimum.to_string(),
+        ]);
+    }
+    out.table(&rows);
 }
 
 /// The worked example: every figure of the source's K.3 output, and the
@@ -382,6 +469,7 @@ pub fn worked_example() -> String {
     let mut out = Report::new();
     let quiet = ProgressBar::hidden();
     out.heading("K.3: four 2D launches, every thread run and counted");
+    out.line("x walks the columns and y the rows; both grid axes rounded up");
     out.blank();
     let launches: Vec<(LaunchConfig, Coverage)> = SOURCE_CASES
         .iter()
@@ -390,72 +478,48 @@ pub fn worked_example() -> String {
             (cfg, x_to_col_coverage(c.shape, &cfg, &quiet))
         })
         .collect();
-    for (c, (cfg, coverage)) in SOURCE_CASES.iter().zip(&launches) {
-        config_lines(&mut out, c.label, c.shape, cfg, coverage);
-        out.blank();
+    let mut rows = vec![launch_header(&["case", "matrix", "block"])];
+    for (i, (c, (cfg, coverage))) in SOURCE_CASES.iter().zip(&launches).enumerate() {
+        let mut row = vec![(i + 1).to_string(), c.shape.to_string(), c.block.to_string()];
+        row.extend(launch_cells(Mapping::XToCol, c.shape, cfg, coverage));
+        rows.push(row);
+    }
+    out.table(&rows);
+    launch_legend(&mut out);
+    for (i, c) in SOURCE_CASES.iter().enumerate() {
+        out.line(format!("  case {}: {}", i + 1, c.label));
     }
     let all = SOURCE_CASES.iter().zip(&launches).all(|(c, (_, coverage))| coverage.exact(c.shape));
     out.line(format!(
-        "in all {} cases each element gets one thread, and the idle threads are exactly the ones counted: {}",
+        "no element missed or repeated, in any of the {} launches: {}",
         SOURCE_CASES.len(),
         report::verdict(all)
     ));
     out.blank();
 
-    out.heading("One warp's addresses under each mapping");
+    out.heading("One warp, two mappings");
     writeln!(
         out,
-        "a {}x{} row-major matrix (cols={}), block={DEMO_BLOCK}; fixed blockIdx=({},{}), threadIdx.y={DEMO_THREAD_Y},",
-        DEMO_SHAPE.rows, DEMO_SHAPE.cols, DEMO_SHAPE.cols, DEMO_BLOCK_IDX.x, DEMO_BLOCK_IDX.y
+        "block ({}, {}) of {DEMO_BLOCK} threads, thread row {DEMO_THREAD_Y}, its first {DEMO_LANES} lanes; offsets in a {}x{} row-major matrix, row*{} + col",
+        DEMO_BLOCK_IDX.x, DEMO_BLOCK_IDX.y, DEMO_SHAPE.rows, DEMO_SHAPE.cols, DEMO_SHAPE.cols
     )
     .unwrap();
-    out.line(format!("threadIdx.x varying across one warp (0..{} shown):", DEMO_LANES - 1));
-    out.line("x -> column (col from threadIdx.x, row from threadIdx.y):");
-    let good = lane_lines(&mut out, Mapping::XToCol);
-    out.line(format!(
-        "  from one lane to the next the address grows by {}: {}",
-        good.map_or("uneven".to_string(), |s| s.to_string()),
-        report::flag(good == Some(1), if good == Some(1) { "coalesced" } else { "NOT coalesced" })
-    ));
     out.blank();
-    out.line("x -> row (row from threadIdx.x, col from threadIdx.y):");
-    let bad = lane_lines(&mut out, Mapping::XToRow);
-    out.line(format!(
-        "  from one lane to the next the address grows by {}, a whole row (cols = {}): {}",
-        bad.map_or("unevenly".to_string(), |s| s.to_string()),
-        DEMO_SHAPE.cols,
-        report::flag(bad == Some(1), if bad == Some(1) { "coalesced" } else { "NOT coalesced" })
-    ));
-    let swapped_exact = SOURCE_CASES.iter().map(|c| {
-        let cfg = Mapping::XToRow.launch(c.shape, c.block).expect("valid");
-        report::verdict(coverage(Mapping::XToRow, c.shape, &cfg).exact(c.shape))
-    });
-    out.line(format!(
-        "  the swapped mapping, on its own grid, still covers each of the four cases exactly once: {}",
-        report::join(swapped_exact, " ")
-    ));
-    let (good_lanes, good_sectors) = demo_sectors(Mapping::XToCol);
-    let (bad_lanes, bad_sectors) = demo_sectors(Mapping::XToRow);
-    out.line("  32-byte sectors behind the lanes shown that lie inside the matrix:");
-    out.line(format!(
-        "  x -> row's {bad_lanes} lanes touch {bad_sectors} different 32-byte sector(s), x -> column's {good_lanes} lanes share {good_sectors}"
-    ));
+    lane_table(&mut out);
+    out.blank();
+    mapping_summary(&mut out);
     out.blank();
 
-    out.heading("Beyond the source: 32-byte sectors per warp, the real cost of the swap");
     let c = SOURCE_CASES[3];
-    writeln!(out, "copying the {}x{} matrix of case 4 (4-byte floats), block={}:", c.shape.rows, c.shape.cols, c.block)
-        .unwrap();
-    let mut per = Vec::new();
-    for mapping in [Mapping::XToCol, Mapping::XToRow] {
-        let cfg = mapping.launch(c.shape, c.block).expect("valid");
-        let tr = traffic(mapping, c.shape, &cfg);
-        traffic_line(&mut out, mapping, &tr);
-        per.push(tr);
-    }
+    out.heading(&format!("Sectors per warp, copying case 4 ({} floats, {} blocks)", c.shape, c.block));
+    let traffics: Vec<(Mapping, Traffic)> = [Mapping::XToCol, Mapping::XToRow]
+        .into_iter()
+        .map(|m| (m, traffic(m, c.shape, &m.launch(c.shape, c.block).expect("valid"))))
+        .collect();
+    traffic_table(&mut out, &traffics);
     out.line(format!(
-        "  the swapped mapping requests {}x the sectors for the same copy",
-        format_ratio(per[1].sectors, per[0].sectors)
+        "x -> row over x -> column, in sectors requested: {}",
+        format_ratio(traffics[1].1.sectors, traffics[0].1.sectors)
     ));
     out.into_string()
 }
@@ -480,35 +544,32 @@ pub fn experiment_report(shape: Shape, block: Dim2) -> Result<String> {
         (1 << 26) / cfg.block.count(),
     );
     let mut out = Report::new();
-    let coverage = x_to_col_coverage(shape, &cfg, &progress);
-    config_lines(&mut out, "x -> column", shape, &cfg, &coverage);
-    out.line(format!("  exactly once: {}", report::verdict(coverage.exact(shape))));
-    let mut traffics = Vec::new();
-    match &swapped {
-        Ok(swapped) => {
-            let c = counted_coverage(shape, swapped, |t| Mapping::XToRow.element(t, shape), &progress);
-            out.line(format!(
-                "x -> row: grid = {} x {} blocks; coverage {} / {} / {}, exactly once: {}",
-                swapped.grid.x,
-                swapped.grid.y,
-                c.never,
-                c.once,
-                c.more,
-                report::verdict(c.exact(shape))
-            ));
-            traffics.push((Mapping::XToCol, counted_traffic(Mapping::XToCol, shape, &cfg, &progress)));
-            traffics.push((Mapping::XToRow, counted_traffic(Mapping::XToRow, shape, swapped, &progress)));
-        }
-        Err(e) => {
-            out.line(format!("x -> row: cannot be launched on this shape: {e}"));
-            traffics.push((Mapping::XToCol, counted_traffic(Mapping::XToCol, shape, &cfg, &progress)));
-        }
+    out.line(format!("a {shape} matrix, {block} blocks, each mapping simulated thread by thread"));
+    let mut rows = vec![launch_header(&["mapping"])];
+    let mut launched = vec![(Mapping::XToCol, cfg, x_to_col_coverage(shape, &cfg, &progress))];
+    if let Ok(swapped) = &swapped {
+        let c = counted_coverage(shape, swapped, |t| Mapping::XToRow.element(t, shape), &progress);
+        launched.push((Mapping::XToRow, *swapped, c));
     }
+    for (m, cfg, c) in &launched {
+        let mut row = vec![m.name().to_string()];
+        row.extend(launch_cells(*m, shape, cfg, c));
+        rows.push(row);
+    }
+    out.table(&rows);
+    launch_legend(&mut out);
+    if let Err(e) = &swapped {
+        out.line(format!("x -> row: cannot be launched on this shape: {e}"));
+    }
+    for (m, _, c) in &launched {
+        out.line(format!("{}: every element touched exactly once: {}", m.name(), report::verdict(c.exact(shape))));
+    }
+    let traffics: Vec<(Mapping, Traffic)> =
+        launched.iter().map(|(m, cfg, _)| (*m, counted_traffic(*m, shape, cfg, &progress))).collect();
     progress.finish_and_clear();
-    out.line("sectors:");
-    for (m, tr) in &traffics {
-        traffic_line(&mut out, *m, tr);
-    }
+    out.blank();
+    out.line("32-byte sectors each warp's read touches:");
+    traffic_table(&mut out, &traffics);
     Ok(out.into_string())
 }
 

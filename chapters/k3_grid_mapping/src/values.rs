@@ -1,8 +1,8 @@
 //! The numbers K.3's page quotes, computed here (see `book/values.txt`).
 
 use crate::{
-    demo_lanes, demo_sectors, traffic, validate, Mapping, DEMO_BLOCK, DEMO_BLOCK_IDX, DEMO_SHAPE, DEMO_THREAD_Y,
-    ELEM_BYTES, SOURCE_CASES, WARP,
+    coverage_of, demo_lanes, demo_sectors, traffic, validate, Mapping, DEMO_BLOCK, DEMO_BLOCK_IDX, DEMO_SHAPE,
+    DEMO_THREAD_Y, ELEM_BYTES, SOURCE_CASES, WARP,
 };
 use ktrav::geometry::ceil_div;
 use ktrav::{Dim2, Shape, Thread};
@@ -56,6 +56,18 @@ pub fn demo_warp_end() -> (u32, u64) {
     (thread_idx.x, Mapping::XToCol.coords(&t).1)
 }
 
+/// The x -> row kernel launched on the grid sized for x -> column, over
+/// each source case: the elements it never touches.
+pub fn swapped_on_the_usual_grid() -> Vec<u64> {
+    SOURCE_CASES
+        .iter()
+        .map(|c| {
+            let cfg = validate(c.shape, c.block).expect("the source's cases are valid");
+            coverage_of(c.shape, &cfg, |t| Mapping::XToRow.element(t, c.shape)).never
+        })
+        .collect()
+}
+
 pub fn values() -> Vec<(&'static str, String)> {
     let c = SOURCE_CASES[3];
     let (col, row) = sectors_per_warp(c.shape, c.block);
@@ -77,6 +89,7 @@ pub fn values() -> Vec<(&'static str, String)> {
     let (_, good_sectors) = demo_sectors(Mapping::XToCol);
     let (tall, tall_block) = TOO_TALL_FOR_SWAPPED;
     let (warp_last_lane, warp_last_col) = demo_warp_end();
+    let missed = swapped_on_the_usual_grid();
     vec![
         ("k3.sectors.x_to_col_per_warp", format!("{col:.2}")),
         ("k3.sectors.x_to_row_per_warp", format!("{row:.2}")),
@@ -123,6 +136,9 @@ pub fn values() -> Vec<(&'static str, String)> {
         ("k3.demo.swapped_col", swapped[0].2.to_string()),
         ("k3.demo.swapped_stride", crate::lane_stride(&swapped).expect("an even stride").to_string()),
         ("k3.demo.coalesced_sectors", good_sectors.to_string()),
+        ("k3.trap.case2_never", missed[1].to_string()),
+        ("k3.trap.case3_never", missed[2].to_string()),
+        ("k3.trap.cases_missed", missed.iter().filter(|&&n| n > 0).count().to_string()),
         ("k3.swapped_grid_y", ceil_div(tall.cols, tall_block.y as u64).to_string()),
     ]
 }
@@ -138,6 +154,8 @@ mod tests {
         assert_eq!(get("k3.demo.first_past_address"), "1800");
         assert_eq!(demo_warp_end(), (31, 127));
         assert_eq!(get("k3.sectors.x_to_col_total"), get("k3.sectors.minimum"));
+        // 37 rows by the 13 columns past y's 48 threads; 5 rows by 184.
+        assert_eq!(swapped_on_the_usual_grid(), [0, 481, 920, 0]);
     }
 
     #[test]
