@@ -9,7 +9,7 @@
 //                  ceil(cols / blockDim.y)).
 //
 // In both, neighbouring lanes of a warp touch neighbouring addresses. The
-// rule was never "x means column"; it is "x walks whichever axis has stride 1".
+// layout picks x's axis: its stride-1 axis, the column only for row-major.
 // Both guard both axes (see K.4 for what happens otherwise).
 //
 //   add_row_major_x_rows  row-major offsets, but threadIdx.x walks rows.

@@ -20,15 +20,15 @@ fn default_run_stops_quietly_when_the_reader_goes_away() {
 #[test]
 fn custom_shapes_run() {
     let text = stdout_of(BIN, &["--rows", "3", "--cols", "8", "--m", "5", "--n", "2", "--k", "7"]);
-    assert!(text.contains("a 3x8 matrix:"), "{text}");
+    assert!(text.contains("a 3x8 matrix in each layout"), "{text}");
     assert!(text.contains("A is 5x7, B is 7x2, C = A*B is 5x2"), "{text}");
     assert_eq!(text.matches("every check above holds: true").count(), 2, "{text}");
     assert!(!text.contains("GPU section"), "{text}");
     // One flag of a part is enough; the others keep their defaults.
     let text = stdout_of(BIN, &["--cols", "5"]);
-    assert!(text.contains("a 4x5 matrix:") && !text.contains("cuBLAS"), "{text}");
+    assert!(text.contains("a 4x5 matrix in each layout") && !text.contains("cuBLAS"), "{text}");
     let text = stdout_of(BIN, &["--k", "5"]);
-    assert!(text.contains("A is 2x5, B is 5x4") && !text.contains("matrix:"), "{text}");
+    assert!(text.contains("A is 2x5, B is 5x4") && !text.contains("in each layout"), "{text}");
 }
 
 /// The table where it applies, and more: each refused at once, in
