@@ -92,6 +92,17 @@ fn large_shape_gb() -> (String, String) {
     (gb(bytes.iter().min().expect("a large shape")), gb(bytes.iter().max().expect("a large shape")))
 }
 
+/// The device memory a grader sizes a task for when a round runs with a
+/// seed and `--large` ([`ktrav::lab::largest_bytes`]: the hidden shapes
+/// past 2^32 elements, bounded for every seed), in GB, least and most over
+/// the exercises.
+fn seeded_large_gb() -> (String, String) {
+    let bytes: Vec<u64> =
+        CHAPTERS.iter().flat_map(|ch| ch.exercises).map(|ex| ktrav::lab::largest_bytes(ex, true, true)).collect();
+    let gb = |b: &u64| format!("{:.0}", *b as f64 / 1e9);
+    (gb(bytes.iter().min().expect("an exercise")), gb(bytes.iter().max().expect("an exercise")))
+}
+
 /// The checker's, the simulator track's and the grader's own figures, as
 /// the lab pages state them: each read from the constant the code uses.
 pub fn lab_constants() -> Vec<(&'static str, String)> {
@@ -115,6 +126,8 @@ pub fn lab_constants() -> Vec<(&'static str, String)> {
         ("lab.memory_turn_gib", (ktrav_gpu::check::lock::LARGE_BYTES >> 30).to_string()),
         ("lab.large.least_gb", large_shape_gb().0),
         ("lab.large.most_gb", large_shape_gb().1),
+        ("lab.large.seeded_least_gb", seeded_large_gb().0),
+        ("lab.large.seeded_most_gb", seeded_large_gb().1),
         ("lab.sanitize.padding_mib", (ktrav_gpu::check::sanitize::PADDING_BYTES >> 20).to_string()),
         ("lab.printed.lines", ktrav::lab::printed::PRINTED_LINES.to_string()),
         ("lab.printed.chars", ktrav::lab::printed::PRINTED_LINE_CHARS.to_string()),
