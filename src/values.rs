@@ -167,21 +167,23 @@ pub fn tall_by_chapter() -> String {
 }
 
 /// The simulator track's shapes for `ex` after the source's own, in a
-/// sentence: the ragged edges, the thin ones, and a grid-stride
-/// exercise's grid past the simulated `gridDim.y` limit.
+/// sentence: the chapter's own by their labels, the ragged edges, the thin
+/// ones, and a grid-stride exercise's grid past the simulated `gridDim.y`
+/// limit.
 pub fn sim_battery_sentence(ex: &Exercise) -> String {
     use ktrav::lab::simtrack::{battery as sim_battery, SIM_MAX_GRID_Y};
-    let (mut ragged, mut thin, mut tall) = (Vec::new(), Vec::new(), None);
+    let (mut chapter, mut ragged, mut thin, mut tall) = (Vec::new(), Vec::new(), Vec::new(), None);
     for case in sim_battery(ex) {
         match case.purpose {
             Purpose::Source => {}
+            Purpose::Chapter => chapter.push(format!("{}, ", case.label)),
             Purpose::Ragged => ragged.push(case.shape.to_string()),
             Purpose::Edge => thin.push(case.shape.to_string()),
             Purpose::PastGridY => tall = Some(case.shape),
             other => panic!("{}: the simulator battery has a shape there for {other:?}", ex.id),
         }
     }
-    let mut text = format!("ragged edges {}, {}", ragged.join(" and "), thin.join(", "));
+    let mut text = format!("{}ragged edges {}, {}", chapter.concat(), ragged.join(" and "), thin.join(", "));
     if let Some(shape) = tall {
         text.push_str(&format!(
             ", and {shape}, whose grid needs more rows of blocks than a simulated gridDim.y limit of {SIM_MAX_GRID_Y}"
@@ -191,12 +193,14 @@ pub fn sim_battery_sentence(ex: &Exercise) -> String {
 }
 
 /// The shapes of an exercise's public battery in a sentence: the source's
-/// own, then the rest, the tall case last with what its grid is.
+/// own, the chapter's own by their labels, then the rest, the tall case
+/// last with what its grid is.
 pub fn battery_sentence(ex: &Exercise) -> String {
-    let (mut source, mut ragged, mut plain) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut source, mut chapter, mut ragged, mut plain) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for case in battery(ex, false) {
         match case.purpose {
             Purpose::Source => source.push(case.shape.to_string()),
+            Purpose::Chapter => chapter.push(format!("{}, ", case.label)),
             Purpose::Ragged => ragged.push(case.shape.to_string()),
             Purpose::Edge => plain.push(case.shape.to_string()),
             // The sentence ends with it, in the words of `tall_case`.
@@ -205,9 +209,10 @@ pub fn battery_sentence(ex: &Exercise) -> String {
         }
     }
     format!(
-        "the source's own {} ({}), ragged edges ({}), {}, and {}",
+        "the source's own {} ({}), {}ragged edges ({}), {}, and {}",
         if source.len() == 1 { "shape" } else { "shapes" },
         source.join(", "),
+        chapter.concat(),
         ragged.join(", "),
         plain.join(", "),
         tall_case(ex)

@@ -30,6 +30,7 @@ pub const TRANSPOSE_EXERCISE: Exercise = Exercise {
     elem: Elem::F32,
     launch: Launch::Covering { block: Dim2::new(crate::TILE, crate::TILE), x_walks_rows: false, grid_stride_y: true },
     source_shapes: || crate::SOURCE_CASES.iter().map(|c| c.shape).collect(),
+    chapter_shapes: Vec::new,
     timing_shape: Shape::new(4096, 4096),
     expected: |shape| Box::new(move |i| input_value(0, crate::transposed_from(shape, i)).to_bits() as u64),
     twins: Twins { solution: SOLUTION, wrong: WRONG },

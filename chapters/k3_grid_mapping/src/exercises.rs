@@ -22,6 +22,7 @@ pub const COPY_EXERCISE: Exercise = Exercise {
     elem: Elem::F32,
     launch: Launch::Covering { block: Dim2::new(32, 8), x_walks_rows: false, grid_stride_y: false },
     source_shapes: || crate::SOURCE_CASES.iter().map(|c| c.shape).collect(),
+    chapter_shapes: Vec::new,
     timing_shape: Shape::new(4096, 4096),
     expected: |_| Box::new(|i| input_value(0, i).to_bits() as u64),
     twins: Twins { solution: SOLUTION, wrong: WRONG },

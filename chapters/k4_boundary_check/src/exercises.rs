@@ -22,6 +22,7 @@ pub const GUARD_EXERCISE: Exercise = Exercise {
     elem: Elem::F32,
     launch: Launch::Covering { block: Dim2::new(32, 8), x_walks_rows: false, grid_stride_y: false },
     source_shapes: || vec![crate::SOURCE_SHAPE],
+    chapter_shapes: Vec::new,
     timing_shape: Shape::new(4096, 4096),
     expected: |shape| Box::new(move |i| crate::marker(i / shape.cols, i % shape.cols).to_bits() as u64),
     twins: Twins { solution: SOLUTION, wrong: WRONG },

@@ -25,6 +25,7 @@ pub const SPIRAL_GATHER_EXERCISE: Exercise = Exercise {
     elem: Elem::F32,
     launch: Launch::Covering { block: Dim2::new(32, 8), x_walks_rows: false, grid_stride_y: false },
     source_shapes: || crate::SOURCE_KERNEL_CASES.to_vec(),
+    chapter_shapes: Vec::new,
     timing_shape: Shape::new(4096, 4096),
     expected: |shape| {
         Box::new(move |rank| {

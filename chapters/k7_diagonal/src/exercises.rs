@@ -25,6 +25,7 @@ pub const WAVEFRONT_EXERCISE: Exercise = Exercise {
     elem: Elem::U64,
     launch: Launch::PerDiagonal { block: 256 },
     source_shapes: || crate::SOURCE_DP_CASES.to_vec(),
+    chapter_shapes: Vec::new,
     timing_shape: Shape::new(2048, 2048),
     expected: |shape| {
         let table = Binomials::for_table(shape);

@@ -146,6 +146,7 @@ fn exercise(launch: Launch) -> Exercise {
         elem: Elem::F32,
         launch,
         source_shapes: || vec![Shape::new(5, 7)],
+        chapter_shapes: Vec::new,
         timing_shape: Shape::new(64, 64),
         expected: |_| Box::new(|i| i),
         twins: Twins { solution: NOTHING, wrong: &[] },

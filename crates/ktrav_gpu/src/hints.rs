@@ -358,6 +358,7 @@ mod tests {
         elem: Elem::F32,
         launch: Launch::Covering { block: Dim2::new(32, 8), x_walks_rows: false, grid_stride_y: false },
         source_shapes: || vec![Shape::new(5, 7)],
+        chapter_shapes: Vec::new,
         timing_shape: Shape::new(64, 64),
         expected: |_| Box::new(|i| input_value(0, i).to_bits() as u64),
         twins: Twins { solution: NOTHING, wrong: &[] },

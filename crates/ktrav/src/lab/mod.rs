@@ -130,6 +130,10 @@ pub struct Exercise {
     pub launch: Launch,
     /// The chapter source's own shapes, from the chapter's own constants.
     pub source_shapes: fn() -> Vec<Shape>,
+    /// Shapes of the chapter's own that are not the source's (a table's
+    /// shape, say), checked right after the source's: each with the words
+    /// its label puts before the shape (`"the warp table's"`).
+    pub chapter_shapes: fn() -> Vec<(&'static str, Shape)>,
     /// The shape the timings use.
     pub timing_shape: Shape,
     /// The expected output of a shape, element by element, from the
@@ -180,6 +184,9 @@ impl Battery {
 pub enum Purpose {
     /// One of the chapter source's own shapes.
     Source,
+    /// One of the chapter's own shapes that is not the source's
+    /// ([`Exercise::chapter_shapes`]).
+    Chapter,
     /// Ragged edges: a side that is no multiple of the block's, so the last
     /// blocks on that axis are part-filled.
     Ragged,
@@ -234,13 +241,17 @@ impl Case {
     }
 }
 
-/// The public battery: the source's shapes, ragged edges, 1x1, 1xN, Nx1, a
-/// shape past gridDim.y's limit, and with `large` one past 2^31 elements.
+/// The public battery: the source's shapes, the chapter's own, ragged
+/// edges, 1x1, 1xN, Nx1, a shape past gridDim.y's limit, and with `large`
+/// one past 2^31 elements.
 pub fn battery(ex: &Exercise, large: bool) -> Vec<Case> {
     use Purpose::*;
     let case = |purpose, label: String, rows, cols| Case::new(Battery::Public, purpose, label, Shape::new(rows, cols));
     let mut cases: Vec<Case> =
         (ex.source_shapes)().into_iter().map(|s| case(Source, format!("the source's {s}"), s.rows, s.cols)).collect();
+    for (what, s) in (ex.chapter_shapes)() {
+        cases.push(case(Chapter, format!("{what} {s}"), s.rows, s.cols));
+    }
     cases.push(case(Ragged, "ragged edges 97x131".into(), 97, 131));
     cases.push(case(Ragged, "ragged edges 1000x33".into(), 1000, 33));
     // Big enough that a race (a missing barrier) has many chances to show.

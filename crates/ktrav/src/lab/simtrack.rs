@@ -3,11 +3,11 @@
 //!
 //! A twin is a kernel written as numbered steps (statements), with the
 //! `__syncthreads()` the student placed between them. [`check_twin`] runs
-//! it on a small battery (the source's shapes, ragged edges, 1x1, 1xN, Nx1
-//! and a shape whose grid is past a simulated gridDim.y limit of
-//! [`SIM_MAX_GRID_Y`]) under every schedule: block orders forward,
-//! reversed and shuffled, times thread orders forward, reversed and
-//! lock-step. Output sits between poisoned guard words, exactly as on the
+//! it on a small battery (the source's shapes, the chapter's own, ragged
+//! edges, 1x1, 1xN, Nx1 and a shape whose grid is past a simulated
+//! gridDim.y limit of [`SIM_MAX_GRID_Y`]) under every schedule: block
+//! orders forward, reversed and shuffled, times thread orders forward,
+//! reversed and lock-step. Output sits between poisoned guard words, exactly as on the
 //! GPU, so the verdicts are the GPU checker's: wrong, unwritten, written
 //! out of bounds. A race or a missing barrier shows as a schedule that fails.
 //!
@@ -73,12 +73,16 @@ pub fn schedules() -> Vec<Schedule> {
         .collect()
 }
 
-/// The simulator battery: the source's shapes, ragged edges, 1x1, 1xN, Nx1,
-/// and (for a grid-stride exercise) a grid past [`SIM_MAX_GRID_Y`].
+/// The simulator battery: the source's shapes, the chapter's own, ragged
+/// edges, 1x1, 1xN, Nx1, and (for a grid-stride exercise) a grid past
+/// [`SIM_MAX_GRID_Y`].
 pub fn battery(ex: &Exercise) -> Vec<Case> {
     let case = |purpose, label: String, shape| Case::new(Battery::Public, purpose, label, shape);
     let mut cases: Vec<Case> =
         (ex.source_shapes)().into_iter().map(|s| case(Purpose::Source, format!("the source's {s}"), s)).collect();
+    for (what, s) in (ex.chapter_shapes)() {
+        cases.push(case(Purpose::Chapter, format!("{what} {s}"), s));
+    }
     for (purpose, label, r, c) in [
         (Purpose::Ragged, "ragged edges 97x131", 97, 131),
         (Purpose::Ragged, "ragged edges 70x33", 70, 33),

@@ -15,6 +15,7 @@ pub(crate) fn copy_exercise(launch: Launch, twins: Twins) -> Exercise {
         elem: Elem::F32,
         launch,
         source_shapes: || vec![Shape::new(5, 7), Shape::new(2, 3)],
+        chapter_shapes: Vec::new,
         timing_shape: Shape::new(64, 64),
         expected: |_| Box::new(|i| input_value(0, i).to_bits() as u64),
         twins,
