@@ -22,7 +22,8 @@ pub const COL_MAJOR_ADD_EXERCISE: Exercise = Exercise {
     args: &[Arg::Out, Arg::Input(0), Arg::Input(1), Arg::Rows64, Arg::Cols64],
     elem: Elem::F32,
     launch: Launch::Covering { block: Dim2::new(32, 8), x_walks_rows: true, grid_stride_y: false },
-    source_shapes: || vec![crate::SOURCE_SHAPE, crate::WARP_SHAPE],
+    source_shapes: || vec![crate::SOURCE_SHAPE],
+    chapter_shapes: || vec![("the warp table's", crate::WARP_SHAPE)],
     timing_shape: Shape::new(4096, 4096),
     expected: |_| Box::new(|i| (input_value(0, i) + input_value(1, i)).to_bits() as u64),
     twins: Twins { solution: SOLUTION, wrong: WRONG },
@@ -33,7 +34,7 @@ pub const COL_MAJOR_ADD_EXERCISE: Exercise = Exercise {
 /// and fixes it.
 pub const FIND_THE_BUG_EXERCISE: Exercise = Exercise {
     id: "col-major-find-the-bug",
-    title: "find the bug: a column-major addition that passes the source's shapes",
+    title: "find the bug: a column-major addition that passes 4x6 and 64x96",
     starter: "find_the_bug.cu",
     twins: Twins { solution: FIXED, wrong: &[] },
     ..COL_MAJOR_ADD_EXERCISE
@@ -184,7 +185,8 @@ mod tests {
             assert_eq!(l.failure.is_some(), find_the_bug_fails_on(l.shape), "{}", l.label);
             assert!(l.failure.is_none() || l.shape.rows > l.shape.cols, "{}", l.label);
         }
-        assert!(c.lines.iter().filter(|l| l.purpose == ktrav::lab::Purpose::Source).all(|l| l.failure.is_none()));
+        let given = [ktrav::lab::Purpose::Source, ktrav::lab::Purpose::Chapter];
+        assert!(c.lines.iter().filter(|l| given.contains(&l.purpose)).all(|l| l.failure.is_none()));
         assert_eq!(c.kinds(), [FailureKind::OutOfBounds]);
         // The fix passes (the simulator track's own assertion, spelled out).
         assert!(check_twin(&FIND_THE_BUG_EXERCISE, &FIXED).passed());
