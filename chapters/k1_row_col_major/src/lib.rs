@@ -14,7 +14,6 @@ use anyhow::{bail, Result};
 use ktrav::{Matrix, Shape, StorageOrder};
 use ktrav_term::progress::ProgressBar;
 use ktrav_term::report::{self, Report};
-use std::fmt::Write as _;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
@@ -486,82 +485,115 @@ fn traversal_name(t: Traversal) -> &'static str {
     }
 }
 
-/// The worked example: every figure of the source's K.1 output.
-pub fn worked_example() -> String {
-    let cfg = SOURCE_CACHE;
-    let mut out = Report::new();
-    out.heading("K.1: one row-major buffer, two traversal orders");
-    out.blank();
-
-    let case1 = Experiment::run(Shape::new(8, 64), cfg);
-    let case2 = Experiment::run(Shape::new(32, 128), cfg);
-    // Case 2's label is computed, so its shape ratio cannot drift from its shape.
-    let case2_label = format!(
-        "Case 2 (a 1:{} shape, {}x the elements)",
-        case2.shape.cols / case2.shape.rows,
-        case2.shape.elements() / case1.shape.elements()
-    );
-    for (label, e) in [("Case 1", &case1), (case2_label.as_str(), &case2)] {
-        out.line(format!("{label}: {} matrix, {}", e.shape, describe_cache(&cfg)));
-        let follow = e.get(StorageOrder::RowMajor, Traversal::RowOuter);
-        let cross = e.get(StorageOrder::RowMajor, Traversal::ColOuter);
-        out.line(format!("  row-outer, follows the storage: {}", stats_line(follow)));
-        out.line(format!("  col-outer, crosses the storage: {}", stats_line(cross)));
-        out.blank();
-    }
-
-    out.heading(&format!("Both orders add the same {} numbers", case1.shape.elements()));
-    let m = Matrix::from_fn(case1.shape, StorageOrder::RowMajor, |r, c| (r * 64 + c) as f32);
-    let by_rows = sum(&m, Traversal::RowOuter);
-    let by_cols = sum(&m, Traversal::ColOuter);
-    out.line(format!("sum, row-outer: {by_rows:.1}"));
-    out.line(format!("sum, col-outer: {by_cols:.1}"));
-    out.line(format!("the two sums are equal: {}", report::verdict(by_rows == by_cols)));
-    out.blank();
-
-    out.heading("Column-major storage, the same 8x64 matrix");
-    let cm_follow = case1.get(StorageOrder::ColMajor, Traversal::ColOuter);
-    let cm_cross = case1.get(StorageOrder::ColMajor, Traversal::RowOuter);
-    let rm_follow = case1.get(StorageOrder::RowMajor, Traversal::RowOuter);
-    out.line(format!("col-outer, follows the storage: {}", stats_line(cm_follow)));
-    out.line(format!("row-outer, crosses the storage: {}", stats_line(cm_cross)));
-    out.line(format!(
-        "following the storage costs both layouts the same ({} hits, {} misses each): {}",
-        cm_follow.hits,
-        cm_follow.misses,
-        report::verdict(cm_follow == rm_follow)
-    ));
-    out.blank();
-
-    out.heading("Crossing each layout: the same idea, a different price");
+/// The two crossings of `shape` under `cfg` as a table: where the inner
+/// loop walks, its step, and the lines one pass of it touches.
+fn crossing_table(out: &mut Report, shape: Shape, cfg: CacheConfig) {
+    out.heading(&format!("Crossing {shape}: step and pass, in lines"));
+    let mut rows =
+        vec![["layout", "inner loop", "step", "lines per pass", "hits", "misses"].map(String::from).to_vec()];
     for storage in [StorageOrder::RowMajor, StorageOrder::ColMajor] {
-        let c = Crossing::run(case1.shape, storage, cfg);
+        let c = Crossing::run(shape, storage, cfg);
         let walk = match Traversal::crossing(storage) {
             Traversal::ColOuter => "down a column",
             Traversal::RowOuter => "along a row",
         };
-        out.line(format!("{storage}: the inner loop walks {walk} in steps of {}", stride_story(c.stride_floats, &cfg)));
-        out.line(format!(
-            "  one pass touches {} lines, the cache holds {}: {} hits, {} misses",
-            c.pass_lines, cfg.lines, c.stats.hits, c.stats.misses
-        ));
+        rows.push(vec![
+            storage.to_string(),
+            walk.to_string(),
+            stride_story(c.stride_floats, &cfg),
+            c.pass_lines.to_string(),
+            c.stats.hits.to_string(),
+            c.stats.misses.to_string(),
+        ]);
     }
+    out.table(&rows);
+    out.line(format!("the cache holds {} lines", cfg.lines));
+}
+
+/// The worked example: every figure of the source's K.1 output, as one
+/// table of counts under the source's cache, the two 8x64 crossings'
+/// steps and passes, and the checks that tie the rows together.
+pub fn worked_example() -> String {
+    let cfg = SOURCE_CACHE;
+    let mut out = Report::new();
+    out.heading("K.1: each layout against each loop order, in a simulated cache");
+    out.line(format!("cache: {}", describe_cache(&cfg)));
     out.blank();
 
-    out.heading("A square matrix: the two layouts trade places exactly");
-    let sq = Experiment::run(Shape::new(32, 32), cfg);
-    for follow in [true, false] {
-        for storage in [StorageOrder::RowMajor, StorageOrder::ColMajor] {
-            let s = sq.following(storage, follow);
-            let how = if follow { "following" } else { "crossing" };
-            writeln!(out, "{storage} 32x32, {how}:  {} hits, {} misses", s.hits, s.misses).unwrap();
-        }
+    let wide = Experiment::run(Shape::new(8, 64), cfg);
+    let larger = Experiment::run(Shape::new(32, 128), cfg);
+    let square = Experiment::run(Shape::new(32, 32), cfg);
+    // Which runs the table shows, in order: the source's two row-major
+    // cases, the 8x64 matrix stored by columns, then the square one.
+    let runs = [
+        (&wide, StorageOrder::RowMajor, true),
+        (&wide, StorageOrder::RowMajor, false),
+        (&larger, StorageOrder::RowMajor, true),
+        (&larger, StorageOrder::RowMajor, false),
+        (&wide, StorageOrder::ColMajor, true),
+        (&wide, StorageOrder::ColMajor, false),
+        (&square, StorageOrder::RowMajor, true),
+        (&square, StorageOrder::ColMajor, true),
+        (&square, StorageOrder::RowMajor, false),
+        (&square, StorageOrder::ColMajor, false),
+    ];
+    out.heading("Counts per run");
+    let mut rows = vec![["matrix", "layout", "loop order", "the loop", "hits", "misses", "accesses", "hit rate"]
+        .map(String::from)
+        .to_vec()];
+    for (e, storage, follow) in runs {
+        let t = if follow { Traversal::natural_for(storage) } else { Traversal::crossing(storage) };
+        let s = e.get(storage, t);
+        rows.push(vec![
+            e.shape.to_string(),
+            storage.to_string(),
+            traversal_name(t).to_string(),
+            if follow { "follows" } else { "crosses" }.to_string(),
+            s.hits.to_string(),
+            s.misses.to_string(),
+            s.accesses().to_string(),
+            format!("{}%", report::pct(s.hits, s.accesses())),
+        ]);
     }
+    out.table(&rows);
+    // The shape notes are computed, so they cannot drift from the shapes.
+    let ratio = |s: Shape| format!("1:{}", s.cols / s.rows);
+    out.line(format!(
+        "{} is {}; {} is {}, with {}x the elements",
+        wide.shape,
+        ratio(wide.shape),
+        larger.shape,
+        ratio(larger.shape),
+        larger.shape.elements() / wide.shape.elements()
+    ));
+    out.blank();
+
+    crossing_table(&mut out, wide.shape, cfg);
+    out.blank();
+
+    out.heading("Checks");
+    let m = Matrix::from_fn(wide.shape, StorageOrder::RowMajor, |r, c| (r * wide.shape.cols + c) as f32);
+    let by_rows = sum(&m, Traversal::RowOuter);
+    let by_cols = sum(&m, Traversal::ColOuter);
+    let n = wide.shape.elements();
+    out.line(format!("sum of the {n} values of {}, row-outer: {by_rows:.1}", wide.shape));
+    out.line(format!("sum of the {n} values of {}, col-outer: {by_cols:.1}", wide.shape));
+    out.line(format!("the loop order leaves the sum unchanged: {}", report::verdict(by_rows == by_cols)));
+    let cm_follow = wide.following(StorageOrder::ColMajor, true);
+    let rm_follow = wide.following(StorageOrder::RowMajor, true);
+    out.line(format!(
+        "{}, following: col-major counts what row-major counts ({} hits, {} misses): {}",
+        wide.shape,
+        cm_follow.hits,
+        cm_follow.misses,
+        report::verdict(cm_follow == rm_follow)
+    ));
     let mirrors = [true, false]
         .iter()
-        .all(|&f| sq.following(StorageOrder::RowMajor, f) == sq.following(StorageOrder::ColMajor, f));
+        .all(|&f| square.following(StorageOrder::RowMajor, f) == square.following(StorageOrder::ColMajor, f));
     out.line(format!(
-        "row-major following equals col-major following, and crossing equals crossing: {}",
+        "{}: the two layouts count the same, following and crossing: {}",
+        square.shape,
         report::verdict(mirrors)
     ));
     out.into_string()
