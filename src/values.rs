@@ -74,33 +74,31 @@ pub fn simulator_values() -> Vec<(String, String)> {
     .collect()
 }
 
+/// The least and the most of `bytes`, in whole GB.
+fn gb_range(bytes: impl Iterator<Item = u64>) -> [String; 2] {
+    let bytes: Vec<u64> = bytes.collect();
+    let gb = |b: u64| format!("{:.0}", b as f64 / 1e9);
+    [gb(*bytes.iter().min().expect("a size")), gb(*bytes.iter().max().expect("a size"))]
+}
+
 /// The device memory the public `--large` shape past 2^31 elements needs, in
 /// GB, for the exercise that needs least and the one that needs most
 /// ([`ktrav::lab::device_bytes`]).
-fn large_shape_gb() -> (String, String) {
-    let bytes: Vec<u64> = CHAPTERS
-        .iter()
-        .flat_map(|ch| ch.exercises)
-        .flat_map(|ex| {
-            battery(ex, true)
-                .into_iter()
-                .filter(|c| c.shape.elements() > 1 << 31)
-                .map(move |c| ktrav::lab::device_bytes(ex, c.shape))
-        })
-        .collect();
-    let gb = |b: &u64| format!("{:.0}", *b as f64 / 1e9);
-    (gb(bytes.iter().min().expect("a large shape")), gb(bytes.iter().max().expect("a large shape")))
+fn large_shape_gb() -> [String; 2] {
+    gb_range(CHAPTERS.iter().flat_map(|ch| ch.exercises).flat_map(|ex| {
+        battery(ex, true)
+            .into_iter()
+            .filter(|c| c.shape.elements() > 1 << 31)
+            .map(move |c| ktrav::lab::device_bytes(ex, c.shape))
+    }))
 }
 
 /// The device memory a grader sizes a task for when a round runs with a
 /// seed and `--large` ([`ktrav::lab::largest_bytes`]: the hidden shapes
 /// past 2^32 elements, bounded for every seed), in GB, least and most over
 /// the exercises.
-fn seeded_large_gb() -> (String, String) {
-    let bytes: Vec<u64> =
-        CHAPTERS.iter().flat_map(|ch| ch.exercises).map(|ex| ktrav::lab::largest_bytes(ex, true, true)).collect();
-    let gb = |b: &u64| format!("{:.0}", *b as f64 / 1e9);
-    (gb(bytes.iter().min().expect("an exercise")), gb(bytes.iter().max().expect("an exercise")))
+fn seeded_large_gb() -> [String; 2] {
+    gb_range(CHAPTERS.iter().flat_map(|ch| ch.exercises).map(|ex| ktrav::lab::largest_bytes(ex, true, true)))
 }
 
 /// The checker's, the simulator track's and the grader's own figures, as
@@ -116,6 +114,8 @@ pub fn lab_constants() -> Vec<(&'static str, String)> {
         }
     }
     let shuffles = orders.iter().filter(|o| matches!(o, BlockOrder::Shuffled(_))).count();
+    let [large_least, large_most] = large_shape_gb();
+    let [seeded_least, seeded_most] = seeded_large_gb();
     vec![
         ("lab.sim.schedules", all.len().to_string()),
         ("lab.sim.block_orders", orders.len().to_string()),
@@ -124,10 +124,10 @@ pub fn lab_constants() -> Vec<(&'static str, String)> {
         ("lab.machine_limit_s", ktrav_gpu::check::worker::MACHINE_LIMIT.as_secs().to_string()),
         ("lab.queue_limit_s", ktrav_gpu::check::worker::QUEUE_LIMIT.as_secs().to_string()),
         ("lab.memory_turn_gib", (ktrav_gpu::check::lock::LARGE_BYTES >> 30).to_string()),
-        ("lab.large.least_gb", large_shape_gb().0),
-        ("lab.large.most_gb", large_shape_gb().1),
-        ("lab.large.seeded_least_gb", seeded_large_gb().0),
-        ("lab.large.seeded_most_gb", seeded_large_gb().1),
+        ("lab.large.least_gb", large_least),
+        ("lab.large.most_gb", large_most),
+        ("lab.large.seeded_least_gb", seeded_least),
+        ("lab.large.seeded_most_gb", seeded_most),
         ("lab.sanitize.padding_mib", (ktrav_gpu::check::sanitize::PADDING_BYTES >> 20).to_string()),
         ("lab.printed.lines", ktrav::lab::printed::PRINTED_LINES.to_string()),
         ("lab.printed.chars", ktrav::lab::printed::PRINTED_LINE_CHARS.to_string()),

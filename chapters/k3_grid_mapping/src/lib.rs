@@ -112,15 +112,20 @@ pub fn copy_x_to_row(t: Thread, dst: &mut [f32], src: &[f32], rows: u64, cols: u
 // --- 3. Launch plan ---------------------------------------------------------
 
 impl Mapping {
+    /// `shape` with the axis x walks as its columns: the shape this
+    /// mapping's grid is sized for.
+    pub fn walked(self, shape: Shape) -> Shape {
+        match self {
+            Mapping::XToCol => shape,
+            Mapping::XToRow => shape.transposed(),
+        }
+    }
+
     /// The launch of this mapping's kernel: the grid must cover with x
     /// whichever axis x walks. No dynamic shared memory, no other scalars;
     /// the simulator and the GPU both launch exactly this.
     pub fn launch(self, shape: Shape, block: Dim2) -> Result<LaunchConfig> {
-        let cfg = match self {
-            Mapping::XToCol => LaunchConfig::covering(shape, block),
-            Mapping::XToRow => LaunchConfig::covering(shape.transposed(), block),
-        };
-        Ok(cfg?)
+        Ok(LaunchConfig::covering(self.walked(shape), block)?)
     }
 }
 
@@ -328,15 +333,6 @@ fn x_to_col_coverage(shape: Shape, cfg: &LaunchConfig, progress: &ProgressBar) -
     counted_coverage(shape, cfg, |t| Mapping::XToCol.element(t, shape), progress)
 }
 
-/// The axis this mapping's x walks, as a shape whose columns are that axis:
-/// the shape its grid is sized for.
-fn walked(mapping: Mapping, shape: Shape) -> Shape {
-    match mapping {
-        Mapping::XToCol => shape,
-        Mapping::XToRow => shape.transposed(),
-    }
-}
-
 /// The header of a launch table, after its first `lead` column(s).
 fn launch_header(lead: &[&str]) -> Vec<String> {
     lead.iter()
@@ -360,7 +356,7 @@ fn launch_header(lead: &[&str]) -> Vec<String> {
 /// launched, elements, idle threads, the spare threads along each axis
 /// x and y walk, and the coverage `c`.
 fn launch_cells(mapping: Mapping, shape: Shape, cfg: &LaunchConfig, c: &Coverage) -> Vec<String> {
-    let waste = cfg.waste(walked(mapping, shape));
+    let waste = cfg.waste(mapping.walked(shape));
     vec![
         format!("({}, {})", cfg.grid.x, cfg.grid.y),
         format!("({}, {})", cfg.threads_x(), cfg.threads_y()),
