@@ -438,7 +438,7 @@ fn describe_cache(cfg: &CacheConfig) -> String {
     } else {
         format!("{} sets x {} ways", cfg.sets(), cfg.ways)
     };
-    format!("{}-line cache, {assoc} ({floats} floats per line, {} floats resident)", cfg.lines, cfg.lines * floats)
+    format!("{} lines of {floats} floats, {assoc}: {} floats fit at once", cfg.lines, cfg.lines * floats)
 }
 
 /// A stride in floats and in the lines of `cfg`: `64 floats (4 lines)`,

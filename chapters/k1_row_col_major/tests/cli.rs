@@ -14,11 +14,11 @@ fn default_prints_the_worked_example() {
 #[test]
 fn custom_cache_runs() {
     let text = stdout_of(BIN, &["--rows", "8", "--cols", "64", "--lines", "8", "--ways", "2"]);
-    assert!(text.contains("8-line cache, 4 sets x 2 ways"), "{text}");
+    assert!(text.contains("8 lines of 16 floats, 4 sets x 2 ways"), "{text}");
     assert!(text.contains("col-major storage, row-outer (crosses it): 256 hits, 256 misses"), "{text}");
     // One flag is enough for a custom run; the others keep their defaults.
     let text = stdout_of(BIN, &["--lines", "8"]);
-    assert!(text.starts_with("8x64 matrix, 8-line cache, fully associative"), "{text}");
+    assert!(text.starts_with("8x64 matrix, 8 lines of 16 floats, fully associative"), "{text}");
 }
 
 #[test]

@@ -656,11 +656,11 @@ pub struct InFlight {
     pub kernel: &'static str,
     pub block: Dim2,
     /// The bytes of the input one thread loads before its block's barrier:
-    /// its share of the block's tile. The source of every kernel here issues
-    /// all of them before its first store to shared memory, so this is what
-    /// one thread can have travelling from memory at once; the machine code
-    /// may issue fewer at a time (v1's sm_90 code waits for each of its first
-    /// two loads before the next).
+    /// its share of the block's tile. No load depends on another, so this is
+    /// what one thread can have travelling from memory at once; v2 and v3
+    /// load it into registers before their first shared store, v1 stores
+    /// each row as it goes, and its sm_90 machine code waits for each of its
+    /// first two loads before the next (`bench/results/sass_k2_v1_32x8.txt`).
     pub bytes_per_thread: u64,
     pub registers: u32,
     pub shared_bytes: u32,
