@@ -286,11 +286,19 @@ pub fn render_checks(checks: &[Check], lines: &[String]) -> String {
     let mut md = String::new();
     if !cells.is_empty() {
         let agreed = checks.iter().filter(|c| c.ok).count();
-        let _ = writeln!(
-            md,
-            "{agreed} of {} checks agree; each shape (rows x columns) against each kernel:\n",
-            checks.len()
-        );
+        let rest = checks.len() - cells.len();
+        let _ = write!(md, "{agreed} of {} checks agree", checks.len());
+        if rest == 0 {
+            let _ = writeln!(md, "; each shape (rows x columns) against each kernel:\n");
+        } else {
+            let others =
+                if rest == 1 { "the other one follows".to_string() } else { format!("the other {rest} follow") };
+            let _ = writeln!(
+                md,
+                ". This table holds the {} that pair a shape (rows x columns) with a kernel; {others} below it:\n",
+                cells.len()
+            );
+        }
         // The kernels' names are too long to head a column each: the columns
         // are numbered, and the key below the table names them.
         let heads: Vec<String> = (1..=kernels.len()).map(|i| i.to_string()).collect();
@@ -537,7 +545,10 @@ mod tests {
             check("  add_col_major (col-major data)", "33558527 elements, all match", true),
         ];
         let md = render_checks(&checks, &["4097x8191, 32x8 blocks, each pairing:".to_string()]);
-        assert!(md.starts_with("7 of 8 checks agree; each shape"), "{md}");
+        assert!(
+            md.starts_with("7 of 8 checks agree. This table holds the 7 that pair a shape (rows x columns) with a kernel; the other one follows below it:"),
+            "{md}"
+        );
         assert!(md.contains("| Shape | 1 | 2 | 3 | 4 | 5 | 6 |"), "{md}");
         let key = "Kernels: 1 `transpose_tile32`, 2 `transpose_tile32_padded`, 3 `transpose_v1_32x8`, 4 `add_row_major`, 5 `lattice_wavefront`, 6 `add_col_major`.";
         assert!(md.contains(key), "{md}");
