@@ -147,6 +147,11 @@ fn per_sm_values() -> Vec<(&'static str, String)> {
     ]
 }
 
+/// What `--tile 33` is refused with (after `error: `), as "Try it" shows.
+pub fn tile33_error() -> String {
+    crate::validate(Shape::new(1, 1), 33).expect_err("a 33-wide tile is refused").to_string()
+}
+
 pub fn values() -> Vec<(&'static str, String)> {
     let square = TileLayout::Square.shared_bytes(TILE);
     let padded = TileLayout::Padded.shared_bytes(TILE);
@@ -187,6 +192,7 @@ pub fn values() -> Vec<(&'static str, String)> {
     v.push(("k2.v1_over_teaching", (per[1].1 / per[0].1).to_string()));
     v.push(("k2.v2_over_v1", (per[2].1 / per[1].1).to_string()));
     v.extend(per_sm_values());
+    v.push(("k2.try.tile33_error", tile33_error()));
     let quiet = ProgressBar::hidden();
     let full = Shape::new(TILE as u64, TILE as u64);
     let figures = |shape, width, layout| bank_figures(shape, width, layout, &quiet).expect("a valid shape");

@@ -83,3 +83,11 @@ fn gpu_at_a_shape_refuses_what_it_cannot_run() {
 fn sim_check_refuses_bad_input_in_one_line() {
     ktrav_testing::assert_sim_check_usage_errors(BIN, &k2_transpose::CHAPTER);
 }
+
+/// The refusal "Try it" shows on the page is the one the binary prints.
+#[test]
+fn a_tile_past_32_is_refused_as_the_page_shows() {
+    let out = ktrav_testing::run_binary(BIN, &["--tile", "33"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(String::from_utf8_lossy(&out.stderr), format!("error: {}\n", k2_transpose::values::tile33_error()));
+}

@@ -68,6 +68,12 @@ pub fn swapped_on_the_usual_grid() -> Vec<u64> {
         .collect()
 }
 
+/// What `--block-x 64 --block-y 32` is refused with (after `error: `), as
+/// "Try it" shows.
+pub fn block64x32_error() -> String {
+    crate::validate(Shape::new(1, 1), Dim2::new(64, 32)).expect_err("a 2048-thread block is refused").to_string()
+}
+
 pub fn values() -> Vec<(&'static str, String)> {
     let c = SOURCE_CASES[3];
     let (col, row) = sectors_per_warp(c.shape, c.block);
@@ -91,6 +97,7 @@ pub fn values() -> Vec<(&'static str, String)> {
     let (warp_last_lane, warp_last_col) = demo_warp_end();
     let missed = swapped_on_the_usual_grid();
     vec![
+        ("k3.try.block64x32_error", block64x32_error()),
         ("k3.sectors.x_to_col_per_warp", format!("{col:.2}")),
         ("k3.sectors.x_to_row_per_warp", format!("{row:.2}")),
         ("k3.sectors.ratio", format!("{:.2}", row / col)),

@@ -125,3 +125,14 @@ fn compile_only_checks_a_file_without_a_gpu() {
     assert!(text.contains("refused before compiling"), "{text}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The refusal "Try it" shows on the page is the one the binary prints.
+#[test]
+fn a_block_of_2048_threads_is_refused_as_the_page_shows() {
+    let out = ktrav_testing::run_binary(BIN, &["--block-x", "64", "--block-y", "32"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!("error: {}\n", k3_grid_mapping::values::block64x32_error())
+    );
+}
