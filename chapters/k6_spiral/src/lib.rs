@@ -31,9 +31,10 @@ use std::fmt::Write as _;
 // --- 1. CPU reference --------------------------------------------------------
 
 // ANCHOR: sequential
-/// The spiral walk the obvious way: four shrinking bounds, one side of the
-/// current ring at a time. Each position is appended only after every
-/// position before it, which is exactly what makes it look sequential.
+/// The reference order, kept simple on purpose: `top`, `bottom`, `left` and
+/// `right` close in by one after each side is walked. Where the walk goes
+/// next depends on where it has been, so as written it runs on one thread;
+/// the closed forms below remove that dependence.
 pub fn spiral_order(shape: Shape) -> Vec<(u64, u64)> {
     let mut order = Vec::with_capacity(shape.elements() as usize);
     if shape.is_empty() {

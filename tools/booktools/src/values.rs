@@ -19,6 +19,9 @@
 //!   that yardstick's median and how many times faster the row ran;
 //! * `NAME.copy.best.gb_s` and `.tb_s`: that best copy rate;
 //! * `NAME.date`: the day of the run (UTC), the date part of its time stamp;
+//! * `NAME.ncu.date` and `NAME.ncu.driver`: the day and the driver of the
+//!   Nsight Compute session whose counters `NAME-ncu.csv` holds, where
+//!   `NAME-ncu-session.txt` says them;
 //! * `NAME.kN.tallyI.clean_runs` and `.runs`: for each tally of rows left
 //!   wrong (K.4's row-only fill), the GPU runs with no row wrong, and all of
 //!   its GPU runs;
@@ -48,6 +51,10 @@ pub fn values() -> Result<Vec<(String, String)>> {
     for path in files(&measured_dir(), "json")? {
         let record = Record::from_json(&read(&path)?).with_context(|| format!("{}", path.display()))?;
         all.extend(record_values(&stem(&path), &record));
+        let session = measured_dir().join(format!("{}-ncu-session.txt", stem(&path)));
+        if session.exists() {
+            all.extend(ncu_session_values(&stem(&path), &read(&session)?)?);
+        }
         all.extend(record_goal_values(&stem(&path), &record));
     }
     Ok(all)
@@ -115,6 +122,21 @@ pub fn waited_event_ms(section: &ktrav::measured::Section) -> Vec<(String, f64)>
             Some((kernel_of(line), ms.parse().ok()?))
         })
         .collect()
+}
+
+/// When and with which driver the counters beside record `stem` were
+/// taken, from the `ncu-session.txt` that `scripts/measure ncu` writes:
+/// `NAME.ncu.date` (the day, UTC) and `NAME.ncu.driver`.
+pub fn ncu_session_values(stem: &str, text: &str) -> Result<Vec<(String, String)>> {
+    let field = |key: &str| {
+        text.lines()
+            .find_map(|l| l.strip_prefix(key)?.strip_prefix(": "))
+            .map(str::trim)
+            .filter(|v| !v.is_empty())
+            .with_context(|| format!("{stem}-ncu-session.txt has no `{key}: ...` line"))
+    };
+    let day = field("date")?.split('T').next().unwrap_or_default().to_string();
+    Ok(vec![(format!("{stem}.ncu.date"), day), (format!("{stem}.ncu.driver"), field("driver")?.to_string())])
 }
 
 /// The values of one record named `stem`.
@@ -197,5 +219,22 @@ mod tests {
         };
         let read = waited_event_ms(&section);
         assert_eq!(read, vec![("lattice_wavefront".to_string(), 54.3), ("lattice_tiled".to_string(), 4.8)]);
+    }
+
+    /// The session file `scripts/measure ncu` writes gives the counters'
+    /// own day and driver; a file without them is an error, not a blank.
+    #[test]
+    fn the_counters_session_is_read_from_its_file() {
+        let text = "date: 2026-12-04T15:01:02Z\ndriver: 580.159.04\ncard: NVIDIA H200\n";
+        let v = ncu_session_values("h200", text).unwrap();
+        assert_eq!(
+            v,
+            vec![
+                ("h200.ncu.date".to_string(), "2026-12-04".to_string()),
+                ("h200.ncu.driver".into(), "580.159.04".into())
+            ]
+        );
+        assert!(ncu_session_values("h200", "date: 2026-12-04T15:01:02Z\ndriver: \n").is_err());
+        assert!(ncu_session_values("h200", "").is_err());
     }
 }
