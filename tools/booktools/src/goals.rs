@@ -276,28 +276,7 @@ fn spiral_reading(
     } else {
         "by bytes, one of them runs at least as close to its peak as in the transpose"
     };
-    let busiest_say = match (sp.l2_busiest, rf.l2_busiest) {
-        (Some(b), Some(r_b)) => {
-            let verdict = if b >= r_b && l2 < r_l2 {
-                "the spiral keeps the L2 at least as busy as the transpose does while moving a smaller share of its \
-                 bytes, so work in the L2 that moves no extra bytes (stores split over sectors, say) is a candidate for \
-                 what holds it"
-            } else if b >= r_b {
-                "the spiral keeps the L2 at least as busy as the transpose does"
-            } else {
-                "by that measure too the spiral leaves the L2 less busy than the transpose does"
-            };
-            format!(
-                "Bytes are not all the L2 does: Nsight Compute's \"L2 Cache Throughput\", the busiest of its units as a \
-                 share of that unit's peak, reads {b:.1}% for the spiral and {r_b:.1}% for the transpose: {verdict}"
-            )
-        }
-        _ => {
-            "Bytes are not all the L2 does, and Nsight Compute's \"L2 Cache Throughput\", its busiest unit as a share \
-              of that unit's peak, is not in these counters: they do not rule the L2 out"
-                .to_string()
-        }
-    };
+    let busiest_say = busiest_reading(sp, rf, l2, r_l2);
     let diff = 100.0 * (ratio / r_ratio - 1.0);
     let l2_say = format!(
         "The two shares' ratio is the L2's bytes over DRAM's times a constant of the card, so two kernels on the card can \
@@ -346,6 +325,34 @@ fn spiral_reading(
          {l2:.1}% and DRAM at {dram:.1}% of their peaks, `{r_kernel}` at {r_l2:.1}% and {r_dram:.1}%: {bytes_say}. \
          {busiest_say}. {l2_say}. {own}. {against}. None of these counters names what does hold it.\n"
     )
+}
+
+/// What the L2's busiest unit says of the spiral (`sp`, moving bytes
+/// through the L2 at `l2`% of peak) against the transpose (`rf`, at
+/// `r_l2`%), or that the record lacks it.
+fn busiest_reading(sp: &Throughput, rf: &Throughput, l2: f64, r_l2: f64) -> String {
+    match (sp.l2_busiest, rf.l2_busiest) {
+        (Some(b), Some(r_b)) => {
+            let verdict = if b >= r_b && l2 < r_l2 {
+                "the spiral keeps the L2 at least as busy as the transpose does while moving a smaller share of its \
+                 bytes, so work in the L2 that moves no extra bytes (stores split over sectors, say) is a candidate for \
+                 what holds it"
+            } else if b >= r_b {
+                "the spiral keeps the L2 at least as busy as the transpose does"
+            } else {
+                "by that measure too the spiral leaves the L2 less busy than the transpose does"
+            };
+            format!(
+                "Bytes are not all the L2 does: Nsight Compute's \"L2 Cache Throughput\", the busiest of its units as a \
+                 share of that unit's peak, reads {b:.1}% for the spiral and {r_b:.1}% for the transpose: {verdict}"
+            )
+        }
+        _ => {
+            "Bytes are not all the L2 does, and Nsight Compute's \"L2 Cache Throughput\", its busiest unit as a share \
+              of that unit's peak, is not in these counters: they do not rule the L2 out"
+                .to_string()
+        }
+    }
 }
 
 /// What one thread stores at a time, in words.
