@@ -50,6 +50,25 @@ pub fn spiral_profiled() -> Vec<&'static Version> {
     k6_spiral::CHAPTER.versions.iter().rev().take(2).rev().collect()
 }
 
+/// The L2 figures of every version profiled for throughput (K.2's and the
+/// spiral's newest two) at the larger spiral shape, as values a page can
+/// quote: `NAME.ncu.KERNEL.l2_bytes` and `NAME.ncu.KERNEL.l2_busiest` (percent
+/// of peak, one place), for each figure the counters hold.
+pub fn throughput_values(stem: &str, counters: &[KernelCounters]) -> Vec<(String, String)> {
+    let shape = SPIRAL_SHAPES[1];
+    let versions = k2_transpose::CHAPTER.versions.iter().chain(spiral_profiled());
+    let mut out = Vec::new();
+    for v in versions {
+        let Some(k) = counters_at(counters, v, shape) else { continue };
+        for (name, metric) in [("l2_bytes", metric::L2_THROUGHPUT), ("l2_busiest", metric::L2_BUSIEST)] {
+            if let Some(x) = k.mean(metric) {
+                out.push((format!("{stem}.ncu.{}.{name}", v.kernel), format!("{x:.1}%")));
+            }
+        }
+    }
+    out
+}
+
 /// The K.7 versions that keep the recurrence (every one but the closed
 /// forms).
 pub fn wavefront_versions() -> Vec<&'static Version> {

@@ -22,6 +22,9 @@
 //! * `NAME.ncu.date` and `NAME.ncu.driver`: the day and the driver of the
 //!   Nsight Compute session whose counters `NAME-ncu.csv` holds, where
 //!   `NAME-ncu-session.txt` says them;
+//! * `NAME.ncu.KERNEL.l2_bytes` and `.l2_busiest`: from `NAME-ncu.csv`, the
+//!   L2's bytes and its busiest unit as shares of peak, for each version
+//!   profiled for throughput, at 8192x8192 ([`crate::goals::throughput_values`]);
 //! * `NAME.kN.tallyI.clean_runs` and `.runs`: for each tally of rows left
 //!   wrong (K.4's row-only fill), the GPU runs with no row wrong, and all of
 //!   its GPU runs;
@@ -54,6 +57,12 @@ pub fn values() -> Result<Vec<(String, String)>> {
         let session = measured_dir().join(format!("{}-ncu-session.txt", stem(&path)));
         if session.exists() {
             all.extend(ncu_session_values(&stem(&path), &read(&session)?)?);
+        }
+        let csv = measured_dir().join(format!("{}-ncu.csv", stem(&path)));
+        if csv.exists() {
+            let counters =
+                crate::counters::parse_ncu_csv(&read(&csv)?).with_context(|| format!("{}", csv.display()))?;
+            all.extend(crate::goals::throughput_values(&stem(&path), &counters));
         }
         all.extend(record_goal_values(&stem(&path), &record));
     }

@@ -169,6 +169,14 @@ fn the_goals_read_exactly_what_the_ncu_part_collects() {
         &std::fs::read_to_string(booktools::measured_dir().join("h200.json")).unwrap(),
     )
     .unwrap();
+    let values = booktools::goals::throughput_values("h200", &counters);
+    for (name, value) in [
+        ("h200.ncu.spiral_v4_mixed_bases.l2_busiest", "92.0%"),
+        ("h200.ncu.transpose_v2_64x64_float2.l2_busiest", "88.0%"),
+        ("h200.ncu.transpose_v2_64x64_float2.l2_bytes", "85.0%"),
+    ] {
+        assert!(values.contains(&(name.to_string(), value.to_string())), "{name}: {values:?}");
+    }
     let spiral = booktools::goals::render_spiral(&record, Some(&counters));
     assert!(spiral.contains("| `spiral_v3_tile64` | 8192x8192 | 80.0% | 62.0% | 1.29 | 81.0% | 1.16 |"), "{spiral}");
     assert!(
