@@ -77,7 +77,7 @@ extern "C" __global__ void transpose_tile32_padded(float* __restrict__ out, cons
 // steps of gridDim.y, so tall matrices need no more than 65535 blocks in y.
 // Indices are 64-bit.
 
-// v1: 32 x 8 threads each moving 4 rows of the padded 32 x 33 tile: a quarter of the threads, four loads in flight per thread.
+// v1: 32 x 8 threads each moving 4 rows of the padded 32 x 33 tile: a quarter of the threads, four independent loads per thread.
 extern "C" __global__ void __launch_bounds__(256) transpose_v1_32x8(float* __restrict__ out, const float* __restrict__ in,
                                                                    size_t rows, size_t cols) {
     __shared__ float tile[32][33];
