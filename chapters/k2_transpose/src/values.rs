@@ -4,7 +4,8 @@
 //! input per tile, from the kernel's own launch (the tile and the block of
 //! its plan) and the width of its accesses (`float2`, `float4` in its name,
 //! else 4-byte floats). Each thread issues all of them before the barrier,
-//! so this is also what it can have in flight.
+//! so this is what it can have in flight if the compiler issues them
+//! together; for v1 on sm_90 it does not (`crate::sass_loads_in_flight`).
 
 use crate::exercises::{MISSING_SYNCTHREADS, TRANSPOSE_EXERCISE};
 use crate::{
@@ -192,6 +193,10 @@ pub fn values() -> Vec<(&'static str, String)> {
     v.push(("k2.v1_over_teaching", (per[1].1 / per[0].1).to_string()));
     v.push(("k2.v2_over_v1", (per[2].1 / per[1].1).to_string()));
     v.extend(per_sm_values());
+    let sm90_loads = crate::sass_loads_in_flight(crate::SASS_V1, ktrav::occupancy::SM_90.arch)
+        .expect("the committed SASS listing has sm_90");
+    v.push(("k2.v1.sm90_loads_in_flight", sm90_loads.to_string()));
+    v.push(("k2.v1.sm90_bytes_in_flight", (sm90_loads as u64 * crate::WORD_BYTES).to_string()));
     v.push(("k2.try.tile33_error", tile33_error()));
     let quiet = ProgressBar::hidden();
     let full = Shape::new(TILE as u64, TILE as u64);
