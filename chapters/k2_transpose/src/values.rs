@@ -76,6 +76,25 @@ pub fn unguarded_past_end(shape: Shape, w: u32) -> (u64, u64) {
     (reads, writes)
 }
 
+/// The threads of `shape`'s launch under `w`-wide tiles that fail phase
+/// 1's guard yet whose flat output index stays inside the buffer: their
+/// column lies past the last one, so the index wraps onto the next output
+/// row. Unguarded, each writes a tile word phase 0 never stored (the thread
+/// that would have stored it failed phase 0's guard) over an element that
+/// belongs to another thread.
+pub fn unguarded_wrapped_writes(shape: Shape, w: u32) -> u64 {
+    let cfg = validate(shape, w).expect("a valid shape");
+    let (w, rows, cols) = (w as u64, shape.rows, shape.cols);
+    let mut wrapped = 0;
+    ktrav::launch(&cfg, &BlockOrder::Forward, |t| {
+        let (tx, ty) = (t.thread_idx.x as u64, t.thread_idx.y as u64);
+        let (out_row, out_col) = (t.block_idx.x as u64 * w + ty, t.block_idx.y as u64 * w + tx);
+        let guarded_off = out_row >= cols || out_col >= rows;
+        wrapped += u64::from(guarded_off && out_row * rows + out_col < shape.elements());
+    });
+    wrapped
+}
+
 /// The column read of the square and the padded 32-wide tile on one shape:
 /// the most active lanes of a warp, and each layout's worst conflict degree.
 pub fn column_read(shape: Shape) -> (u32, u32, u32) {
@@ -231,6 +250,7 @@ pub fn values() -> Vec<(&'static str, String)> {
     let (reads, writes) = unguarded_past_end(UNGUARDED_SHAPE, TILE);
     assert_eq!(reads, writes, "the square shape reads and writes past the end alike");
     v.push(("k2.unguarded.past_end", reads.to_string()));
+    v.push(("k2.unguarded.wrapped_writes", unguarded_wrapped_writes(UNGUARDED_SHAPE, TILE).to_string()));
     v.push(("k2.unguarded.grid", validate(UNGUARDED_SHAPE, TILE).expect("valid").grid.to_string()));
     let (schedules, most, fewest, at_fewest, passing) = missing_barrier();
     v.push(("k2.missing_barrier.schedules", schedules.to_string()));
@@ -254,6 +274,10 @@ mod tests {
     #[test]
     fn the_bank_and_guard_figures_are_the_pages() {
         assert_eq!(unguarded_past_end(UNGUARDED_SHAPE, TILE), (1560, 1560));
+        // 39 output rows of 24 columns past the last: 40 + 24 < 64, so each
+        // lands on the row below; the 40th row's land past the end.
+        assert_eq!(unguarded_wrapped_writes(UNGUARDED_SHAPE, TILE), 39 * 24);
+        assert_eq!(unguarded_wrapped_writes(Shape::new(64, 64), TILE), 0);
         assert_eq!(column_read(SOURCE_CASES[1].shape), (7, 7, 1));
         assert_eq!(guards_leave_banks_alone(&guard_bank_shapes()).0, 680);
         assert_eq!(narrow_padded_conflicts(), [(64, 85), (64, 99)]);
