@@ -525,7 +525,8 @@ fn count_cell(n: usize, all: usize) -> String {
 /// The shapes' table: each launch, its partial tiles, and how many of the
 /// block orders gave the plain transpose with each tile.
 fn case_table(out: &mut Report, checks: &[(Shape, u32, CaseCheck)]) {
-    let mut rows = vec![["shape", "tile", "grid", "partial tiles", "square tile", "padded tile"].map(String::from).to_vec()];
+    let mut rows =
+        vec![["shape", "tile", "grid", "partial tiles", "square tile", "padded tile"].map(String::from).to_vec()];
     for &(shape, tile, check) in checks {
         let (partial, all) = partial_tiles(shape, tile);
         rows.push(vec![
@@ -546,9 +547,8 @@ fn case_table(out: &mut Report, checks: &[(Shape, u32, CaseCheck)]) {
 /// Both tiles' bank figures on one shape, one row per phase.
 fn bank_table(out: &mut Report, shape: Shape, width: u32, progress: &ProgressBar) -> Result<[[PhaseSummary; 2]; 2]> {
     let mut both = [[summarise(&[]); 2]; 2];
-    let mut rows = vec![["tile", "bytes", "row stride", "access", "warps", "banks per warp", "degree"]
-        .map(String::from)
-        .to_vec()];
+    let mut rows =
+        vec![["tile", "bytes", "row stride", "access", "warps", "banks per warp", "degree"].map(String::from).to_vec()];
     for (i, layout) in [TileLayout::Square, TileLayout::Padded].into_iter().enumerate() {
         both[i] = bank_figures(shape, width, layout, progress)?;
         for (summary, access) in both[i].iter().zip(["store tile[ty][tx], a row", "load tile[tx][ty], a column"]) {
@@ -587,7 +587,8 @@ pub fn worked_example() -> String {
     out.blank();
 
     out.heading(&format!("The {TILE}-wide tile on edge shapes: guards switch lanes off, banks stay put"));
-    let mut rows = vec![["shape", "most lanes in a column read", "square tile", "padded tile"].map(String::from).to_vec()];
+    let mut rows =
+        vec![["shape", "most lanes in a column read", "square tile", "padded tile"].map(String::from).to_vec()];
     for shape in guard_bank_shapes() {
         let check = guard_check(shape);
         let [(sq, sq_all), (pad, pad_all)] = check.as_predicted;
@@ -822,19 +823,21 @@ pub fn in_flight_report() -> String {
     ));
     let mark = |r: &InFlight| if r.kernel == SASS_V1_KERNEL { "*" } else { " " };
     for r in &rows {
-        out.line(format!(
-            "{:<26} {:>6} {:>8}{} {:>5} {:>7}  {:<22} {:>8}{}",
-            r.kernel,
-            r.block.to_string(),
-            r.bytes_per_thread,
-            mark(r),
-            r.registers,
-            r.shared_bytes,
-            format!("{} ({})", r.blocks_per_sm, r.limiter),
-            r.bytes_per_sm(),
-            mark(r)
-        )
-        .trim_end());
+        out.line(
+            format!(
+                "{:<26} {:>6} {:>8}{} {:>5} {:>7}  {:<22} {:>8}{}",
+                r.kernel,
+                r.block.to_string(),
+                r.bytes_per_thread,
+                mark(r),
+                r.registers,
+                r.shared_bytes,
+                format!("{} ({})", r.blocks_per_sm, r.limiter),
+                r.bytes_per_sm(),
+                mark(r)
+            )
+            .trim_end(),
+        );
     }
     out.line("B/thread: the thread's share of its block's tile, in loads issued before the barrier, none");
     out.line("  depending on another: all of it in flight at once if the compiler issues them together;");
@@ -846,7 +849,10 @@ pub fn in_flight_report() -> String {
         "* {}'s {} code ({SASS_V1_FILE}) has at most {sass_loads} of its {loads} loads outstanding:",
         v1.kernel, limits.arch
     ));
-    out.line(format!("  {sass_bytes} B per thread, {} B per multiprocessor", v1.bytes_per_sm() / v1.bytes_per_thread * sass_bytes));
+    out.line(format!(
+        "  {sass_bytes} B per thread, {} B per multiprocessor",
+        v1.bytes_per_sm() / v1.bytes_per_thread * sass_bytes
+    ));
     for pair in rows.windows(2) {
         let (a, b) = (&pair[0], &pair[1]);
         out.line(format!(
@@ -917,7 +923,10 @@ mod tests {
         let listing = "== sm_90\n@!P1 LDG.E R4, [R2.64] ;\nSTS [R5], R4 ;\nLDG.E R6, [R2.64] ;\nLDG.E R7, [R2.64] ;\nLDG.E R8, [R2.64] ;\nBAR.SYNC 0x0 ;\nLDG.E R9, [R2.64] ;\n";
         assert_eq!(sass_loads_in_flight(listing, "sm_90"), Some(3));
         let table = in_flight_report();
-        assert!(table.contains("has at most 2 of its 4 loads outstanding:\n  8 B per thread, 16384 B per multiprocessor"), "{table}");
+        assert!(
+            table.contains("has at most 2 of its 4 loads outstanding:\n  8 B per thread, 16384 B per multiprocessor"),
+            "{table}"
+        );
     }
 
     #[test]

@@ -167,6 +167,28 @@ fn per_sm_values() -> Vec<(&'static str, String)> {
     ]
 }
 
+/// v1's loads and bytes in flight in its sm_90 machine code, from the
+/// committed SASS listing.
+fn sm90_v1_values() -> Vec<(&'static str, String)> {
+    let loads = crate::sass_loads_in_flight(crate::SASS_V1, ktrav::occupancy::SM_90.arch)
+        .expect("the committed SASS listing has sm_90");
+    vec![
+        ("k2.v1.sm90_loads_in_flight", loads.to_string()),
+        ("k2.v1.sm90_bytes_in_flight", (loads as u64 * crate::WORD_BYTES).to_string()),
+    ]
+}
+
+/// The background's 40x40 launch with one phase unguarded.
+fn unguarded_values() -> Vec<(&'static str, String)> {
+    let (reads, writes) = unguarded_past_end(UNGUARDED_SHAPE, TILE);
+    assert_eq!(reads, writes, "the square shape reads and writes past the end alike");
+    vec![
+        ("k2.unguarded.past_end", reads.to_string()),
+        ("k2.unguarded.wrapped_writes", unguarded_wrapped_writes(UNGUARDED_SHAPE, TILE).to_string()),
+        ("k2.unguarded.grid", validate(UNGUARDED_SHAPE, TILE).expect("valid").grid.to_string()),
+    ]
+}
+
 /// What `--tile 33` is refused with (after `error: `), as "Try it" shows.
 pub fn tile33_error() -> String {
     crate::validate(Shape::new(1, 1), 33).expect_err("a 33-wide tile is refused").to_string()
@@ -212,10 +234,7 @@ pub fn values() -> Vec<(&'static str, String)> {
     v.push(("k2.v1_over_teaching", (per[1].1 / per[0].1).to_string()));
     v.push(("k2.v2_over_v1", (per[2].1 / per[1].1).to_string()));
     v.extend(per_sm_values());
-    let sm90_loads = crate::sass_loads_in_flight(crate::SASS_V1, ktrav::occupancy::SM_90.arch)
-        .expect("the committed SASS listing has sm_90");
-    v.push(("k2.v1.sm90_loads_in_flight", sm90_loads.to_string()));
-    v.push(("k2.v1.sm90_bytes_in_flight", (sm90_loads as u64 * crate::WORD_BYTES).to_string()));
+    v.extend(sm90_v1_values());
     v.push(("k2.try.tile33_error", tile33_error()));
     let quiet = ProgressBar::hidden();
     let full = Shape::new(TILE as u64, TILE as u64);
@@ -247,11 +266,7 @@ pub fn values() -> Vec<(&'static str, String)> {
     let cfg = validate(SOURCE_CASES[1].shape, SOURCE_CASES[1].tile).expect("valid");
     v.push(("k2.case2.grid_x", cfg.grid.x.to_string()));
     v.push(("k2.case2.grid_y", cfg.grid.y.to_string()));
-    let (reads, writes) = unguarded_past_end(UNGUARDED_SHAPE, TILE);
-    assert_eq!(reads, writes, "the square shape reads and writes past the end alike");
-    v.push(("k2.unguarded.past_end", reads.to_string()));
-    v.push(("k2.unguarded.wrapped_writes", unguarded_wrapped_writes(UNGUARDED_SHAPE, TILE).to_string()));
-    v.push(("k2.unguarded.grid", validate(UNGUARDED_SHAPE, TILE).expect("valid").grid.to_string()));
+    v.extend(unguarded_values());
     let (schedules, most, fewest, at_fewest, passing) = missing_barrier();
     v.push(("k2.missing_barrier.schedules", schedules.to_string()));
     v.push(("k2.missing_barrier.most", most.to_string()));
