@@ -53,7 +53,8 @@ pub fn spiral_profiled() -> Vec<&'static Version> {
 /// The L2 figures of every version profiled for throughput (K.2's and the
 /// spiral's newest two) at the larger spiral shape, as values a page can
 /// quote: `NAME.ncu.KERNEL.l2_bytes` and `NAME.ncu.KERNEL.l2_busiest` (percent
-/// of peak, one place), for each figure the counters hold.
+/// of peak, one place) and `NAME.ncu.KERNEL.l2_over_dram` (the L2's byte
+/// share over DRAM's), for each figure the counters hold.
 pub fn throughput_values(stem: &str, counters: &[KernelCounters]) -> Vec<(String, String)> {
     let shape = SPIRAL_SHAPES[1];
     let versions = k2_transpose::CHAPTER.versions.iter().chain(spiral_profiled());
@@ -64,6 +65,10 @@ pub fn throughput_values(stem: &str, counters: &[KernelCounters]) -> Vec<(String
             if let Some(x) = k.mean(metric) {
                 out.push((format!("{stem}.ncu.{}.{name}", v.kernel), format!("{x:.1}%")));
             }
+        }
+        let shares = k.mean(metric::L2_THROUGHPUT).zip(k.mean(metric::DRAM_THROUGHPUT)).filter(|(_, d)| *d > 0.0);
+        if let Some((l2, dram)) = shares {
+            out.push((format!("{stem}.ncu.{}.l2_over_dram", v.kernel), format!("{:.2}", l2 / dram)));
         }
     }
     out

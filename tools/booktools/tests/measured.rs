@@ -174,6 +174,7 @@ fn the_goals_read_exactly_what_the_ncu_part_collects() {
         ("h200.ncu.spiral_v4_mixed_bases.l2_busiest", "92.0%"),
         ("h200.ncu.transpose_v2_64x64_float2.l2_busiest", "88.0%"),
         ("h200.ncu.transpose_v2_64x64_float2.l2_bytes", "85.0%"),
+        ("h200.ncu.transpose_v2_64x64_float2.l2_over_dram", "1.06"),
     ] {
         assert!(values.contains(&(name.to_string(), value.to_string())), "{name}: {values:?}");
     }
