@@ -210,6 +210,9 @@ impl GemmError {
             GemmError::LeadingDimension { .. } => {
                 "by its documentation cuBLAS refuses it too, before reading anything (the call is not made here)"
             }
+            GemmError::BufferTooShort { slot: Slot::C, .. } => {
+                "cuBLAS cannot see that and would write past the allocation"
+            }
             GemmError::BufferTooShort { .. } => "cuBLAS cannot see that and would read past the allocation",
         }
     }
