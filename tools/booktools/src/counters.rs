@@ -22,11 +22,10 @@ pub mod metric {
     /// Global store requests (one per warp instruction).
     pub const GLOBAL_ST_REQUESTS: &str = "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum";
     /// Bytes through the L2, as a share of its peak for bytes over the launch.
-    pub const L2_THROUGHPUT: &str = "lts__t_bytes.sum.pct_of_peak_sustained_elapsed";
-    /// The busiest of the L2's units, as a share of its peak over the launch:
-    /// Nsight Compute's "L2 Cache Throughput". It counts the L2's work, not
-    /// only its bytes.
-    pub const L2_BUSIEST: &str = "lts__throughput.avg.pct_of_peak_sustained_elapsed";
+    pub const L2_BYTES: &str = "lts__t_bytes.sum.pct_of_peak_sustained_elapsed";
+    /// Nsight Compute's "L2 Cache Throughput", as a share of peak over the
+    /// launch: it counts the L2's work, not only its bytes.
+    pub const L2_THROUGHPUT: &str = "lts__throughput.avg.pct_of_peak_sustained_elapsed";
     /// Bytes to and from DRAM, as a share of its peak over the launch.
     pub const DRAM_THROUGHPUT: &str = "dram__bytes.sum.pct_of_peak_sustained_elapsed";
     /// The launch's duration.
@@ -45,7 +44,7 @@ pub mod metric {
     /// What a bandwidth-bound version is profiled for: how busy the L2 and
     /// DRAM were, and how many sectors each warp's store touched.
     pub const THROUGHPUT: [&str; 6] =
-        [L2_THROUGHPUT, L2_BUSIEST, DRAM_THROUGHPUT, GLOBAL_ST_SECTORS, GLOBAL_ST_REQUESTS, DURATION];
+        [L2_BYTES, L2_THROUGHPUT, DRAM_THROUGHPUT, GLOBAL_ST_SECTORS, GLOBAL_ST_REQUESTS, DURATION];
     /// What a latency-bound single launch is profiled for: its elapsed
     /// cycles against the cycles its multiprocessors were busy.
     pub const CYCLES: [&str; 4] = [ELAPSED_CYCLES, SM_ACTIVE_CYCLES, DURATION, INSTRUCTIONS];

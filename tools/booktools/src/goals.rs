@@ -52,7 +52,7 @@ pub fn spiral_profiled() -> Vec<&'static Version> {
 
 /// The L2 figures of every version profiled for throughput (K.2's and the
 /// spiral's newest two) at the larger spiral shape, as values a page can
-/// quote: `NAME.ncu.KERNEL.l2_bytes` and `NAME.ncu.KERNEL.l2_busiest` (percent
+/// quote: `NAME.ncu.KERNEL.l2_bytes` and `NAME.ncu.KERNEL.l2_throughput` (percent
 /// of peak, one place) and `NAME.ncu.KERNEL.l2_over_dram` (the L2's byte
 /// share over DRAM's), for each figure the counters hold.
 pub fn throughput_values(stem: &str, counters: &[KernelCounters]) -> Vec<(String, String)> {
@@ -61,12 +61,12 @@ pub fn throughput_values(stem: &str, counters: &[KernelCounters]) -> Vec<(String
     let mut out = Vec::new();
     for v in versions {
         let Some(k) = counters_at(counters, v, shape) else { continue };
-        for (name, metric) in [("l2_bytes", metric::L2_THROUGHPUT), ("l2_busiest", metric::L2_BUSIEST)] {
+        for (name, metric) in [("l2_bytes", metric::L2_BYTES), ("l2_throughput", metric::L2_THROUGHPUT)] {
             if let Some(x) = k.mean(metric) {
                 out.push((format!("{stem}.ncu.{}.{name}", v.kernel), format!("{x:.1}%")));
             }
         }
-        let shares = k.mean(metric::L2_THROUGHPUT).zip(k.mean(metric::DRAM_THROUGHPUT)).filter(|(_, d)| *d > 0.0);
+        let shares = k.mean(metric::L2_BYTES).zip(k.mean(metric::DRAM_THROUGHPUT)).filter(|(_, d)| *d > 0.0);
         if let Some((l2, dram)) = shares {
             out.push((format!("{stem}.ncu.{}.l2_over_dram", v.kernel), format!("{:.2}", l2 / dram)));
         }
@@ -192,7 +192,7 @@ fn spiral_shares(sec: Option<&Section>) -> String {
 
 /// What Nsight Compute counted for one kernel at one shape: the L2's and
 /// DRAM's bytes (percent of peak), the one over the other, the L2's
-/// busiest unit (percent of peak), the store
+/// throughput as Nsight Compute reports it (percent of peak), the store
 /// sectors over the output's and the output's bytes per store request;
 /// each `None` where not counted. `access_bytes` is what one thread stores
 /// at a time ([`Version::access_bytes`]).
@@ -201,7 +201,7 @@ struct Throughput {
     shape: Shape,
     access_bytes: u64,
     l2: Option<f64>,
-    l2_busiest: Option<f64>,
+    l2_throughput: Option<f64>,
     dram: Option<f64>,
     ratio: Option<f64>,
     stores: Option<f64>,
@@ -211,8 +211,7 @@ struct Throughput {
 impl Throughput {
     fn of(counters: &[KernelCounters], v: &'static Version, shape: Shape) -> Self {
         let k = counters_at(counters, v, shape);
-        let (l2, dram) =
-            (k.and_then(|k| k.mean(metric::L2_THROUGHPUT)), k.and_then(|k| k.mean(metric::DRAM_THROUGHPUT)));
+        let (l2, dram) = (k.and_then(|k| k.mean(metric::L2_BYTES)), k.and_then(|k| k.mean(metric::DRAM_THROUGHPUT)));
         let ratio = l2.zip(dram).filter(|(_, d)| *d > 0.0).map(|(l, d)| l / d);
         let stores = k.and_then(|k| store_sectors_over_output(k, shape));
         let output_bytes = shape.checked_elements().map(|e| e as f64 * 4.0);
@@ -223,7 +222,7 @@ impl Throughput {
             shape,
             access_bytes: v.access_bytes(),
             l2,
-            l2_busiest: k.and_then(|k| k.mean(metric::L2_BUSIEST)),
+            l2_throughput: k.and_then(|k| k.mean(metric::L2_THROUGHPUT)),
             dram,
             ratio,
             stores,
@@ -255,7 +254,7 @@ fn throughput_table(reference_shape: Shape, figures: &[Throughput]) -> String {
     );
     let _ = writeln!(
         md,
-        "| Kernel | Shape | L2 bytes, % of peak | DRAM bytes, % of peak | L2 % of peak over DRAM % of peak | L2's busiest unit, % of peak | Store sectors over the output's |"
+        "| Kernel | Shape | L2 bytes, % of peak | DRAM bytes, % of peak | L2 % of peak over DRAM % of peak | L2 throughput (Nsight Compute's), % of peak | Store sectors over the output's |"
     );
     let _ = writeln!(md, "| --- | --- | ---: | ---: | ---: | ---: | ---: |");
     for f in figures {
@@ -267,7 +266,7 @@ fn throughput_table(reference_shape: Shape, figures: &[Throughput]) -> String {
             pct(f.l2),
             pct(f.dram),
             num(f.ratio),
-            pct(f.l2_busiest),
+            pct(f.l2_throughput),
             num(f.stores)
         );
     }
@@ -300,15 +299,14 @@ fn spiral_reading(
     } else {
         "by bytes, one of them runs at least as close to its peak as in the transpose"
     };
-    let busiest_say = busiest_reading(sp, rf, l2, r_l2);
+    let throughput_say = throughput_reading(sp, rf, l2, r_l2);
     let diff = 100.0 * (ratio / r_ratio - 1.0);
     let l2_say = format!(
         "The two shares' ratio is the L2's bytes over DRAM's times a constant of the card, so two kernels on the card can \
          be set side by side on it: {ratio:.2} against {r_ratio:.2}. {}",
         if diff.abs() < 10.0 {
             format!(
-                "Per byte of DRAM traffic the spiral moves about as much through the L2 as the transpose ({:.0}% apart): \
-                 it sends no extra bytes through the L2",
+                "Per byte of DRAM traffic the spiral moves about as much through the L2 as the transpose ({:.0}% apart)",
                 diff.abs()
             )
         } else {
@@ -347,15 +345,15 @@ fn spiral_reading(
     format!(
         "\nWhat the counters show, and what they leave open: at {reference_shape}, `{kernel}` moves bytes through the L2 at \
          {l2:.1}% and DRAM at {dram:.1}% of their peaks, `{r_kernel}` at {r_l2:.1}% and {r_dram:.1}%: {bytes_say}. \
-         {busiest_say}. {l2_say}. {own}. {against}. None of these counters names what does hold it.\n"
+         {throughput_say}. {l2_say}. {own}. {against}. None of these counters names what does hold it.\n"
     )
 }
 
-/// What the L2's busiest unit says of the spiral (`sp`, moving bytes
+/// What the L2's throughput says of the spiral (`sp`, moving bytes
 /// through the L2 at `l2`% of peak) against the transpose (`rf`, at
 /// `r_l2`%), or that the record lacks it.
-fn busiest_reading(sp: &Throughput, rf: &Throughput, l2: f64, r_l2: f64) -> String {
-    match (sp.l2_busiest, rf.l2_busiest) {
+fn throughput_reading(sp: &Throughput, rf: &Throughput, l2: f64, r_l2: f64) -> String {
+    match (sp.l2_throughput, rf.l2_throughput) {
         (Some(b), Some(r_b)) => {
             let verdict = if b >= r_b && l2 < r_l2 {
                 "the spiral keeps the L2 at least as busy as the transpose does while moving a smaller share of its \
@@ -367,15 +365,14 @@ fn busiest_reading(sp: &Throughput, rf: &Throughput, l2: f64, r_l2: f64) -> Stri
                 "by that measure too the spiral leaves the L2 less busy than the transpose does"
             };
             format!(
-                "Bytes are not all the L2 does: Nsight Compute's \"L2 Cache Throughput\", the busiest of its units as a \
-                 share of that unit's peak, reads {b:.1}% for the spiral and {r_b:.1}% for the transpose: {verdict}"
+                "Bytes are not all the L2 does: Nsight Compute's \"L2 Cache Throughput\" (`lts__throughput`), which \
+                 counts its work and not only its bytes, reads {b:.1}% of peak for the spiral and {r_b:.1}% for the \
+                 transpose: {verdict}"
             )
         }
-        _ => {
-            "Bytes are not all the L2 does, and Nsight Compute's \"L2 Cache Throughput\", its busiest unit as a share \
-              of that unit's peak, is not in these counters: they do not rule the L2 out"
-                .to_string()
-        }
+        _ => "Bytes are not all the L2 does, and Nsight Compute's \"L2 Cache Throughput\" (`lts__throughput`), which \
+              counts its work and not only its bytes, is not in these counters: they do not rule the L2 out"
+            .to_string(),
     }
 }
 
@@ -690,7 +687,7 @@ mod tests {
         dram: f64,
         sectors: f64,
         requests: f64,
-        busiest: Option<f64>,
+        throughput: Option<f64>,
     ) -> KernelCounters {
         let grid = (v.plan)(shape, 1).unwrap().cfg.grid;
         let mut k = KernelCounters {
@@ -700,15 +697,15 @@ mod tests {
             ..Default::default()
         };
         for (name, value) in [
-            (metric::L2_THROUGHPUT, l2),
+            (metric::L2_BYTES, l2),
             (metric::DRAM_THROUGHPUT, dram),
             (metric::GLOBAL_ST_SECTORS, sectors),
             (metric::GLOBAL_ST_REQUESTS, requests),
         ] {
             k.metrics.insert(name.into(), value);
         }
-        if let Some(b) = busiest {
-            k.metrics.insert(metric::L2_BUSIEST.into(), b);
+        if let Some(b) = throughput {
+            k.metrics.insert(metric::L2_THROUGHPUT.into(), b);
         }
         k
     }
@@ -739,7 +736,10 @@ mod tests {
             render_spiral(&record_with(transpose), Some(&counts))
         };
         let md = read(float2, 16_777_216.0, 2_097_152.0);
-        assert!(md.contains("| L2 % of peak over DRAM % of peak | L2's busiest unit, % of peak |"), "{md}");
+        assert!(
+            md.contains("| L2 % of peak over DRAM % of peak | L2 throughput (Nsight Compute's), % of peak |"),
+            "{md}"
+        );
         assert!(
             md.contains("| `spiral_v4_mixed_bases` | 8192x8192 | 32.8% | 61.5% | 0.53 | not measured yet | 1.22 |"),
             "{md}"
@@ -748,20 +748,20 @@ mod tests {
             md.contains("| `transpose_v2_64x64_float2` | 8192x8192 | 42.2% | 81.3% | 0.52 | not measured yet | 2.00 |"),
             "{md}"
         );
-        // Without the busiest unit's share the bytes alone do not clear the L2.
+        // Without the L2's throughput the bytes alone do not clear the L2.
         assert!(md.contains("by bytes, both units run further below their peaks than in the transpose."), "{md}");
         assert!(md.contains("is not in these counters: they do not rule the L2 out."), "{md}");
         // With it, the reading follows the two kernels' figures.
-        let busy = |spiral_busiest: f64| {
+        let busy = |spiral_throughput: f64| {
             let counts = [
-                throughput_counters(spiral, shape, 32.8, 61.5, 10_235_648.0, 2_113_024.0, Some(spiral_busiest)),
+                throughput_counters(spiral, shape, 32.8, 61.5, 10_235_648.0, 2_113_024.0, Some(spiral_throughput)),
                 throughput_counters(float2, shape, 42.2, 81.3, 16_777_216.0, 2_097_152.0, Some(50.0)),
             ];
             render_spiral(&record_with(float2), Some(&counts))
         };
         let md = busy(79.0);
         assert!(md.contains("| 0.53 | 79.0% | 1.22 |"), "{md}");
-        assert!(md.contains("reads 79.0% for the spiral and 50.0% for the transpose: the spiral keeps the L2 at least as busy as the transpose does while moving a smaller share of its bytes"), "{md}");
+        assert!(md.contains("reads 79.0% of peak for the spiral and 50.0% for the transpose: the spiral keeps the L2 at least as busy as the transpose does while moving a smaller share of its bytes"), "{md}");
         let md = busy(40.0);
         assert!(md.contains("by that measure too the spiral leaves the L2 less busy than the transpose does"), "{md}");
         assert!(md.contains("0.53 against 0.52. Per byte of DRAM traffic the spiral moves about as much"), "{md}");

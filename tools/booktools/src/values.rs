@@ -22,8 +22,8 @@
 //! * `NAME.ncu.date` and `NAME.ncu.driver`: the day and the driver of the
 //!   Nsight Compute session whose counters `NAME-ncu.csv` holds, where
 //!   `NAME-ncu-session.txt` says them;
-//! * `NAME.ncu.KERNEL.l2_bytes` and `.l2_busiest`: from `NAME-ncu.csv`, the
-//!   L2's bytes and its busiest unit as shares of peak, for each version
+//! * `NAME.ncu.KERNEL.l2_bytes` and `.l2_throughput`: from `NAME-ncu.csv`, the
+//!   L2's bytes and its throughput (Nsight Compute's) as shares of peak, for each version
 //!   profiled for throughput, at 8192x8192 ([`crate::goals::throughput_values`]);
 //! * `NAME.kN.tallyI.clean_runs` and `.runs`: for each tally of rows left
 //!   wrong (K.4's row-only fill), the GPU runs with no row wrong, and all of
