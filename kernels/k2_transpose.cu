@@ -23,8 +23,9 @@ __device__ __forceinline__ void transpose_body(float (&tile)[TILE][STRIDE], floa
     const size_t ty = threadIdx.y;
     const size_t tile_rows = (rows + TILE - 1) / TILE;
 
-    // gridDim.y stops at 65535, so a tall matrix sends each block round this
-    // loop more than once (t.strided_block_rows(rows)). Every thread of a
+    // gridDim.y stops at 65535, so when there are more rows of tiles than
+    // that, a block goes round this loop more than once
+    // (t.strided_block_rows(rows)). Every thread of a
     // block takes the same number of rounds, so the barriers are safe.
     for (size_t by = blockIdx.y; by < tile_rows; by += gridDim.y) {
         // Phase 0: each thread copies one input element into the tile, if it
