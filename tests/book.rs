@@ -416,3 +416,33 @@ fn k4_quotes_other_runs_as_their_logs_tally_them() {
         last_end = at + cited_as.len();
     }
 }
+
+/// K.7 says that in the record's runs the H200 got every cell off the
+/// first row and column of the single launch's tables wrong, run after run
+/// (the simulator's lock-step count): every tally the record holds must be
+/// (rows - 1) x (cols - 1).
+#[test]
+fn k7_says_what_the_records_single_launches_got_wrong() {
+    let page = std::fs::read_to_string(root().join("book/k7-diagonal.md")).unwrap();
+    let page = page.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(page.contains("the H200 got every cell off the first row and column wrong, run after run"), "{page}");
+    let json = std::fs::read_to_string(root().join("book/measured/h200.json")).unwrap();
+    let record = ktrav::measured::Record::from_json(&json).unwrap();
+    let section = record.sections.iter().find(|s| s.chapter.starts_with("K.7")).expect("K.7's section");
+    let mut tallies = 0;
+    for line in &section.lines {
+        // "16x16, 4x4 blocks: 225, 225, 225 of 256 cells wrong"
+        let Some(counts) = line.trim().strip_suffix(" cells wrong") else { continue };
+        let (head, counts) = counts.split_once(" blocks: ").expect("a shape and its blocks");
+        let shape = head.split(',').next().unwrap();
+        let (rows, cols) = shape.split_once('x').unwrap();
+        let (rows, cols): (u64, u64) = (rows.parse().unwrap(), cols.parse().unwrap());
+        let (wrong, total) = counts.split_once(" of ").unwrap();
+        assert_eq!(total.parse::<u64>().unwrap(), rows * cols, "{line}");
+        for w in wrong.split(", ") {
+            assert_eq!(w.parse::<u64>().unwrap(), (rows - 1) * (cols - 1), "{line}");
+            tallies += 1;
+        }
+    }
+    assert!(tallies > 0, "the record holds no single-launch tally");
+}
