@@ -56,7 +56,8 @@ pub const FORCE_NVRTC_ENV: &str = "KTRAV_NVRTC";
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum KernelPath {
     /// From the embedded fatbin: `code` is what the driver picks, such as
-    /// `sm_90` or `compute_80 PTX, compiled by the driver`.
+    /// `sm_90 machine code` or `compute_80 PTX, compiled for this GPU by the
+    /// driver`.
     Embedded { code: String },
     /// Compiled at run time by NVRTC, because of `reason`.
     RunTime { reason: String },
@@ -83,7 +84,7 @@ impl KernelPath {
     }
 
     /// `kernels: embedded sm_90 machine code` or `kernels: compiled at run
-    /// time by NVRTC 13.0 (path) because ...`.
+    /// time by NVRTC 13.0 (path), because ...`.
     pub fn describe(&self) -> String {
         match self {
             KernelPath::Embedded { code } => format!("kernels: embedded {code}"),

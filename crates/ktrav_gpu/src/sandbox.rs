@@ -38,8 +38,8 @@ impl Status {
     /// One line for `doctor` and the record.
     pub fn describe(&self) -> String {
         match self {
-            Status::Enforced => "active (Landlock): the compiler reads only its own library folders and writes nothing".into(),
-            Status::Partial => "active (Landlock, an older interface): the compiler reads only its own library folders and writes nothing".into(),
+            Status::Enforced => "active (Landlock): the compiler reads only its own library folders (and /proc/self) and writes nothing".into(),
+            Status::Partial => "active (Landlock, an older interface): the compiler reads only its own library folders (and /proc/self) and writes nothing".into(),
             Status::Unavailable(why) => format!("not active ({why}); the include allow-list still holds"),
         }
     }
