@@ -23,7 +23,8 @@ pub const KERNELS: [Kernel; 2] = [Kernel::Scatter, Kernel::Gather];
 /// pass (the kernels have no grid-stride loop), so each block is chosen to
 /// keep `gridDim.y` within CUDA's 65 535.
 pub const LARGE_SHAPES: [(Shape, Dim2); 3] = [
-    // Odd on both axes, so every ring has four sides and the edges are ragged.
+    // Odd on both axes, so the edges are ragged and the innermost ring is a
+    // lone column (the short side, 4095, is odd).
     (Shape::new(4097, 4095), Dim2::new(32, 8)),
     // Tall extreme: a lone column, gridDim.y = 65 535 exactly.
     (Shape::new(65_535 * 1024, 1), Dim2::new(1, 1024)),
