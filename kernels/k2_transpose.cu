@@ -108,7 +108,8 @@ extern "C" __global__ void __launch_bounds__(256) transpose_v1_32x8(float* __res
     }
 }
 
-// v2: 64 x 64 tile of 2 x 2 blocks, float2 loads and stores (8 per thread in flight): each thread swaps its 2 x 2 block in registers.
+// v2: 64 x 64 tile of 2 x 2 blocks, float2 loads (8 independent ones per thread): each thread swaps its 2 x 2 block in registers.
+// Its float2 stores compile to pairs of 4-byte stores (bench/results/ptx_k2_stores.txt).
 // Shared t[h][q][p] holds {in[r0+2p][c0+2q+h], in[r0+2p+1][c0+2q+h]}, rows of 33 float2: 16 896 bytes, no bank conflict.
 // The float2 path needs even rows and cols and 8-byte aligned buffers; other shapes, and edge tiles, take guarded scalar loads.
 extern "C" __global__ void __launch_bounds__(256) transpose_v2_64x64_float2(float* __restrict__ out, const float* __restrict__ in,
@@ -161,7 +162,8 @@ extern "C" __global__ void __launch_bounds__(256) transpose_v2_64x64_float2(floa
     }
 }
 
-// v3: 64 x 64 tile of 4 x 4 blocks, float4 loads and stores: half of v2's memory instructions for the same bytes in flight.
+// v3: 64 x 64 tile of 4 x 4 blocks, float4 loads: half of v2's load instructions for the same bytes in flight.
+// Its float4 stores compile to four 4-byte stores each (bench/results/ptx_k2_stores.txt).
 // Launch blockDim = (16, 16) (not 32 x 8); shared t[h][q][p] holds column 4q+h of row block p, rows of 17 float4: 17 408 bytes.
 // The float4 path needs rows and cols divisible by 4 and 16-byte aligned buffers; other shapes and edge tiles go scalar.
 extern "C" __global__ void __launch_bounds__(256) transpose_v3_64x64_float4(float* __restrict__ out, const float* __restrict__ in,

@@ -54,7 +54,8 @@ pub fn spiral_profiled() -> Vec<&'static Version> {
 /// spiral's newest two) at the larger spiral shape, as values a page can
 /// quote: `NAME.ncu.KERNEL.l2_bytes` and `NAME.ncu.KERNEL.l2_throughput` (percent
 /// of peak, one place) and `NAME.ncu.KERNEL.l2_over_dram` (the L2's byte
-/// share over DRAM's), for each figure the counters hold.
+/// share over DRAM's) and `NAME.ncu.KERNEL.store_sectors_per_request`, for
+/// each figure the counters hold.
 pub fn throughput_values(stem: &str, counters: &[KernelCounters]) -> Vec<(String, String)> {
     let shape = SPIRAL_SHAPES[1];
     let versions = k2_transpose::CHAPTER.versions.iter().chain(spiral_profiled());
@@ -69,6 +70,14 @@ pub fn throughput_values(stem: &str, counters: &[KernelCounters]) -> Vec<(String
         let shares = k.mean(metric::L2_BYTES).zip(k.mean(metric::DRAM_THROUGHPUT)).filter(|(_, d)| *d > 0.0);
         if let Some((l2, dram)) = shares {
             out.push((format!("{stem}.ncu.{}.l2_over_dram", v.kernel), format!("{:.2}", l2 / dram)));
+        }
+        let stores =
+            k.mean(metric::GLOBAL_ST_SECTORS).zip(k.mean(metric::GLOBAL_ST_REQUESTS)).filter(|(_, r)| *r > 0.0);
+        if let Some((sectors, requests)) = stores {
+            out.push((
+                format!("{stem}.ncu.{}.store_sectors_per_request", v.kernel),
+                format!("{:.0}", sectors / requests),
+            ));
         }
     }
     out
