@@ -459,7 +459,8 @@ pub fn first_warp(kernel: Pairing, shape: Shape, block: Dim2) -> (Vec<u64>, u64)
 }
 
 /// The GEMM operands: A counts down from `m*k`, B counts up from 1, both
-/// along their rows, so that A and B differ even when square.
+/// along their rows, so that even square ones do not commute (AB != BA),
+/// and the as-is call, which returns BA there, is caught.
 pub fn gemm_operands(m: u64, n: u64, k: u64) -> (Matrix<f32>, Matrix<f32>) {
     let a = Matrix::from_fn(Shape::new(m, k), StorageOrder::RowMajor, |i, l| (m * k - (k * i + l)) as f32);
     let b = Matrix::from_fn(Shape::new(k, n), StorageOrder::RowMajor, |l, j| (n * l + j + 1) as f32);

@@ -209,8 +209,8 @@ fn version_args<'a>(args: &mut Args<'a>, io: &'a mut Io<f32>) {
 }
 
 /// "How fast can it go": every version on every shape of the ladder
-/// against the inverse closed form (itself checked against the simulator
-/// by this crate's tests), the output poisoned first; then all of them and
+/// against the inverse closed form (itself compared with the walk by this
+/// crate's tests), the output poisoned first; then all of them and
 /// both teaching kernels timed beside a copy, at 4096^2 and 8192^2.
 fn how_fast(gpu: &Gpu, sec: &mut GpuSection) -> Result<()> {
     let gathered = gathered();
