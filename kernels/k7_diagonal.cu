@@ -299,7 +299,7 @@ extern "C" __global__ void __launch_bounds__(256) lattice_v3_binomial(unsigned l
     }
 }
 
-// v4 (measured SLOWER than v1 on the H200, the book's table has the times: kept to show that the stores were not the limit; see below):
+// v4 (measured SLOWER than v1 on the H200, the book's table has the times: kept to show that the stores were not the limit):
 // v1 with its stores staged: each lane parks its value in a 32 x 32 shared tile (8 KB, conflict-free: lane t writes word
 // t*32 + (s-t)%32) and, per step, the warp writes the one row that just finished 32 columns as a single 256-byte store;
 // the band's last row is published to the band below from those same coalesced stores. v1 issued one store touching

@@ -396,7 +396,7 @@ fn k4_quotes_other_runs_as_their_logs_tally_them() {
         .map(|log| (log, root().join(log)))
         .chain([("measured/h200-gpu-suite-nvrtc.log", root().join("book/measured/h200-gpu-suite-nvrtc.log"))]);
     let mut last_end =
-        page.find("Other runs on an H200 with the same driver").expect("the paragraph that quotes other runs");
+        page.find("Other runs on an H200 with a CUDA 13.0 driver").expect("the paragraph that quotes other runs");
     for (cited_as, path) in cited {
         let log = std::fs::read_to_string(&path).unwrap();
         // The first tally line after the 4x10 launch: "0 wrong: GPU  N of M (..".

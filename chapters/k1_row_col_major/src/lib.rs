@@ -174,7 +174,7 @@ impl Cache {
 pub const ELEM_BYTES: u64 = 4;
 
 // ANCHOR: traversal
-/// Which index the loop nest holds fixed in its outer loop.
+/// The index the outer loop runs over (the inner loop takes the other).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Traversal {
     /// `for row { for col { .. } }`

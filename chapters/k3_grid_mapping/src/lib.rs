@@ -164,8 +164,8 @@ impl Coverage {
     }
 }
 
-/// Runs every (block, thread) of the mapping's launch and counts the
-/// touches of every element.
+/// A touch counter per element, filled by running the whole launch under
+/// the mapping.
 pub fn coverage(mapping: Mapping, shape: Shape, cfg: &LaunchConfig) -> Coverage {
     coverage_of(shape, cfg, |t| mapping.element(t, shape))
 }
