@@ -183,9 +183,9 @@ pub enum Traversal {
     ColOuter,
 }
 
-/// Visits every element of a matrix of `shape` stored in `storage`, in
-/// `traversal` order, and feeds the line number of each element's address
-/// to a fresh cache.
+/// The hit and miss counts of one traversal of a `shape` matrix laid out as
+/// `storage`, starting from an empty cache: each element's line goes to
+/// the cache (`Cache::touch`) in `traversal` order.
 pub fn simulate(shape: Shape, storage: StorageOrder, traversal: Traversal, cfg: CacheConfig) -> CacheStats {
     simulate_counted(shape, storage, traversal, cfg, &ProgressBar::hidden())
 }
