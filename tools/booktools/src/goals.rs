@@ -203,12 +203,10 @@ fn spiral_shares(sec: Option<&Section>) -> String {
 /// DRAM's bytes (percent of peak), the one over the other, the L2's
 /// throughput as Nsight Compute reports it (percent of peak), the store
 /// sectors over the output's and the output's bytes per store request;
-/// each `None` where not counted. `access_bytes` is what one thread stores
-/// at a time ([`Version::access_bytes`]).
+/// each `None` where not counted.
 struct Throughput {
     kernel: &'static str,
     shape: Shape,
-    access_bytes: u64,
     l2: Option<f64>,
     l2_throughput: Option<f64>,
     dram: Option<f64>,
@@ -229,7 +227,6 @@ impl Throughput {
         Throughput {
             kernel: v.kernel,
             shape,
-            access_bytes: v.access_bytes(),
             l2,
             l2_throughput: k.and_then(|k| k.mean(metric::L2_THROUGHPUT)),
             dram,
@@ -328,17 +325,22 @@ fn spiral_reading(
     );
     let own = format!(
         "Its stores touch {stores:.2} sectors for every 32-byte sector of output (1.00 would fill each once), \
-         {per_request:.2} for each store request of {bytes:.0} bytes: its runs of output start at any float, so a \
-         request can straddle more sectors than its bytes fill"
+         {per_request:.2} for each store request, which carries {bytes:.0} bytes of output on average: its runs of \
+         output start at any float, so a request can straddle more sectors than its bytes fill"
     );
-    let against = if sp.access_bytes != rf.access_bytes {
+    // What one lane writes per store instruction, as the counters have it:
+    // a request is one warp's instruction, 32 lanes.
+    let lane_bytes = |b: f64| ((b / 32.0).round() as u64).max(1);
+    let (width, r_width) = (lane_bytes(bytes), lane_bytes(r_bytes));
+    let against = if width != r_width {
         format!(
-            "The transpose's {r_stores:.2} on the same count does not measure the same thing: its threads store {} \
-             where the spiral's threads store {}, and for those the counter tallies {r_per_request:.2} sectors for each request \
-             of {r_bytes:.0} bytes. The two figures cannot be set against each other, so these counters show that the \
-             spiral's stores touch extra sectors, not what those cost",
-            access(rf.access_bytes),
-            access(sp.access_bytes)
+            "The transpose's {r_stores:.2} on the same count does not measure the same thing: its store instructions \
+             write {} a lane where the spiral's write {} (a request's bytes over its 32 lanes), and for those the \
+             counter tallies {r_per_request:.2} sectors for each request of {r_bytes:.0} bytes. The two figures cannot \
+             be set against each other, so these counters show that the spiral's stores touch extra sectors, not what \
+             those cost",
+            access(r_width),
+            access(width)
         )
     } else if stores <= r_stores {
         format!(
@@ -388,8 +390,8 @@ fn throughput_reading(sp: &Throughput, rf: &Throughput, l2: f64, r_l2: f64) -> S
 /// What one thread stores at a time, in words.
 fn access(bytes: u64) -> String {
     match bytes {
-        4 => "single 4-byte floats".to_string(),
-        b => format!("{b}-byte vectors"),
+        4 => "4 bytes, a single float".to_string(),
+        b => format!("{b} bytes"),
     }
 }
 
@@ -736,7 +738,6 @@ mod tests {
         };
         let k2 = |kernel: &str| k2_transpose::CHAPTER.versions.iter().find(|v| v.kernel == kernel).unwrap();
         let (float2, floats) = (k2("transpose_v2_64x64_float2"), k2("transpose_v1_32x8"));
-        assert_eq!((float2.access_bytes(), floats.access_bytes(), spiral.access_bytes()), (8, 4, 4));
         // The H200's counts: 8192 x 8192 floats fill 8 388 608 sectors.
         let spiral_counts = throughput_counters(spiral, shape, 32.8, 61.5, 10_235_648.0, 2_113_024.0, None);
         let read = |transpose: &'static Version, sectors: f64, requests: f64| {
@@ -775,12 +776,16 @@ mod tests {
         assert!(md.contains("by that measure too the spiral leaves the L2 less busy than the transpose does"), "{md}");
         assert!(md.contains("0.53 against 0.52. Per byte of DRAM traffic the spiral moves about as much"), "{md}");
         assert!(md.contains("1.22 sectors for every 32-byte sector of output"), "{md}");
-        assert!(md.contains("4.84 for each store request of 127 bytes"), "{md}");
+        assert!(md.contains("4.84 for each store request, which carries 127 bytes of output on average"), "{md}");
+        // 128 bytes a request is 4 a lane, as the spiral's: the same width, whatever the source wrote.
+        assert!(md.contains("touches 2.00 on the same count with stores of the same width"), "{md}");
+        // A transpose whose requests carry 256 bytes stores 8 a lane: not the same count.
+        let md = read(float2, 16_777_216.0, 1_048_576.0);
         assert!(
             md.contains(
-                "The transpose's 2.00 on the same count does not measure the same thing: its threads store 8-byte \
-                 vectors where the spiral's threads store single 4-byte floats, and for those the counter tallies 8.00 \
-                 sectors for each request of 128 bytes."
+                "The transpose's 2.00 on the same count does not measure the same thing: its store instructions write \
+                 8 bytes a lane where the spiral's write 4 bytes, a single float (a request's bytes over its 32 lanes), \
+                 and for those the counter tallies 16.00 sectors for each request of 256 bytes."
             ),
             "{md}"
         );
