@@ -588,8 +588,9 @@ fn handoff_reading(in_columns: &[(&str, f64, u64)]) -> String {
         _ => v.join(""),
     };
     // The share of a hand-off that is the first chunk's sweep, at most all
-    // of it; mostly sweep when the rest is less than that sweep itself.
-    let sweep_share = |c: f64, lag: u64| (lag as f64 / c).min(1.0);
+    // of it; mostly sweep when the rest is less than that sweep itself. It
+    // is worked out from the whole columns shown beside it.
+    let sweep_share = |c: f64, lag: u64| (lag as f64 / c.round().max(1.0)).min(1.0);
     let (tied, waiting): (Vec<_>, Vec<_>) = in_columns.iter().partition(|c| c.1 < 2.0 * c.2 as f64);
     let say = |(k, c, lag): &&(&str, f64, u64), part: &str, share: f64| {
         format!("`{k}` ({c:.0} against {lag}: {:.0}% {part})", 100.0 * share)
