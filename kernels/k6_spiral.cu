@@ -466,8 +466,8 @@ __device__ __forceinline__ void spiral_sweep64(float (&tile)[64][65], SpiralBase
     }
 }
 
-// v3: v2 on 64 x 64 tiles (64 x 65 floats, 16 640 bytes): 16 loads in flight per thread instead of 4, and runs of 64 (256 bytes) per warp.
-// v2 held 80 registers, so 3 blocks (12 KB of loads) in flight per multiprocessor; v3 is capped at 64 (4 blocks, 64 KB in flight).
+// v3: v2 on 64 x 64 tiles (64 x 65 floats, 16 640 bytes): 16 independent loads per thread instead of 4, and runs of 64 (256 bytes) per warp.
+// v2 held 80 registers, so 3 blocks (up to 12 KB of loads in flight) per multiprocessor; v3 is capped at 64 (4 blocks, up to 64 KB).
 // Launch blockDim = (32, 8), gridDim = (ceil(cols / 64), min(ceil(rows / 64), 65535)).
 extern "C" __global__ void __launch_bounds__(256, 4) spiral_v3_tile64(float* __restrict__ out, const float* __restrict__ in,
                                                                   size_t rows, size_t cols) {
@@ -476,7 +476,8 @@ extern "C" __global__ void __launch_bounds__(256, 4) spiral_v3_tile64(float* __r
 }
 
 // v4: v3 with the tiles that mix sides written from per-row and per-column rank bases, not the closed form twice per element.
-// A tile on a diagonal or the centre (about 3% of the tiles at 4096^2) held up v3's blocks: each of its elements ran
+// A tile on a diagonal or the centre (about 3% of the tiles at 4096^2) was expected to hold up v3's blocks (measured, v4
+// gains a point or two): each of its elements ran
 // spiral_side_rank twice. Here 256 threads first compute one base each (a top and a bottom base per tile row, a right
 // and a left base per tile column: 2 KB), after which an element's rank is a few comparisons and one add.
 // Launch as v3: blockDim = (32, 8), gridDim = (ceil(cols / 64), min(ceil(rows / 64), 65535)).
