@@ -36,21 +36,22 @@ use ktrav_term::report::{self, Report};
 
 // ANCHOR: zigzag
 /// The zigzag walk: diagonal by diagonal, turning round at the end of
-/// each. No kernel follows it; [`check_membership`] cuts it into runs to
-/// test `row_min` and `row_max` below against a walk simple enough to
-/// follow by hand.
+/// each. It uses none of the bounds below: on each diagonal it tries every
+/// row and keeps those whose column lies inside the matrix. No kernel
+/// follows it; [`check_membership`] cuts it into runs to test `row_min`
+/// and `row_max` against it.
 pub fn zigzag_order(shape: Shape) -> Vec<(u64, u64)> {
     let mut order = Vec::with_capacity(shape.elements() as usize);
     if shape.is_empty() {
         return order;
     }
     let (rows, cols) = (shape.rows, shape.cols);
-    for d in 0..diagonal_count(shape) {
-        let (lo, hi) = (row_min(d, rows, cols), row_max(d, rows, cols));
+    for d in 0..rows + cols - 1 {
+        let on_diagonal: Vec<u64> = (0..rows).filter(|&r| r <= d && d - r < cols).collect();
         if d % 2 == 0 {
-            (lo..=hi).rev().for_each(|r| order.push((r, d - r))); // up and to the right
+            on_diagonal.iter().rev().for_each(|&r| order.push((r, d - r))); // up and to the right
         } else {
-            (lo..=hi).for_each(|r| order.push((r, d - r))); // down and to the left
+            on_diagonal.iter().for_each(|&r| order.push((r, d - r))); // down and to the left
         }
     }
     order
@@ -411,7 +412,7 @@ pub fn membership_of(walk: &[(u64, u64)], shape: Shape) -> MembershipCheck {
         && runs.iter().map(|(_, run)| run.len()).sum::<usize>() == walk.len()
         && walk.len() as u64 == shape.elements();
     let on_own_diagonal =
-        whole && runs.iter().all(|(d, run)| run.iter().all(|&(r, c)| diagonal_of(r, c) == *d && c < cols));
+        whole && runs.iter().all(|(d, run)| run.iter().all(|&(r, c)| diagonal_of(r, c) == *d && r < rows && c < cols));
     let rows_within_bounds = runs.iter().all(|&(d, run)| {
         let mut seen: Vec<u64> = run.iter().map(|&(r, _)| r).collect();
         seen.sort_unstable();
