@@ -129,7 +129,7 @@ pub struct Timing {
 pub const FLUSH_FACTOR: u64 = 2;
 
 impl Timing {
-    /// The verdict on the medians: `Some(line)` when a time is impossible.
+    /// The verdict on the fastest runs: `Some(line)` when a time is impossible.
     pub fn judge(&mut self, input_bytes: u64, output_bytes: u64) {
         let Some(peak) = self.peak_gbps else { return };
         // Each run against the bytes it must move itself: the kernel's, and
