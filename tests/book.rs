@@ -393,14 +393,16 @@ fn k4_quotes_other_runs_as_their_logs_tally_them() {
     let page = page.split_whitespace().collect::<Vec<_>>().join(" ");
     let cited = [
         "bench/results/run10_gpu_suite.log",
+        "bench/results/run18a_gpu-suite.log",
         "bench/results/gpu-suite-nvrtc-2026-11-30.log",
         "bench/results/run19a_record.md",
     ]
     .into_iter()
     .map(|log| (log, root().join(log)))
     .chain([("measured/h200-gpu-suite-nvrtc.log", root().join("book/measured/h200-gpu-suite-nvrtc.log"))]);
-    let mut last_end =
-        page.find("Other runs on an H200 with a CUDA 13.0 driver").expect("the paragraph that quotes other runs");
+    let mut last_end = page
+        .find("Other runs on an H200 with a CUDA 13.0 driver mostly")
+        .expect("the paragraph that quotes other runs");
     for (cited_as, path) in cited {
         let log = std::fs::read_to_string(&path).unwrap();
         // The first tally line after the 4x10 launch: "0 wrong: GPU  N of M (..".
