@@ -377,15 +377,25 @@ pub fn innermost_ring(shape: Shape) -> (u64, Shape) {
 pub const SOURCE_KERNEL_CASES: [Shape; 4] = [Shape::new(4, 4), Shape::new(7, 5), Shape::new(9, 6), Shape::new(6, 9)];
 pub const SOURCE_BLOCK: Dim2 = Dim2::new(4, 4);
 
-/// One kernel case: launch shape and whether the output matches the reference.
-fn kernel_case_line(kernel: Kernel, shape: Shape, block: Dim2, order: &BlockOrder) -> Result<(String, bool)> {
+/// One kernel case run in the simulator: its launch's blocks and idle
+/// threads, and whether the output matches the walk's reference.
+struct KernelCase {
+    blocks: u64,
+    idle: u64,
+    ok: bool,
+}
+
+fn kernel_case(kernel: Kernel, shape: Shape, block: Dim2, order: &BlockOrder) -> Result<KernelCase> {
     let input: Vec<u32> = (0..shape.elements() as u32).collect();
     let out = simulate(kernel, &input, shape, block, order)
         .with_context(|| format!("{} over a {shape} matrix with {block} blocks", kernel.name()))?;
-    let ok = out == reference(&input, shape);
     let cfg = plan(shape, block)?;
-    let idle = cfg.waste(shape).total;
-    let blocks = cfg.blocks();
+    Ok(KernelCase { blocks: cfg.blocks(), idle: cfg.waste(shape).total, ok: out == reference(&input, shape) })
+}
+
+/// One kernel case as a line: launch shape and whether the output matches the reference.
+fn kernel_case_line(kernel: Kernel, shape: Shape, block: Dim2, order: &BlockOrder) -> Result<(String, bool)> {
+    let KernelCase { blocks, idle, ok } = kernel_case(kernel, shape, block, order)?;
     let plural = if blocks == 1 { "" } else { "s" };
     Ok((
         format!(
@@ -408,19 +418,15 @@ fn kernel_cases(kernel: Kernel, order: &BlockOrder) -> Vec<(Vec<String>, bool)> 
     SOURCE_KERNEL_CASES
         .iter()
         .map(|&shape| {
-            let input: Vec<u32> = (0..shape.elements() as u32).collect();
-            let out =
-                simulate(kernel, &input, shape, SOURCE_BLOCK, order).expect("the source's launch shapes are valid");
-            let ok = out == reference(&input, shape);
-            let cfg = plan(shape, SOURCE_BLOCK).expect("the source's launch shapes are valid");
+            let case = kernel_case(kernel, shape, SOURCE_BLOCK, order).expect("the source's launch shapes are valid");
             let row = vec![
                 shape.to_string(),
                 SOURCE_BLOCK.to_string(),
-                cfg.blocks().to_string(),
-                cfg.waste(shape).total.to_string(),
-                report::verdict(ok),
+                case.blocks.to_string(),
+                case.idle.to_string(),
+                report::verdict(case.ok),
             ];
-            (row, ok)
+            (row, case.ok)
         })
         .collect()
 }

@@ -36,19 +36,25 @@ use ktrav_term::report::{self, Report};
 
 // ANCHOR: zigzag
 /// The zigzag walk: diagonal by diagonal, turning round at the end of
-/// each. It uses none of the bounds below: on each diagonal it tries every
-/// row and keeps those whose column lies inside the matrix. No kernel
-/// follows it; [`check_membership`] cuts it into runs to test `row_min`
-/// and `row_max` against it.
+/// each. It uses none of the bounds below: every cell is filed under its
+/// diagonal `row + col`, in row order. No kernel follows it;
+/// [`check_membership`] cuts it into runs to test `row_min` and `row_max`
+/// against it.
 pub fn zigzag_order(shape: Shape) -> Vec<(u64, u64)> {
     let mut order = Vec::with_capacity(shape.elements() as usize);
     if shape.is_empty() {
         return order;
     }
     let (rows, cols) = (shape.rows, shape.cols);
-    for d in 0..rows + cols - 1 {
-        let on_diagonal: Vec<u64> = (0..rows).filter(|&r| r <= d && d - r < cols).collect();
-        if d % 2 == 0 {
+    let mut diagonals: Vec<Vec<u64>> = vec![Vec::new(); (rows + cols - 1) as usize];
+    for r in 0..rows {
+        for c in 0..cols {
+            diagonals[(r + c) as usize].push(r);
+        }
+    }
+    for (d, on_diagonal) in diagonals.iter().enumerate() {
+        let d = d as u64;
+        if d.is_multiple_of(2) {
             on_diagonal.iter().rev().for_each(|&r| order.push((r, d - r))); // up and to the right
         } else {
             on_diagonal.iter().for_each(|&r| order.push((r, d - r))); // down and to the left
