@@ -125,6 +125,16 @@ pub fn chart_name(record: &str, section: &Section, index: usize, table: usize) -
     format!("{record}-{key}-{}.svg", table + 1)
 }
 
+/// The Nsight Compute counters kept beside record `stem`
+/// (`book/measured/STEM-ncu.csv`), or `None` where there are none.
+pub fn record_counters(stem: &str) -> Result<Option<Vec<counters::KernelCounters>>> {
+    let csv = measured_dir().join(format!("{stem}-ncu.csv"));
+    if !csv.exists() {
+        return Ok(None);
+    }
+    Ok(Some(counters::parse_ncu_csv(&read(&csv)?).with_context(|| format!("{}", csv.display()))?))
+}
+
 /// The book's pages made from the measurements, as (path, text) pairs;
 /// `booktools refresh` writes them and a test compares. For every
 /// `book/measured/NAME.json`: the whole record `NAME.md` (the hardware
@@ -155,12 +165,7 @@ pub fn measured_pages() -> Result<Vec<(PathBuf, String)>> {
             continue;
         }
         let record = Record::from_json(&text).with_context(|| format!("{}", path.display()))?;
-        let csv = dir.join(format!("{stem}-ncu.csv"));
-        let counters = if csv.exists() {
-            Some(counters::parse_ncu_csv(&read(&csv)?).with_context(|| format!("{}", csv.display()))?)
-        } else {
-            None
-        };
+        let counters = record_counters(&stem)?;
         pages.extend(record_pages(&dir, &stem, &record, counters.as_deref()));
         pages.push((dir.join(format!("{stem}-goals.md")), goals::render_all(&record, counters.as_deref())));
     }

@@ -58,10 +58,7 @@ pub fn values() -> Result<Vec<(String, String)>> {
         if session.exists() {
             all.extend(ncu_session_values(&stem(&path), &read(&session)?)?);
         }
-        let csv = measured_dir().join(format!("{}-ncu.csv", stem(&path)));
-        if csv.exists() {
-            let counters =
-                crate::counters::parse_ncu_csv(&read(&csv)?).with_context(|| format!("{}", csv.display()))?;
+        if let Some(counters) = crate::record_counters(&stem(&path))? {
             all.extend(crate::goals::throughput_values(&stem(&path), &counters));
         }
         all.extend(record_goal_values(&stem(&path), &record));
