@@ -6,6 +6,7 @@
 //! after the blocks above it and to its left gives the right table; the
 //! reversed order does not.
 
+use crate::figures::{block_orders, SINGLE_BLOCK, SINGLE_SHAPE};
 use crate::gpu::{CLOSED_FORM_VERSIONS, LARGE_TABLES};
 use crate::{
     binomial_mod, diagonal_count, float_limits, simulate_single_launch, tiled_plan, tiled_steps, wavefront_plan,
@@ -13,33 +14,19 @@ use crate::{
 };
 use ktrav::{BlockOrder, Dim2, Shape};
 
-/// The single-launch experiment's table and blocks, as the page shows it.
-pub const SINGLE_SHAPE: Shape = Shape::new(16, 16);
-pub const SINGLE_BLOCK: Dim2 = Dim2::new(4, 4);
-
-/// The block orders of the single launch, each with its value name.
-pub fn block_orders(shape: Shape, block: Dim2) -> Vec<(&'static str, BlockOrder)> {
-    let (gx, gy) = (shape.cols.div_ceil(block.x as u64), shape.rows.div_ceil(block.y as u64));
-    let column_major: Vec<u64> = (0..gx).flat_map(|bx| (0..gy).map(move |by| by * gx + bx)).collect();
-    let mut anti_diagonal: Vec<(u64, u64)> = (0..gy).flat_map(|by| (0..gx).map(move |bx| (by, bx))).collect();
-    anti_diagonal.sort_by_key(|&(by, bx)| (by + bx, by));
-    vec![
-        ("forward", BlockOrder::Forward),
-        ("column_major", BlockOrder::Explicit(column_major)),
-        ("anti_diagonal", BlockOrder::Explicit(anti_diagonal.into_iter().map(|(by, bx)| by * gx + bx).collect())),
-        ("reversed", BlockOrder::Reverse),
-    ]
-}
-
-/// Wrong cells of the single launch under each block order, threads one at
-/// a time, then with the forward order and threads in lock-step.
+/// Wrong cells of the single launch under each block order the figure
+/// draws, threads one at a time, then with the forward order and threads in
+/// lock-step.
 pub fn single_launch_wrong(shape: Shape, block: Dim2) -> Vec<(&'static str, u64)> {
     let run = |order: &BlockOrder, interleaving| {
         let grid = simulate_single_launch(shape, block, order, interleaving).expect("a valid launch");
         wrong_cells(&grid, shape)
     };
     let mut out: Vec<(&'static str, u64)> =
-        block_orders(shape, block).iter().map(|(name, order)| (*name, run(order, Interleaving::OneAtATime))).collect();
+        block_orders(shape.cols.div_ceil(block.x as u64), shape.rows.div_ceil(block.y as u64))
+            .iter()
+            .map(|(name, order)| (*name, run(order, Interleaving::OneAtATime)))
+            .collect();
     out.push(("lockstep", run(&BlockOrder::Forward, Interleaving::LockStep)));
     out
 }
@@ -114,10 +101,11 @@ pub fn values() -> Vec<(&'static str, String)> {
     for (name, wrong) in single_launch_wrong(SINGLE_SHAPE, SINGLE_BLOCK) {
         let key = match name {
             "forward" => "k7.single.forward_wrong",
-            "column_major" => "k7.single.column_major_wrong",
-            "anti_diagonal" => "k7.single.anti_diagonal_wrong",
+            "column by column" => "k7.single.column_major_wrong",
+            "anti-diagonal" => "k7.single.anti_diagonal_wrong",
             "reversed" => "k7.single.reversed_wrong",
-            _ => "k7.single.lockstep_wrong",
+            "lockstep" => "k7.single.lockstep_wrong",
+            other => unreachable!("the single launch has no value for the order {other}"),
         };
         v.push((key, wrong.to_string()));
     }
@@ -132,7 +120,7 @@ mod tests {
     fn orders_that_finish_the_upper_and_left_blocks_first_are_right() {
         let wrong = single_launch_wrong(SINGLE_SHAPE, SINGLE_BLOCK);
         let get = |n: &str| wrong.iter().find(|(k, _)| *k == n).unwrap().1;
-        assert_eq!([get("forward"), get("column_major"), get("anti_diagonal")], [0, 0, 0]);
+        assert_eq!([get("forward"), get("column by column"), get("anti-diagonal")], [0, 0, 0]);
         assert!(get("reversed") > 0 && get("lockstep") > 0);
     }
 

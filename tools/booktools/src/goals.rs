@@ -342,16 +342,22 @@ fn spiral_reading(
             access(r_width),
             access(width)
         )
-    } else if stores <= r_stores {
-        format!(
-            "The transpose, at {r_share:.0}% of a copy, touches {r_stores:.2} on the same count with stores of the same \
-             width, so extra sectors at that rate do not by themselves keep a kernel from a copy's pace"
-        )
     } else {
-        format!(
-            "That is more than the transpose's {r_stores:.2}, with stores of the same width: split sectors remain a \
-             candidate, though no counter here shows they are what costs the time"
-        )
+        let same = format!(
+            "stores that, as compiled, write the same {width} bytes a lane (a request's bytes over its 32 lanes, \
+             whatever width the source names)"
+        );
+        if stores <= r_stores {
+            format!(
+                "The transpose, at {r_share:.0}% of a copy, touches {r_stores:.2} on the same count with {same}, so \
+                 extra sectors at that rate do not by themselves keep a kernel from a copy's pace"
+            )
+        } else {
+            format!(
+                "That is more than the transpose's {r_stores:.2}, with {same}: split sectors remain a candidate, \
+                 though no counter here shows they are what costs the time"
+            )
+        }
     };
     format!(
         "\nWhat the counters show, and what they leave open: at {reference_shape}, `{kernel}` moves bytes through the L2 at \
@@ -779,7 +785,10 @@ mod tests {
         assert!(md.contains("1.22 sectors for every 32-byte sector of output"), "{md}");
         assert!(md.contains("4.84 for each store request, which carries 127 bytes of output on average"), "{md}");
         // 128 bytes a request is 4 a lane, as the spiral's: the same width, whatever the source wrote.
-        assert!(md.contains("touches 2.00 on the same count with stores of the same width"), "{md}");
+        assert!(
+            md.contains("touches 2.00 on the same count with stores that, as compiled, write the same 4 bytes a lane"),
+            "{md}"
+        );
         // A transpose whose requests carry 256 bytes stores 8 a lane: not the same count.
         let md = read(float2, 16_777_216.0, 1_048_576.0);
         assert!(
@@ -795,7 +804,12 @@ mod tests {
         let md = read(floats, 16_777_216.0, 2_097_152.0);
         assert!(md.contains("The transpose, at 96% of a copy, touches 2.00 on the same count with stores"), "{md}");
         let md = read(floats, 8_388_608.0, 2_097_152.0);
-        assert!(md.contains("That is more than the transpose's 1.00, with stores of the same width"), "{md}");
+        assert!(
+            md.contains(
+                "That is more than the transpose's 1.00, with stores that, as compiled, write the same 4 bytes a lane"
+            ),
+            "{md}"
+        );
         assert!(!md.contains("does not measure the same thing"), "{md}");
     }
 

@@ -198,7 +198,12 @@ fn the_goals_read_exactly_what_the_ncu_part_collects() {
         "{spiral}"
     );
     // The fixture's transpose stores 128 bytes a request, 4 a lane, as the spiral: the tallies compare.
-    assert!(spiral.contains("That is more than the transpose's 1.00, with stores of the same width"), "{spiral}");
+    assert!(
+        spiral.contains(
+            "That is more than the transpose's 1.00, with stores that, as compiled, write the same 4 bytes a lane"
+        ),
+        "{spiral}"
+    );
     let wave = booktools::goals::render_wavefront(&record, Some(&counters));
     // The ceiling is the record's graph time over the fixture's 63 hand-offs
     // of 30000 cycles, at 2290000 cycles in 1 ms.
