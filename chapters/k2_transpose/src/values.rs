@@ -148,6 +148,19 @@ pub fn round_spread(shape: Shape, cfg: &LaunchConfig) -> (u64, u64) {
     (fewest, at_most)
 }
 
+/// The edge-shape table's figures: its warp requests, and its shapes as
+/// the source's and the rest.
+fn guard_bank_values() -> Vec<(&'static str, String)> {
+    let shapes = guard_bank_shapes();
+    let beyond: Vec<String> =
+        shapes.iter().filter(|s| !SOURCE_CASES.iter().any(|c| c.shape == **s)).map(|s| s.to_string()).collect();
+    vec![
+        ("k2.banks.guarded_requests", guards_leave_banks_alone(&shapes).0.to_string()),
+        ("k2.banks.source_shapes", (shapes.len() - beyond.len()).to_string()),
+        ("k2.banks.extra_shapes", beyond.join(", ")),
+    ]
+}
+
 /// The shape `KTRAV_GPU_LARGE=1` adds to the larger-shape checks.
 fn large_shape() -> Shape {
     let plain = crate::gpu::large_shapes(false);
@@ -251,7 +264,7 @@ pub fn values() -> Vec<(&'static str, String)> {
     v.push(("k2.banks.ragged_lanes", lanes.to_string()));
     v.push(("k2.banks.ragged_square_degree", square.to_string()));
     v.push(("k2.banks.ragged_padded_degree", padded.to_string()));
-    v.push(("k2.banks.guarded_requests", guards_leave_banks_alone(&guard_bank_shapes()).0.to_string()));
+    v.extend(guard_bank_values());
     let (shape, width) = NARROW;
     v.push(("k2.banks.narrow_square_degree", figures(shape, width, TileLayout::Square)[1].degree.1.to_string()));
     v.push(("k2.banks.narrow_padded_degree", figures(shape, width, TileLayout::Padded)[1].degree.1.to_string()));
