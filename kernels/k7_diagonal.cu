@@ -49,8 +49,9 @@ extern "C" __global__ void lattice_wavefront(unsigned long long* grid, long long
 // lattice_single_launch: the same update launched ONCE over the whole
 // rows x cols grid (single_launch_plan). WRONG ON PURPOSE: nothing orders this
 // thread after the threads that write grid[at - cols] and grid[at - 1], so it
-// may read zeros (the memset) or half-finished neighbours. The book's
-// simulator shows it breaking under reversed, shuffled and lock-step schedules.
+// may read zeros (the memset) or neighbours that were themselves computed
+// from zeros. The book's simulator shows it breaking under reversed,
+// shuffled and lock-step schedules.
 extern "C" __global__ void lattice_single_launch(unsigned long long* grid, long long rows, long long cols) {
     long long row = (long long)blockIdx.y * blockDim.y + threadIdx.y;   // t.global_y()
     long long col = (long long)blockIdx.x * blockDim.x + threadIdx.x;   // t.global_x()
