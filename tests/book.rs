@@ -452,3 +452,30 @@ fn k7_says_what_the_records_single_launches_got_wrong() {
     }
     assert!(tallies > 0, "the record holds no single-launch tally");
 }
+
+/// K.6 cites a development run's probe: a copy whose stores were shifted
+/// by one float took "about half again as long" at 8192² as the same copy
+/// unshifted. Every round of that size in the log must say so.
+#[test]
+fn k6_quotes_the_shifted_copy_as_its_log_times_it() {
+    let page = std::fs::read_to_string(root().join("book/k6-spiral.md")).unwrap();
+    let page = page.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        page.contains("(`bench/results/run3_k67.log`, described in `bench/NOTES.md`)")
+            && page.contains("took about half again as long at 8192² as the same copy unshifted"),
+        "K.6 no longer quotes the shifted copy as this test reads it"
+    );
+    let log = std::fs::read_to_string(root().join("bench/results/run3_k67.log")).unwrap();
+    let time = |line: &str| -> f64 { line.split_whitespace().nth(1).unwrap().parse().unwrap() };
+    let mut rounds = 0;
+    for round in log.split("k6 ").filter(|r| r.starts_with("8192x8192 round")) {
+        let find = |name: &str| round.lines().find(|l| l.trim_start().starts_with(name)).map(time);
+        let (Some(aligned), Some(shifted)) = (find("probe_copy_shift0"), find("probe_copy_shift1")) else {
+            panic!("a round at 8192x8192 without both probes: {round}")
+        };
+        let ratio = shifted / aligned;
+        assert!((1.4..1.7).contains(&ratio), "the shifted copy took {ratio:.2} times as long: not about half again");
+        rounds += 1;
+    }
+    assert!(rounds > 0, "the log holds no round at 8192x8192");
+}

@@ -685,7 +685,7 @@ pub fn twins_report() -> String {
     let sum_cm = add(&a_cm, &b_cm, WARP_BLOCK, &BlockOrder::Shuffled(5));
     let expect = Matrix::from_fn(shape, StorageOrder::RowMajor, |r, c| a_rm.get(r, c) + b_rm.get(r, c));
     out.line(format!(
-        "add_row_major on row-major buffers and add_col_major on column-major buffers give the same matrix: {}",
+        "add_row_major on row-major buffers and add_col_major on column-major buffers each give a + b: {}",
         report::verdict(same_values(&sum_rm, &expect) && same_values(&sum_cm, &expect))
     ));
     out.line("the first warp (32 lanes along x) of each pairing of layout and mapping:");

@@ -113,9 +113,9 @@ pub fn open() -> std::result::Result<Gpu, Unavailable> {
 
 /// FP32 fused multiply-adds a multiprocessor completes per clock, by compute
 /// capability (the CUDA programming guide's table of arithmetic
-/// throughput): 64 on 7.x and 8.0 (V100, T4, A100), 128 from 8.6 on (RTX
-/// 30xx and later, H100/H200). Older cards, some of which have 128, are
-/// past what CUDA 13 compiles for.
+/// throughput): 64 on 7.5 and 8.0 (T4, A100), 128 from 8.6 on (RTX 30xx
+/// and later, H100/H200). Older cards (V100 is 7.0), some of which have
+/// 128, are past what CUDA 13 compiles for.
 pub fn fp32_lanes_per_sm(compute_capability: (i32, i32)) -> u32 {
     if compute_capability <= (8, 0) {
         64
