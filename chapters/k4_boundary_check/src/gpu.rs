@@ -608,7 +608,7 @@ fn distribution(sec: &mut GpuSection, case: &Case, plan: &LaunchPlan, gpu_dist: 
     }
     let (lo, hi) = (gpu_dist.keys().next().copied().unwrap_or(0), gpu_dist.keys().last().copied().unwrap_or(0));
     sec.line(format!(
-        "    the GPU left {} distinct outcome(s), from {lo} to {hi} wrong rows (which ones appear depends on the hardware's scheduling; not asserted)",
+        "    the GPU left {} different number(s) of wrong rows, from {lo} to {hi} (which ones appear depends on the hardware's scheduling; not asserted)",
         gpu_dist.len()
     ));
 }

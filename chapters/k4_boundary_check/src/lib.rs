@@ -638,7 +638,7 @@ pub fn orders_report() -> String {
     ));
     outcome_table(&mut out, &small, |p| join(p.iter(), " "), "first such order of blockIdx.y");
     out.line(format!(
-        "{} orders, {} distinct outcomes; padding cells overwritten: {}",
+        "{} orders, {} different numbers of wrong rows; padding cells overwritten: {}",
         small.runs,
         small.by_wrong_rows.len(),
         padding_summary(&small.padding_counts)
@@ -657,7 +657,7 @@ pub fn orders_report() -> String {
     outcome_table(&mut out, &shuffled, |s| s.to_string(), "first seed");
     let (lo, hi) = (shuffled.by_wrong_rows.keys().next().unwrap(), shuffled.by_wrong_rows.keys().last().unwrap());
     out.line(format!(
-        "{} distinct outcomes, from {lo} to {hi} of {} rows below row 0 wrong; padding cells overwritten: {}",
+        "{} different numbers of wrong rows, from {lo} to {hi} of {} rows below row 0; padding cells overwritten: {}",
         shuffled.by_wrong_rows.len(),
         big_rows - 1,
         padding_summary(&shuffled.padding_counts)

@@ -160,7 +160,7 @@ mod tests {
             "    rows (of 3) below row 0 left wrong by fill_row_only_checked, real GPU beside the simulator's 24 orders of the block rows:",
             "         0 wrong: GPU  1742 of 2000 ( 87.1%)   simulated     1 of 24 (  4.2%)",
             "         1 wrong: GPU   258 of 2000 ( 12.9%)   simulated    23 of 24 ( 95.8%)",
-            "    the GPU left 2 distinct outcome(s)",
+            "    the GPU left 2 different number(s) of wrong rows, from 0 to 1",
             "8192x999 matrix, 32x8 blocks, grid 32x1024: 25 stray column(s) per row, 999 padding cells, 100 runs of each kernel",
             "    rows (of 8191) below row 0 left wrong by fill_row_only_checked, real GPU:",
             "      5255 wrong: GPU     1 of 100 (  1.0%)",
