@@ -477,7 +477,7 @@ extern "C" __global__ void __launch_bounds__(256, 4) spiral_v3_tile64(float* __r
 
 // v4: v3 with the tiles that mix sides written from per-row and per-column rank bases, not the closed form twice per element.
 // A tile on a diagonal or the centre (about 3% of the tiles at 4096^2) was expected to hold up v3's blocks (measured, v4
-// gains a point or two): each of its elements ran
+// gains up to about three points): each of its elements ran
 // spiral_side_rank twice. Here 256 threads first compute one base each (a top and a bottom base per tile row, a right
 // and a left base per tile column: 2 KB), after which an element's rank is a few comparisons and one add.
 // Launch as v3: blockDim = (32, 8), gridDim = (ceil(cols / 64), min(ceil(rows / 64), 65535)).

@@ -116,6 +116,9 @@ pub fn lab_constants() -> Vec<(&'static str, String)> {
     let shuffles = orders.iter().filter(|o| matches!(o, BlockOrder::Shuffled(_))).count();
     let [large_least, large_most] = large_shape_gb();
     let [seeded_least, seeded_most] = seeded_large_gb();
+    let hidden = ktrav::lab::HIDDEN_MAX_ELEMENTS;
+    assert!(hidden.is_power_of_two(), "the hidden shapes' bound is stated as a power of two");
+    let hidden_most = format!("2^{}", hidden.trailing_zeros());
     vec![
         ("lab.sim.schedules", all.len().to_string()),
         ("lab.sim.block_orders", orders.len().to_string()),
@@ -124,6 +127,9 @@ pub fn lab_constants() -> Vec<(&'static str, String)> {
         ("lab.machine_limit_s", ktrav_gpu::check::worker::MACHINE_LIMIT.as_secs().to_string()),
         ("lab.queue_limit_s", ktrav_gpu::check::worker::QUEUE_LIMIT.as_secs().to_string()),
         ("lab.memory_turn_gib", (ktrav_gpu::check::lock::LARGE_BYTES >> 30).to_string()),
+        ("lab.hidden.max_elements", hidden_most.clone()),
+        ("lab.hidden.float_gib", ((ktrav::lab::HIDDEN_MAX_ELEMENTS * 4) >> 30).to_string()),
+        ("lab.hidden.u64_gib", ((ktrav::lab::HIDDEN_MAX_ELEMENTS * 8) >> 30).to_string()),
         ("lab.large.least_gb", large_least),
         ("lab.large.most_gb", large_most),
         ("lab.large.seeded_least_gb", seeded_least),
