@@ -89,7 +89,7 @@ pub const SIM_EXERCISES: &[SimExercise] = &[
 // ANCHOR: wrong
 /// `wrong/reads_current_diagonal.cu`: above and above-right, the latter on
 /// diagonal `d`, being written by another thread of the same launch (in
-/// the last column the address wraps to the first cell of the row).
+/// the last column the address wraps to the first cell of its own row).
 pub fn reads_current_diagonal(ctx: &Ctx, _step: usize, _shared: &mut [f32], mem: &mut Mem) {
     let (rows, cols, d) = (ctx.rows as i64, ctx.cols as i64, ctx.diagonal);
     let row = row_min(d, cols) + ctx.t.global_x() as i64;
