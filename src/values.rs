@@ -74,10 +74,11 @@ pub fn simulator_values() -> Vec<(String, String)> {
     .collect()
 }
 
-/// The least and the most of `bytes`, in whole GB.
+/// The least and the most of `bytes`, in whole GB rounded up (a memory
+/// need stated low would mislead).
 fn gb_range(bytes: impl Iterator<Item = u64>) -> [String; 2] {
     let bytes: Vec<u64> = bytes.collect();
-    let gb = |b: u64| format!("{:.0}", b as f64 / 1e9);
+    let gb = |b: u64| b.div_ceil(1_000_000_000).to_string();
     [gb(*bytes.iter().min().expect("a size")), gb(*bytes.iter().max().expect("a size"))]
 }
 
