@@ -908,7 +908,7 @@ fn print_traps(out: &mut Report, g: &GemmCalls) {
 /// The half fix, and the square product on which it looks right.
 fn print_half_fix(out: &mut Report, g: &GemmCalls) {
     let (m, n, k) = (g.m, g.n, g.k);
-    out.line(format!("half fix:   sgemm(N, N, m={m}, n={n}, k={k}, B, ldb={n}, A, lda={k}, C, ldc={m})"));
+    out.line(format!("half fix:   sgemm(N, N, m={m}, n={n}, k={k}, B, lda={n}, A, ldb={k}, C, ldc={m})"));
     match &g.half_fix {
         Ok(c) => {
             out.line(format!("  accepted; C read row-major: {} of {} entries right", g.entries_right(c), m * n));
@@ -926,7 +926,7 @@ fn print_half_fix(out: &mut Report, g: &GemmCalls) {
 /// The fix, into a buffer of `n` columns and into wider rows.
 fn print_fix(out: &mut Report, g: &GemmCalls) {
     let (m, n, k) = (g.m, g.n, g.k);
-    out.line(format!("fix:        sgemm(N, N, m={n}, n={m}, k={k}, B, ldb={n}, A, lda={k}, C, ldc={n})"));
+    out.line(format!("fix:        sgemm(N, N, m={n}, n={m}, k={k}, B, lda={n}, A, ldb={k}, C, ldc={n})"));
     out.line(format!(
         "  C read row-major equals A*B, with no buffer copied or transposed: {}",
         report::verdict(g.fixed())
