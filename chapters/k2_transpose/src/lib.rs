@@ -722,7 +722,8 @@ pub struct InFlight {
     pub registers: u32,
     pub shared_bytes: u32,
     pub blocks_per_sm: u32,
-    pub limiter: ktrav::occupancy::Limiter,
+    /// Every limit that stops the next block (several where they tie).
+    pub limiters: Vec<ktrav::occupancy::Limiter>,
 }
 
 impl InFlight {
@@ -759,8 +760,16 @@ pub fn in_flight(report: &str, limits: &ktrav::occupancy::SmLimits) -> Result<Ve
                 registers_per_thread: registers,
                 shared_bytes,
             };
-            let (blocks_per_sm, limiter) = limits.blocks_per_sm(needs);
-            Ok(InFlight { kernel, block: cfg.block, bytes_per_thread, registers, shared_bytes, blocks_per_sm, limiter })
+            let (blocks_per_sm, limiters) = limits.blocks_per_sm(needs);
+            Ok(InFlight {
+                kernel,
+                block: cfg.block,
+                bytes_per_thread,
+                registers,
+                shared_bytes,
+                blocks_per_sm,
+                limiters,
+            })
         })
         .collect()
 }
@@ -832,7 +841,11 @@ pub fn in_flight_report() -> String {
                 mark(r),
                 r.registers,
                 r.shared_bytes,
-                format!("{} ({})", r.blocks_per_sm, r.limiter),
+                format!(
+                    "{} ({})",
+                    r.blocks_per_sm,
+                    r.limiters.iter().map(|l| l.to_string()).collect::<Vec<_>>().join(", ")
+                ),
                 r.bytes_per_sm(),
                 mark(r)
             )

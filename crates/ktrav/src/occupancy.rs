@@ -70,10 +70,10 @@ fn round_up(v: u32, unit: u32) -> u32 {
 }
 
 impl SmLimits {
-    /// Blocks of `needs` resident at once on one multiprocessor, and the
-    /// limit that stops the next one (the first of threads, blocks,
-    /// registers and shared memory, in that order, on a tie).
-    pub fn blocks_per_sm(&self, needs: BlockNeeds) -> (u32, Limiter) {
+    /// Blocks of `needs` resident at once on one multiprocessor, and every
+    /// limit that stops the next one (several where they tie, in the order
+    /// threads, blocks, registers, shared memory).
+    pub fn blocks_per_sm(&self, needs: BlockNeeds) -> (u32, Vec<Limiter>) {
         let warps = needs.threads.div_ceil(crate::ladder::WARP);
         let per_warp = round_up(needs.registers_per_thread * crate::ladder::WARP, self.register_unit);
         let by_registers = self.registers.checked_div(per_warp).map_or(u32::MAX, |w| w / warps.max(1));
@@ -84,7 +84,8 @@ impl SmLimits {
             (by_registers, Limiter::Registers),
             (self.shared_bytes / per_block, Limiter::SharedMemory),
         ];
-        limits.into_iter().min_by_key(|l| l.0).expect("four limits")
+        let fit = limits.iter().map(|l| l.0).min().expect("four limits");
+        (fit, limits.iter().filter(|l| l.0 == fit).map(|l| l.1).collect())
     }
 
     /// The limits, as one line.
@@ -111,14 +112,21 @@ mod tests {
         let needs =
             |threads, registers_per_thread, shared_bytes| BlockNeeds { threads, registers_per_thread, shared_bytes };
         // 1024 threads of few registers: two blocks fill the thread limit.
-        assert_eq!(SM_90.blocks_per_sm(needs(1024, 16, 4224)), (2, Limiter::Threads));
+        assert_eq!(SM_90.blocks_per_sm(needs(1024, 16, 4224)), (2, vec![Limiter::Threads]));
         // 32-thread blocks: the block limit comes first.
-        assert_eq!(SM_90.blocks_per_sm(needs(32, 16, 0)), (32, Limiter::Blocks));
+        assert_eq!(SM_90.blocks_per_sm(needs(32, 16, 0)), (32, vec![Limiter::Blocks]));
         // 256 threads at 128 registers: 4096 registers per warp, 16 warps fit, two blocks.
-        assert_eq!(SM_90.blocks_per_sm(needs(256, 128, 0)), (2, Limiter::Registers));
+        assert_eq!(SM_90.blocks_per_sm(needs(256, 128, 0)), (2, vec![Limiter::Registers]));
         // 33 registers round up to 40 per thread (1280 per warp): 51 warps, 6 blocks of 8.
-        assert_eq!(SM_90.blocks_per_sm(needs(256, 33, 0)), (6, Limiter::Registers));
+        assert_eq!(SM_90.blocks_per_sm(needs(256, 33, 0)), (6, vec![Limiter::Registers]));
         // 100 KiB of shared memory plus the reserved KiB: two blocks.
-        assert_eq!(SM_90.blocks_per_sm(needs(128, 16, 100 * 1024)), (2, Limiter::SharedMemory));
+        assert_eq!(SM_90.blocks_per_sm(needs(128, 16, 100 * 1024)), (2, vec![Limiter::SharedMemory]));
+    }
+
+    #[test]
+    fn tied_limits_are_all_named() {
+        // 256 threads at 32 registers: 8 blocks by threads and 8 by registers.
+        let needs = BlockNeeds { threads: 256, registers_per_thread: 32, shared_bytes: 4224 };
+        assert_eq!(SM_90.blocks_per_sm(needs), (8, vec![Limiter::Threads, Limiter::Registers]));
     }
 }
