@@ -4,7 +4,7 @@
 // blockDim = (32, 8) and gridDim = (ceil(cols / 32), ceil(rows / 8)).
 //
 // Check it with: cargo run --release -p k3_grid_mapping -- check find_the_bug.cu --exercise copy-find-the-bug
-// expect: copy-find-the-bug: unwritten (only on matrices taller than wide)
+// expect: copy-find-the-bug: unwritten (only on matrices with more rows than the grid has x threads)
 
 extern "C" __global__ void copy_x_to_col(float* __restrict__ dst, const float* __restrict__ src,
                                          size_t rows, size_t cols) {

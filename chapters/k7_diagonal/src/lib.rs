@@ -651,7 +651,7 @@ pub fn exactness_report() -> String {
     let corner = grid[grid.len() - 1];
     let expect = binomial_mod(rows + cols - 2, rows - 1);
     out.line(format!(
-        "  {shape}, {launches} launches: corner = {corner} (mod 2^{MODULUS_BITS}-1), C({}, {}) mod 2^{MODULUS_BITS}-1 = {expect}: {}",
+        "  {shape}, {launches} launches: corner = {corner} (mod 2^{MODULUS_BITS}-1), C({}, {}) mod 2^{MODULUS_BITS}-1 = {expect}, and every cell as scalar_dp's: {}",
         rows + cols - 2,
         rows - 1,
         report::verdict(corner == expect && grid == scalar_dp(shape))
