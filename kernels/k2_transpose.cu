@@ -162,7 +162,7 @@ extern "C" __global__ void __launch_bounds__(256) transpose_v2_64x64_float2(floa
     }
 }
 
-// v3: 64 x 64 tile of 4 x 4 blocks, float4 loads: half of v2's load instructions for the same bytes in flight.
+// v3: 64 x 64 tile of 4 x 4 blocks, float4 loads: half of v2's load instructions for the same bytes in flight per thread.
 // Its float4 stores compile to four 4-byte stores each (bench/results/ptx_k2_stores.txt).
 // Launch blockDim = (16, 16) (not 32 x 8); shared t[h][q][p] holds column 4q+h of row block p, rows of 17 float4: 17 408 bytes.
 // The float4 path needs rows and cols divisible by 4 and 16-byte aligned buffers; other shapes and edge tiles go scalar.
