@@ -212,7 +212,7 @@ __device__ __forceinline__ void spiral_tile_mixed(float (&tile)[W][W + 1], float
     __syncthreads();
 }
 
-// v1: stage each 32 x 32 tile in shared memory, write top/bottom elements row-wise and left/right ones column-wise: every write coalesced.
+// v1: stage each 32 x 32 tile in shared memory, write top/bottom elements row-wise and left/right ones column-wise: every write a contiguous run.
 extern "C" __global__ void __launch_bounds__(256) spiral_v1_tiled(float* __restrict__ out, const float* __restrict__ in,
                                                                  size_t rows, size_t cols) {
     __shared__ float tile[32][33];
