@@ -397,6 +397,7 @@ fn k4_quotes_other_runs_as_their_logs_tally_them() {
         "bench/results/gpu-suite-nvrtc-2026-11-30.log",
         "bench/results/run19a_record.md",
         "bench/results/run25_gpu-suite.log",
+        "bench/results/run26_gpu-suite.log",
     ]
     .into_iter()
     .map(|log| (log, root().join(log)))
