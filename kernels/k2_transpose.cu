@@ -108,7 +108,7 @@ extern "C" __global__ void __launch_bounds__(256) transpose_v1_32x8(float* __res
     }
 }
 
-// v2: 64 x 64 tile of 2 x 2 blocks, float2 loads (8 independent ones per thread): each thread swaps its 2 x 2 block in registers.
+// v2: 64 x 64 tile of 2 x 2 blocks, float2 loads (8 independent ones per thread): each thread swaps its four 2 x 2 blocks in registers.
 // Its float2 stores compile to pairs of 4-byte stores (bench/results/ptx_k2_stores.txt).
 // Shared t[h][q][p] holds {in[r0+2p][c0+2q+h], in[r0+2p+1][c0+2q+h]}, rows of 33 float2: 16 896 bytes, no bank conflict.
 // The float2 path needs even rows and cols and 8-byte aligned buffers; other shapes, and edge tiles, take guarded scalar loads.

@@ -193,7 +193,7 @@ pub fn sim_battery_sentence(ex: &Exercise) -> String {
     let mut text = format!("{}ragged edges {}, {}", chapter.concat(), ragged.join(" and "), thin.join(", "));
     if let Some(shape) = tall {
         text.push_str(&format!(
-            ", and {shape}, whose grid needs more rows of blocks than a simulated gridDim.y limit of {SIM_MAX_GRID_Y}"
+            ", and {shape}, there so that at least one grid needs more rows of blocks than a simulated gridDim.y limit of {SIM_MAX_GRID_Y} (other shapes' grids may too)"
         ));
     }
     text
