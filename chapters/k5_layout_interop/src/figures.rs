@@ -21,7 +21,7 @@ fn offsets() -> String {
         top + rows as f64 * ch + 40.0,
         "The same 4 by 6 matrix with each element's flat offset under row-major storage, where offsets run along \
          each row (0 to 5, then 6 to 11), and under column-major storage, where they run down each column (0 to 3, \
-         then 4 to 7); a line follows the offsets in order",
+         then 4 to 7); arrows follow the offsets along each row and down each column",
     );
     for (i, order) in [StorageOrder::RowMajor, StorageOrder::ColMajor].into_iter().enumerate() {
         let grid = Grid::new(left + i as f64 * (panel_w + gap), top, cw, ch, rows, cols);
